@@ -1,0 +1,29 @@
+# Entry points. `make demo` and `make test` install what is missing, build,
+# and run; everything else is a building block of those two.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE   ?= cmake
+
+.PHONY: all deps configure build test demo clean lit unit e2e
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	$(CMAKE) -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+demo: build
+	@bash examples/demo/run_demo.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

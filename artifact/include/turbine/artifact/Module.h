@@ -1,0 +1,123 @@
+//===- Module.h - The compiled artifact: host programs, kernels, params ---===//
+//
+// A `.tmod` artifact is one file holding everything the runtime needs:
+//   * reflection and the host program of every entry function (JSON),
+//   * the native code of all kernels (an ELF shared object, see KernelABI.h),
+//   * constant parameters (raw little-endian bytes, 64-byte aligned).
+//
+// File layout (all integers little-endian):
+//   offset 0   char[8]  magic "TURBMOD\0"
+//   offset 8   u32      format version (kFormatVersion)
+//   offset 12  u32      reserved, 0
+//   offset 16  u64      meta offset,    u64 meta size      (JSON, UTF-8)
+//   offset 32  u64      library offset, u64 library size   (ELF .so)
+//   offset 48  u64      params offset,  u64 params size    (64-byte aligned)
+//   offset 64  u64      XXH64 (seed 0) of bytes [72, file end)
+//   offset 72  ...      sections, each starting 64-byte aligned
+//
+// The host program is a register machine, interpreted by the runtime (which
+// links no compiler). Registers are of two kinds: index registers (int64) and
+// buffer registers (a dense row-major tensor: dtype, shape, storage). On
+// entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order;
+// there is no control flow.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_ARTIFACT_MODULE_H
+#define TURBINE_ARTIFACT_MODULE_H
+
+#include "turbine/artifact/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace turbine::artifact {
+
+inline constexpr char kMagic[8] = {'T', 'U', 'R', 'B', 'M', 'O', 'D', '\0'};
+inline constexpr uint32_t kFormatVersion = 1;
+
+/// Signature of one argument or result. shape[i] == -1 marks a dynamic dim;
+/// dimNames[i] is its symbolic name ("batch") or empty.
+struct TensorType {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  std::vector<std::string> dimNames;
+};
+
+enum class Opcode : uint8_t {
+  Const,    // idx[dst] = imm
+  Dim,      // idx[dst] = buf[a].shape[imm]
+  Binary,   // idx[dst] = idx[a] <kind> idx[b]
+  Select,   // idx[dst] = idx[a] != 0 ? idx[b] : idx[c]
+  Assert,   // fail with `message` unless idx[a] != 0
+  Alloc,    // buf[dst] = new uninitialized tensor of `dtype`, shape idx[operands]
+  Param,    // buf[dst] = read-only view of parameter #imm
+  Reshape,  // buf[dst] = buf[a] viewed with shape idx[operands] (same bytes)
+  Dispatch, // run kernel #imm over workgroups idx[workgroups[0..2]] with
+            // bindings buf[bindings] and push constants idx[operands]
+  Return,   // results are buf[operands]
+};
+
+/// Integer operations of Opcode::Binary (signed unless marked `u`;
+/// comparisons produce 0 or 1; division by zero is a runtime error).
+enum class BinaryKind : uint8_t {
+  Add, Sub, Mul, DivS, DivU, CeilDivS, FloorDivS, RemS, RemU,
+  MinS, MaxS, MinU, MaxU, And, Or, Xor, Shl, ShrS, ShrU,
+  Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, Uge,
+};
+
+struct Instruction {
+  Opcode op = Opcode::Const;
+  BinaryKind kind = BinaryKind::Add; // Binary only
+  int32_t dst = -1;
+  int32_t a = -1, b = -1, c = -1;
+  int64_t imm = 0;
+  DType dtype = DType::f32;          // Alloc only
+  std::vector<int32_t> operands;     // see Opcode
+  std::vector<int32_t> bindings;     // Dispatch only: buffer registers
+  int32_t workgroups[3] = {-1, -1, -1}; // Dispatch only: index registers
+  std::string message;               // Assert only
+};
+
+/// One entry function: its reflection and its host program.
+struct Function {
+  std::string name;
+  std::vector<TensorType> inputs;
+  std::vector<TensorType> outputs;
+  int32_t numIndexRegisters = 0;
+  int32_t numBufferRegisters = 0;
+  std::vector<Instruction> code;
+};
+
+/// A constant tensor stored in the params section.
+struct Parameter {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape;
+  uint64_t offset = 0; // into the params section, 64-byte aligned
+  uint64_t size = 0;   // bytes
+};
+
+/// The whole artifact in memory.
+struct Module {
+  std::vector<Function> functions;
+  std::vector<std::string> kernels;   // exported symbol names in `library`
+  std::vector<Parameter> parameters;
+  std::string library;                // ELF shared object bytes
+  std::string paramData;              // parameter bytes (offsets above)
+};
+
+/// Serializes `module` to bytes in the layout above.
+std::string serialize(const Module &module);
+/// Writes serialize(module) to `path`; returns false and sets `error` on I/O
+/// failure. The file is written to a temporary name and renamed into place.
+bool writeFile(const Module &module, const std::string &path, std::string &error);
+/// Parses and validates an artifact (magic, version, bounds, checksum, JSON
+/// schema, register and kernel indices). Never crashes on corrupt input:
+/// returns false with a message naming what is wrong.
+bool deserialize(const std::string &bytes, Module &out, std::string &error);
+bool readFile(const std::string &path, Module &out, std::string &error);
+
+} // namespace turbine::artifact
+
+#endif // TURBINE_ARTIFACT_MODULE_H

@@ -1,0 +1,45 @@
+//===- OnnxImporter.h - ONNX model -> upstream MLIR on tensors ------------===//
+//
+// Imports an ONNX ModelProto (libonnx + protobuf) into a builtin.module holding
+// one func.func (named `main` unless told otherwise) written in upstream
+// dialects on tensors: linalg (named ops and linalg.generic), tensor, arith,
+// math. Initializers become arith.constant dense tensors. Graph inputs and
+// outputs keep their ONNX names as `turbine.name` argument/result attributes;
+// symbolic dims (`dim_param`, unknown dims) become dynamic dims (`?`), their
+// names kept in `turbine.dims`.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
+#define TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace turbine::onnx_frontend {
+
+struct ImportOptions {
+  std::string entryName = "main";
+};
+
+/// Loads the dialects the importer emits into `context`.
+void registerImportedDialects(mlir::MLIRContext &context);
+
+/// Imports the model at `path`. On failure returns null and sets `error` to a
+/// message naming the file, and for unsupported ops the op type, node name and
+/// opset.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
+                                                 const std::string &path,
+                                                 const ImportOptions &options,
+                                                 std::string &error);
+
+/// Same, from serialized ModelProto bytes (`origin` names it in messages).
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(mlir::MLIRContext &context,
+                                                  const std::string &bytes,
+                                                  const std::string &origin,
+                                                  const ImportOptions &options,
+                                                  std::string &error);
+
+} // namespace turbine::onnx_frontend
+
+#endif // TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
