@@ -1,0 +1,83 @@
+//===- GlobalOptPhase.cpp - Whole-program simplification and fusion -------===//
+//
+// Generalizes elementwise-like named linalg ops (so they can fuse), folds
+// constant transposes/broadcasts, fuses chains of elementwise linalg.generic
+// ops into single generics (a producer fuses when it has one use), resolves
+// tensor.dim of intermediate values to dims of the function arguments, and
+// cleans up. Contractions, convolutions and pooling stay named: codegen picks
+// strategies by their kind.
+//===----------------------------------------------------------------------===//
+#include "Phases.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+/// Named ops that are elementwise, broadcasts or transposes: generic is the
+/// better form for fusion. Contractions, convolutions, pooling and fill keep
+/// their names (their codegen differs).
+static bool shouldGeneralize(linalg::LinalgOp op) {
+  if (isa<linalg::GenericOp, linalg::FillOp>(op))
+    return false;
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op) ||
+      isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp,
+          linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
+    return false;
+  return true;
+}
+
+static void generalizeElementwiseNamedOps(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (shouldGeneralize(op))
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
+LogicalResult runGlobalOptPhase(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  generalizeElementwiseNamedOps(module);
+
+  RewritePatternSet patterns(context);
+  linalg::ControlFusionFn singleUseProducer = [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    return producer && producer->hasOneUse();
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);
+  linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
+    auto type = dyn_cast<ShapedType>(operand->get().getType());
+    return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
+  };
+  linalg::populateConstantFoldLinalgOperations(patterns, smallConstants);
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, context);
+  tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
+  if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    return module.emitError("global-opt: fusion did not converge");
+
+  auto pm = PassManager::on<ModuleOp>(context);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return pm.run(module);
+}
+
+} // namespace turbine::compiler

@@ -1,0 +1,456 @@
+//===- HostProgram.cpp - Host functions -> the artifact's register program ===//
+//
+// After dispatch formation a host function holds only shape arithmetic,
+// reshapes, constants and turbine.dispatch ops. This file turns each into the
+// runtime's register program (artifact/Module.h): every index SSA value gets
+// an index register, every tensor a buffer register; dense constants become
+// parameters stored in the artifact.
+//===----------------------------------------------------------------------===//
+#include "Phases.h"
+
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+namespace art = turbine::artifact;
+
+namespace turbine::compiler {
+namespace {
+
+std::optional<DType> toDType(Type type) {
+  if (type.isF16())
+    return DType::f16;
+  if (type.isBF16())
+    return DType::bf16;
+  if (type.isF32())
+    return DType::f32;
+  if (type.isF64())
+    return DType::f64;
+  if (auto i = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 1:
+      return DType::i1;
+    case 8:
+      return isUnsigned ? DType::u8 : DType::i8;
+    case 16:
+      return isUnsigned ? DType::u16 : DType::i16;
+    case 32:
+      return isUnsigned ? DType::u32 : DType::i32;
+    case 64:
+      return isUnsigned ? DType::u64 : DType::i64;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Raw little-endian bytes of a dense constant, one byte per i1.
+std::optional<std::string> constantBytes(Attribute value) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    return std::string(data.begin(), data.end());
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return std::nullopt;
+  auto type = cast<ShapedType>(dense.getType());
+  int64_t count = type.getNumElements();
+  if (type.getElementType().isInteger(1)) {
+    std::string bytes;
+    bytes.reserve(count);
+    for (bool b : dense.getValues<bool>())
+      bytes.push_back(b ? 1 : 0);
+    return bytes;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (!dense.isSplat())
+    return std::string(raw.begin(), raw.end());
+  std::string bytes;
+  bytes.reserve(raw.size() * count);
+  for (int64_t i = 0; i < count; ++i)
+    bytes.append(raw.begin(), raw.end());
+  return bytes;
+}
+
+class HostProgramBuilder {
+public:
+  HostProgramBuilder(art::Module &artifact,
+                     const llvm::StringMap<int64_t> &kernelIndex)
+      : artifact(artifact), kernelIndex(kernelIndex) {}
+
+  LogicalResult build(func::FuncOp func, art::Function &out);
+
+private:
+  int32_t indexReg(Value v) {
+    auto it = indexRegs.find(v);
+    if (it != indexRegs.end())
+      return it->second;
+    return indexRegs[v] = numIndex++;
+  }
+  int32_t newBuffer(Value v) { return bufferRegs[v] = numBuffer++; }
+  int32_t constant(int64_t value) {
+    auto it = constants.find(value);
+    if (it != constants.end())
+      return it->second;
+    art::Instruction inst;
+    inst.op = art::Opcode::Const;
+    inst.dst = numIndex++;
+    inst.imm = value;
+    code->push_back(inst);
+    return constants[value] = inst.dst;
+  }
+  FailureOr<int32_t> buffer(Operation *user, Value v) {
+    auto it = bufferRegs.find(v);
+    if (it == bufferRegs.end())
+      return user->emitError("host program: tensor operand is not available "
+                             "on the host");
+    return it->second;
+  }
+  int32_t dimOf(int32_t bufferReg, int64_t axis) {
+    art::Instruction inst;
+    inst.op = art::Opcode::Dim;
+    inst.dst = numIndex++;
+    inst.a = bufferReg;
+    inst.imm = axis;
+    code->push_back(inst);
+    return inst.dst;
+  }
+  LogicalResult visit(Operation *op);
+  LogicalResult visitConstant(arith::ConstantOp op);
+  LogicalResult visitReshape(Operation *op, Value source, Value result);
+  LogicalResult visitDispatch(DispatchOp op);
+
+  art::Module &artifact;
+  const llvm::StringMap<int64_t> &kernelIndex;
+  std::vector<art::Instruction> *code = nullptr;
+  DenseMap<Value, int32_t> indexRegs, bufferRegs;
+  std::map<int64_t, int32_t> constants;
+  int32_t numIndex = 0, numBuffer = 0;
+};
+
+art::TensorType signatureOf(Type type, DictionaryAttr attrs, int index,
+                            const char *prefix) {
+  art::TensorType t;
+  auto tensor = cast<RankedTensorType>(type);
+  t.dtype = *toDType(tensor.getElementType());
+  for (int64_t d : tensor.getShape())
+    t.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  t.name = std::string(prefix) + std::to_string(index);
+  t.dimNames.assign(tensor.getRank(), "");
+  if (attrs) {
+    if (auto name = attrs.getAs<StringAttr>("turbine.name"))
+      t.name = name.str();
+    if (auto dims = attrs.getAs<ArrayAttr>("turbine.dims"))
+      for (auto [i, d] : llvm::enumerate(dims))
+        if (auto s = dyn_cast<StringAttr>(d); s && i < t.dimNames.size())
+          t.dimNames[i] = s.str();
+  }
+  return t;
+}
+
+LogicalResult HostProgramBuilder::build(func::FuncOp func, art::Function &out) {
+  out.name = func.getSymName().str();
+  code = &out.code;
+  FunctionType type = func.getFunctionType();
+  for (auto [i, t] : llvm::enumerate(type.getInputs())) {
+    if (!isa<RankedTensorType>(t) || !toDType(cast<ShapedType>(t).getElementType()))
+      return func.emitError("host program: argument ")
+             << i << " has unsupported type " << t;
+    out.inputs.push_back(signatureOf(t, func.getArgAttrDict(i), i, "input"));
+    newBuffer(func.getArgument(i));
+  }
+  for (auto [i, t] : llvm::enumerate(type.getResults())) {
+    if (!isa<RankedTensorType>(t) || !toDType(cast<ShapedType>(t).getElementType()))
+      return func.emitError("host program: result ")
+             << i << " has unsupported type " << t;
+    out.outputs.push_back(
+        signatureOf(t, func.getResultAttrDict(i), i, "output"));
+  }
+  for (Operation &op : func.getBody().front())
+    if (failed(visit(&op)))
+      return failure();
+  out.numIndexRegisters = numIndex;
+  out.numBufferRegisters = numBuffer;
+  return success();
+}
+
+LogicalResult HostProgramBuilder::visitConstant(arith::ConstantOp op) {
+  Attribute value = op.getValue();
+  if (auto integer = dyn_cast<IntegerAttr>(value)) {
+    indexRegs[op.getResult()] = constant(integer.getValue().getSExtValue());
+    return success();
+  }
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!type)
+    return op.emitError("host program: unsupported scalar constant ") << value;
+  std::optional<DType> dtype = toDType(type.getElementType());
+  std::optional<std::string> bytes = constantBytes(value);
+  if (!dtype || !bytes)
+    return op.emitError("host program: unsupported constant of type ") << type;
+  art::Parameter param;
+  param.name = "constant_" + std::to_string(artifact.parameters.size());
+  param.dtype = *dtype;
+  param.shape.assign(type.getShape().begin(), type.getShape().end());
+  while (artifact.paramData.size() % 64)
+    artifact.paramData.push_back('\0');
+  param.offset = artifact.paramData.size();
+  param.size = bytes->size();
+  artifact.paramData += *bytes;
+  artifact.parameters.push_back(param);
+  art::Instruction inst;
+  inst.op = art::Opcode::Param;
+  inst.dst = newBuffer(op.getResult());
+  inst.imm = artifact.parameters.size() - 1;
+  code->push_back(inst);
+  return success();
+}
+
+LogicalResult HostProgramBuilder::visitReshape(Operation *op, Value source,
+                                               Value result) {
+  FailureOr<int32_t> src = buffer(op, source);
+  if (failed(src))
+    return failure();
+  auto type = cast<RankedTensorType>(result.getType());
+  art::Instruction inst;
+  inst.op = art::Opcode::Reshape;
+  inst.a = *src;
+  // Dynamic result dims, per op kind.
+  SmallVector<int32_t> dims;
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    for (OpFoldResult size : expand.getMixedOutputShape()) {
+      if (auto attr = dyn_cast<Attribute>(size))
+        dims.push_back(constant(cast<IntegerAttr>(attr).getInt()));
+      else
+        dims.push_back(indexReg(cast<Value>(size)));
+    }
+  } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (auto [i, group] : llvm::enumerate(collapse.getReassociationIndices())) {
+      if (!type.isDynamicDim(i)) {
+        dims.push_back(constant(type.getDimSize(i)));
+        continue;
+      }
+      int32_t product = -1;
+      for (int64_t d : group) {
+        int32_t dim = dimOf(*src, d);
+        if (product < 0) {
+          product = dim;
+          continue;
+        }
+        art::Instruction mul;
+        mul.op = art::Opcode::Binary;
+        mul.kind = art::BinaryKind::Mul;
+        mul.dst = numIndex++;
+        mul.a = product;
+        mul.b = dim;
+        code->push_back(mul);
+        product = mul.dst;
+      }
+      dims.push_back(product);
+    }
+  } else { // tensor.cast: same dims as the source.
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dims.push_back(type.isDynamicDim(i) ? dimOf(*src, i)
+                                          : constant(type.getDimSize(i)));
+  }
+  inst.operands.assign(dims.begin(), dims.end());
+  inst.dst = newBuffer(result);
+  code->push_back(inst);
+  return success();
+}
+
+LogicalResult HostProgramBuilder::visitDispatch(DispatchOp op) {
+  auto it = kernelIndex.find(op.getKernel());
+  if (it == kernelIndex.end())
+    return op.emitError("host program: unknown kernel ") << op.getKernel();
+  art::Instruction dispatch;
+  dispatch.op = art::Opcode::Dispatch;
+  dispatch.imm = it->second;
+  for (int axis = 0; axis < 3; ++axis)
+    dispatch.workgroups[axis] = indexReg(op.getWorkgroups()[axis]);
+  for (Value arg : op.getArgs()) {
+    FailureOr<int32_t> reg = buffer(op, arg);
+    if (failed(reg))
+      return failure();
+    dispatch.bindings.push_back(*reg);
+  }
+  auto resultDim = op.getResultDims().begin();
+  for (Value result : op.getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    art::Instruction alloc;
+    alloc.op = art::Opcode::Alloc;
+    alloc.dtype = *toDType(type.getElementType());
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      alloc.operands.push_back(type.isDynamicDim(i)
+                                   ? indexReg(*resultDim++)
+                                   : constant(type.getDimSize(i)));
+    alloc.dst = newBuffer(result);
+    code->push_back(alloc);
+    dispatch.bindings.push_back(alloc.dst);
+  }
+  for (Value c : op.getConstants())
+    dispatch.operands.push_back(indexReg(c));
+  code->push_back(dispatch);
+  return success();
+}
+
+std::optional<art::BinaryKind> binaryKind(Operation *op) {
+  using K = art::BinaryKind;
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq: return K::Eq;
+    case arith::CmpIPredicate::ne: return K::Ne;
+    case arith::CmpIPredicate::slt: return K::Slt;
+    case arith::CmpIPredicate::sle: return K::Sle;
+    case arith::CmpIPredicate::sgt: return K::Sgt;
+    case arith::CmpIPredicate::sge: return K::Sge;
+    case arith::CmpIPredicate::ult: return K::Ult;
+    case arith::CmpIPredicate::ule: return K::Ule;
+    case arith::CmpIPredicate::ugt: return K::Ugt;
+    case arith::CmpIPredicate::uge: return K::Uge;
+    }
+  }
+  return llvm::TypeSwitch<Operation *, std::optional<K>>(op)
+      .Case<arith::AddIOp>([](auto) { return K::Add; })
+      .Case<arith::SubIOp>([](auto) { return K::Sub; })
+      .Case<arith::MulIOp>([](auto) { return K::Mul; })
+      .Case<arith::DivSIOp>([](auto) { return K::DivS; })
+      .Case<arith::DivUIOp>([](auto) { return K::DivU; })
+      .Case<arith::CeilDivSIOp>([](auto) { return K::CeilDivS; })
+      .Case<arith::FloorDivSIOp>([](auto) { return K::FloorDivS; })
+      .Case<arith::RemSIOp>([](auto) { return K::RemS; })
+      .Case<arith::RemUIOp>([](auto) { return K::RemU; })
+      .Case<arith::MinSIOp>([](auto) { return K::MinS; })
+      .Case<arith::MaxSIOp>([](auto) { return K::MaxS; })
+      .Case<arith::MinUIOp>([](auto) { return K::MinU; })
+      .Case<arith::MaxUIOp>([](auto) { return K::MaxU; })
+      .Case<arith::AndIOp>([](auto) { return K::And; })
+      .Case<arith::OrIOp>([](auto) { return K::Or; })
+      .Case<arith::XOrIOp>([](auto) { return K::Xor; })
+      .Case<arith::ShLIOp>([](auto) { return K::Shl; })
+      .Case<arith::ShRSIOp>([](auto) { return K::ShrS; })
+      .Case<arith::ShRUIOp>([](auto) { return K::ShrU; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult HostProgramBuilder::visit(Operation *op) {
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return visitConstant(c);
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    std::optional<int64_t> axis = dim.getConstantIndex();
+    FailureOr<int32_t> src = buffer(op, dim.getSource());
+    if (!axis || failed(src))
+      return op->emitError("host program: tensor.dim needs a constant index");
+    indexRegs[dim.getResult()] = dimOf(*src, *axis);
+    return success();
+  }
+  if (std::optional<art::BinaryKind> kind = binaryKind(op)) {
+    art::Instruction inst;
+    inst.op = art::Opcode::Binary;
+    inst.kind = *kind;
+    inst.a = indexReg(op->getOperand(0));
+    inst.b = indexReg(op->getOperand(1));
+    inst.dst = indexReg(op->getResult(0));
+    code->push_back(inst);
+    return success();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp>(op)) {
+    indexRegs[op->getResult(0)] = indexReg(op->getOperand(0));
+    return success();
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    if (!select.getType().isIntOrIndex())
+      return op->emitError("host program: select on ") << select.getType();
+    art::Instruction inst;
+    inst.op = art::Opcode::Select;
+    inst.a = indexReg(select.getCondition());
+    inst.b = indexReg(select.getTrueValue());
+    inst.c = indexReg(select.getFalseValue());
+    inst.dst = indexReg(select.getResult());
+    code->push_back(inst);
+    return success();
+  }
+  if (auto assertOp = dyn_cast<cf::AssertOp>(op)) {
+    art::Instruction inst;
+    inst.op = art::Opcode::Assert;
+    inst.a = indexReg(assertOp.getArg());
+    inst.message = assertOp.getMsg().str();
+    code->push_back(inst);
+    return success();
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    return visitReshape(op, expand.getSrc(), expand.getResult());
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+    return visitReshape(op, collapse.getSrc(), collapse.getResult());
+  if (auto cast = dyn_cast<tensor::CastOp>(op))
+    return visitReshape(op, cast.getSource(), cast.getResult());
+  if (auto dispatch = dyn_cast<DispatchOp>(op))
+    return visitDispatch(dispatch);
+  if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+    art::Instruction alloc;
+    alloc.op = art::Opcode::Alloc;
+    auto type = empty.getType();
+    alloc.dtype = *toDType(type.getElementType());
+    auto dynamic = empty.getDynamicSizes().begin();
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      alloc.operands.push_back(type.isDynamicDim(i)
+                                   ? indexReg(*dynamic++)
+                                   : constant(type.getDimSize(i)));
+    alloc.dst = newBuffer(empty.getResult());
+    code->push_back(alloc);
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    art::Instruction inst;
+    inst.op = art::Opcode::Return;
+    for (Value v : ret.getOperands()) {
+      FailureOr<int32_t> reg = buffer(op, v);
+      if (failed(reg))
+        return failure();
+      inst.operands.push_back(*reg);
+    }
+    code->push_back(inst);
+    return success();
+  }
+  return op->emitError("host program: '")
+         << op->getName() << "' cannot run on the host (it was not placed "
+         << "in a dispatch region)";
+}
+
+} // namespace
+
+LogicalResult buildHostPrograms(ModuleOp module, art::Module &out) {
+  llvm::StringMap<int64_t> kernelIndex;
+  if (ModuleOp kernels = getKernelsModule(module, /*create=*/false)) {
+    for (Operation &op : kernels.getBody()->getOperations()) {
+      auto symbol = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+      if (!symbol || !op.hasAttr("turbine.kernel"))
+        continue;
+      kernelIndex[symbol.getValue()] = out.kernels.size();
+      out.kernels.push_back(symbol.str());
+    }
+  }
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isDeclaration() || func.isPrivate())
+      continue;
+    HostProgramBuilder builder(out, kernelIndex);
+    out.functions.emplace_back();
+    if (failed(builder.build(func, out.functions.back())))
+      return failure();
+  }
+  return success();
+}
+
+} // namespace turbine::compiler

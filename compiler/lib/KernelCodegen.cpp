@@ -1,0 +1,368 @@
+//===- KernelCodegen.cpp - Tile, vectorize and bufferize every kernel -----===//
+//
+// Per kernel function (on tensors, as dispatch formation left it):
+//  1. Workgroup level: tile the op producing the kernel's first result with
+//     the kernel's workgroup tiles and fuse its producers (fill, matmul, ...)
+//     into the tile loops; the loops then stride over workgroups
+//     (lb + id * step, step * count), so one call computes one workgroup's
+//     tiles.
+//  2. Vector level, per op inside the workgroup tile:
+//       matmul / batch_matmul: K tiled by 256, then an 8x32x1 register tile
+//       vectorized to vector.contract (lowered to outer products = FMAs);
+//       everything else: inner loop tiled by 64, outer loops by 1, vectorized
+//       with masks for partial tiles.
+//     An op the vectorizer cannot handle stays scalar (lowered to loops).
+//  3. One-shot bufferization writing results in place into output bindings,
+//     hoisting of loop-invariant vector transfers (the matmul accumulator
+//     stays in registers across K), and vector lowering.
+//===----------------------------------------------------------------------===//
+#include "Phases.h"
+#include "WorkgroupTiling.h"
+
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+LogicalResult lowerKernelsToLLVM(ModuleOp kernels, const CompileOptions &options);
+
+namespace {
+
+constexpr int64_t kMatmulTileK = 256;
+constexpr int64_t kMatmulRegisterM = 8;
+constexpr int64_t kMatmulRegisterN = 32;
+constexpr int64_t kVectorWidth = 64;
+
+/// Replaces `op`'s results with `values` and erases it.
+void replaceOp(RewriterBase &rewriter, Operation *op, ValueRange values) {
+  rewriter.replaceOp(op, values);
+}
+
+/// Tiles `op` with `tileSizes` (scf.for loops, no fusion). Returns the tiled
+/// op, or null if tiling failed (the op is left as it was).
+Operation *tileOp(RewriterBase &rewriter, TilingInterface op,
+                  ArrayRef<int64_t> tileSizes) {
+  if (llvm::all_of(tileSizes, [](int64_t t) { return t == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), tileSizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled) || tiled->tiledOps.empty())
+    return nullptr;
+  replaceOp(rewriter, op, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
+bool isMatmulLike(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+}
+
+/// Vectorizes `op` with the given vector sizes (masked where its shape is
+/// dynamic). Leaves the op alone if the vectorizer cannot handle it.
+void vectorizeOp(RewriterBase &rewriter, Operation *op,
+                 ArrayRef<int64_t> vectorSizes) {
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+      rewriter, op, vectorSizes, /*scalableDims=*/{},
+      /*vectorizeNDExtract=*/true, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/isMatmulLike(op));
+  if (failed(result))
+    return;
+  if (op->getNumResults() == 0)
+    rewriter.eraseOp(op);
+  else
+    replaceOp(rewriter, op, result->replacements);
+}
+
+/// Static upper bound of every loop of `op` (its tiles are bounded by the
+/// tile sizes even when their exact size is dynamic), or nullopt.
+std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<OpFoldResult> sizes;
+  for (OpOperand &operand : op->getOpOperands()) {
+    (void)operand;
+  }
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r))
+      return std::nullopt;
+    bounds.push_back(r);
+  }
+  return bounds;
+}
+
+/// Computes a static upper bound for a dynamic tile size (affine.min with a
+/// constant bound) by looking at the sizes of the slices feeding `op`.
+std::optional<SmallVector<int64_t>>
+boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> bounds;
+  for (auto [i, r] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(r)) {
+      bounds.push_back(r);
+      continue;
+    }
+    if (i < tileSizes.size() && tileSizes[i] > 0) {
+      bounds.push_back(tileSizes[i]);
+      continue;
+    }
+    return std::nullopt;
+  }
+  return bounds;
+}
+
+
+/// Vector-level tiling + vectorization of one op inside a workgroup tile.
+void codegenInnerOp(RewriterBase &rewriter, linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0)
+    return;
+  if (isMatmulLike(op)) {
+    // Loops: [batch,] m, n, k.
+    SmallVector<int64_t> kTiles(numLoops, 0);
+    kTiles.back() = kMatmulTileK;
+    SmallVector<int64_t> registerTiles(numLoops, 1);
+    registerTiles[numLoops - 3] = kMatmulRegisterM;
+    registerTiles[numLoops - 2] = kMatmulRegisterN;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (!ShapedType::isDynamic(ranges.back()) && ranges.back() <= kMatmulTileK)
+      kTiles.back() = 0;
+    Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), kTiles);
+    if (!current)
+      return;
+    current = tileOp(rewriter, cast<TilingInterface>(current), registerTiles);
+    if (!current)
+      return;
+    auto tiled = cast<linalg::LinalgOp>(current);
+    std::optional<SmallVector<int64_t>> bounds =
+        boundedLoopRanges(tiled, registerTiles);
+    if (!bounds)
+      return;
+    vectorizeOp(rewriter, tiled, *bounds);
+    return;
+  }
+
+  // Generic strategy: vectorize the innermost loop, tile the others by 1.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> tiles(numLoops, 1);
+  int64_t inner = ranges.back();
+  tiles.back() = (!ShapedType::isDynamic(inner) && inner <= kVectorWidth)
+                     ? 0
+                     : kVectorWidth;
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (ranges[i] == 1)
+      tiles[i] = 0;
+  Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), tiles);
+  if (!current)
+    return;
+  auto tiled = cast<linalg::LinalgOp>(current);
+  std::optional<SmallVector<int64_t>> bounds = boundedLoopRanges(tiled, tiles);
+  if (!bounds)
+    return;
+  vectorizeOp(rewriter, tiled, *bounds);
+}
+
+/// Strides `loop` over workgroups along `axis`:
+///   for i = lb + id*step to ub step step*count.
+void distributeLoop(RewriterBase &rewriter, scf::ForOp loop, Value state,
+                    Value workgroupId, int64_t axis) {
+  rewriter.setInsertionPoint(loop);
+  Location loc = loop.getLoc();
+  Value count = WorkgroupCountOp::create(rewriter, loc, rewriter.getIndexType(), state, axis);
+  Value offset =
+      arith::MulIOp::create(rewriter, loc, workgroupId, loop.getStep());
+  Value lb =
+      arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
+  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), count);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(lb);
+    loop.setStep(step);
+  });
+}
+
+/// The op that computes the first output of `kernel` (what gets tiled).
+TilingInterface findRootToTile(func::FuncOp kernel) {
+  TilingInterface root;
+  kernel.walk([&](bufferization::MaterializeInDestinationOp store) {
+    if (!root)
+      root = store.getSource().getDefiningOp<TilingInterface>();
+  });
+  return root;
+}
+
+LogicalResult codegenKernel(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  TilingInterface root = findRootToTile(kernel);
+  if (!root)
+    return success(); // Nothing computed (e.g. a constant): bufferize as is.
+  WorkgroupTiling tiling = getWorkgroupTiling(kernel);
+  Value state = kernel.getArgument(0);
+
+  // Map result-dim tiles onto loop tiles.
+  SmallVector<int64_t> loopTiles(root.getLoopIteratorTypes().size(), 0);
+  SmallVector<int64_t> loopAxis(loopTiles.size(), -1);
+  auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
+  if (linalgRoot && !tiling.tileSizes.empty()) {
+    AffineMap map = linalgRoot.getIndexingMapMatchingResult(
+        cast<OpResult>(linalgRoot->getResult(0)));
+    for (auto [dim, tile] : llvm::enumerate(tiling.tileSizes)) {
+      auto expr = dyn_cast<AffineDimExpr>(map.getResult(dim));
+      if (!expr || tile <= 0)
+        continue;
+      loopTiles[expr.getPosition()] = tile;
+      for (int axis = 0; axis < 3; ++axis)
+        if (tiling.gridDims[axis] == static_cast<int64_t>(dim))
+          loopAxis[expr.getPosition()] = axis;
+    }
+  }
+
+  SmallVector<Operation *> innerOps;
+  if (llvm::any_of(loopTiles, [](int64_t t) { return t > 0; })) {
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(kernel.getContext(), loopTiles));
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+    if (failed(result))
+      return root->emitError("codegen: workgroup tiling failed");
+    for (auto [original, replacement] : result->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    // Loops come outermost first, one per tiled loop dimension.
+    SmallVector<int64_t> tiledDims;
+    for (auto [i, t] : llvm::enumerate(loopTiles))
+      if (t > 0)
+        tiledDims.push_back(i);
+    for (auto [loop, dim] : llvm::zip(result->loops, tiledDims)) {
+      int64_t axis = loopAxis[dim];
+      auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
+      if (!forOp || axis < 0)
+        continue;
+      distributeLoop(rewriter, forOp, state, kernel.getArgument(1 + axis),
+                     axis);
+    }
+    innerOps.assign(result->tiledAndFusedOps.begin(),
+                    result->tiledAndFusedOps.end());
+  } else {
+    kernel.walk([&](linalg::LinalgOp op) { innerOps.push_back(op); });
+  }
+
+  // Clean up the untiled originals before the vector level.
+  {
+    RewritePatternSet patterns(kernel.getContext());
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return failure();
+  }
+  SmallVector<linalg::LinalgOp> linalgOps;
+  kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+  for (linalg::LinalgOp op : linalgOps)
+    codegenInnerOp(rewriter, op);
+  return success();
+}
+
+LogicalResult bufferizeKernels(ModuleOp kernels) {
+  IRRewriter rewriter(kernels.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, kernels)))
+    return kernels.emitError("codegen: empty tensor elimination failed");
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.allowReturnAllocsFromLoops = true;
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(kernels, options, state)))
+    return kernels.emitError("codegen: bufferization failed");
+  return success();
+}
+
+/// Folds vector.mask regions around transfers into masked transfers, before
+/// any other vector rewrite can touch the mask bodies.
+LogicalResult lowerMasks(ModuleOp kernels) {
+  RewritePatternSet patterns(kernels.getContext());
+  vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+  if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+    return kernels.emitError("codegen: mask lowering did not converge");
+  return success();
+}
+
+LogicalResult lowerVectors(ModuleOp kernels) {
+  MLIRContext *ctx = kernels.getContext();
+  kernels.walk([](func::FuncOp f) { linalg::hoistRedundantVectorTransfers(f); });
+  RewritePatternSet patterns(ctx);
+  vector::populateVectorContractLoweringPatterns(
+      patterns, vector::VectorContractLowering::OuterProduct);
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+  vector::populateVectorMultiReductionLoweringPatterns(
+      patterns, vector::VectorMultiReductionLowering::InnerParallel);
+  vector::populateVectorBroadcastLoweringPatterns(patterns);
+  vector::populateVectorMaskOpLoweringPatterns(patterns);
+  vector::populateVectorShapeCastLoweringPatterns(patterns);
+  vector::populateVectorTransposeLoweringPatterns(
+      patterns, vector::VectorTransposeLowering::EltWise);
+  vector::populateVectorTransferLoweringPatterns(patterns, /*maxRank=*/1);
+  if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+    return kernels.emitError("codegen: vector lowering did not converge");
+  return success();
+}
+
+} // namespace
+
+LogicalResult runCodegenPhase(ModuleOp module, const CompileOptions &options) {
+  ModuleOp kernels = getKernelsModule(module, /*create=*/true);
+  SmallVector<func::FuncOp> functions(kernels.getOps<func::FuncOp>());
+  for (func::FuncOp kernel : functions)
+    if (failed(codegenKernel(kernel)))
+      return failure();
+
+  if (failed(lowerMasks(kernels)))
+    return failure();
+  auto pm = PassManager::on<ModuleOp>(module.getContext());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  if (failed(pm.run(kernels)))
+    return failure();
+  if (failed(bufferizeKernels(kernels)))
+    return failure();
+
+  auto dealloc = PassManager::on<ModuleOp>(module.getContext());
+  bufferization::buildBufferDeallocationPipeline(dealloc);
+  dealloc.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  dealloc.addNestedPass<func::FuncOp>(createCSEPass());
+  if (failed(dealloc.run(kernels)))
+    return failure();
+  if (failed(lowerVectors(kernels)))
+    return failure();
+  return lowerKernelsToLLVM(kernels, options);
+}
+
+} // namespace turbine::compiler

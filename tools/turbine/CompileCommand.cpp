@@ -1,0 +1,148 @@
+//===- CompileCommand.cpp - `turbine compile` -----------------------------===//
+//
+//   turbine compile model.onnx -o model.tmod
+//   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
+//   turbine compile model.onnx -o m.tmod --dump-phases=phases/
+//
+// Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
+// upstream dialects), runs the compiler's phases and writes one artifact.
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Pipeline.h"
+#include "turbine/frontends/onnx/OnnxImporter.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+namespace turbine::tools {
+namespace {
+
+struct CompileArgs {
+  std::string input;
+  std::string output;
+  std::string compileTo;
+  std::string dumpPhases;
+  std::string targetCpu = "host";
+  int optLevel = 3;
+};
+
+int fail(const std::string &message) {
+  fmt::print(stderr, "turbine compile: error: {}\n", message);
+  return 1;
+}
+
+/// Parses MLIR source, reporting diagnostics into `error`.
+mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(mlir::MLIRContext &context,
+                                                const std::string &path,
+                                                std::string &error) {
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr,
+                                                      mlir::ParserConfig(&context));
+  if (!module)
+    error = "failed to parse MLIR file '" + path + "'" +
+            (diagnostics.empty() ? std::string() : ":\n" + diagnostics);
+  return module;
+}
+
+int runCompile(const CompileArgs &args) {
+  compiler::CompileOptions options;
+  options.dumpPhasesDir = args.dumpPhases;
+  options.targetCpu = args.targetCpu;
+  options.optLevel = args.optLevel;
+  if (!args.compileTo.empty()) {
+    options.stopAfter = compiler::parsePhase(args.compileTo);
+    if (!options.stopAfter) {
+      std::string names;
+      for (compiler::Phase p : compiler::allPhases())
+        names += (names.empty() ? "" : ", ") + std::string(compiler::phaseName(p));
+      return fail("unknown phase '" + args.compileTo + "' (phases: " + names + ")");
+    }
+  } else if (args.output.empty()) {
+    return fail("missing output file: pass -o FILE.tmod (or --compile-to=PHASE)");
+  }
+  if (!llvm::sys::fs::exists(args.input))
+    return fail("input file '" + args.input + "' does not exist");
+  if (!args.output.empty() && llvm::sys::fs::equivalent(args.input, args.output))
+    return fail("output file '" + args.output + "' is the input file");
+
+  mlir::DialectRegistry registry;
+  compiler::registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Kernels are compiled one after another here; threads only add overhead.
+  context.disableMultithreading();
+
+  std::string error;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  llvm::StringRef ext = llvm::sys::path::extension(args.input);
+  if (ext == ".onnx") {
+    module = onnx_frontend::importOnnxFile(context, args.input, {}, error);
+  } else if (ext == ".mlir" || ext == ".mlirbc") {
+    module = parseMlirFile(context, args.input, error);
+  } else {
+    return fail("cannot tell the format of '" + args.input +
+                "': expected a .onnx, .mlir or .mlirbc file");
+  }
+  if (!module)
+    return fail(error);
+
+  artifact::Module artifact;
+  if (!compiler::compileModule(*module, options, &artifact, error))
+    return fail(args.input + ": " + error);
+
+  if (options.stopAfter) {
+    mlir::OpPrintingFlags flags;
+    flags.elideLargeElementsAttrs(16);
+    if (args.output.empty() || args.output == "-") {
+      module->print(llvm::outs(), flags);
+      llvm::outs() << "\n";
+      return 0;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(args.output, ec);
+    if (ec)
+      return fail("cannot write '" + args.output + "': " + ec.message());
+    module->print(os, flags);
+    return 0;
+  }
+  if (!artifact::writeFile(artifact, args.output, error))
+    return fail(error);
+  return 0;
+}
+
+} // namespace
+
+void registerCompileCommand(CLI::App &app, int &exitCode) {
+  auto args = std::make_shared<CompileArgs>();
+  CLI::App *cmd = app.add_subcommand(
+      "compile", "Compile an ONNX or MLIR model into a .tmod artifact");
+  cmd->add_option("input", args->input, "Model file (.onnx, .mlir, .mlirbc)")
+      ->required();
+  cmd->add_option("-o,--output", args->output,
+                  "Artifact to write (with --compile-to: IR file, '-' = stdout)");
+  cmd->add_option("--compile-to", args->compileTo,
+                  "Stop after this phase and print its IR "
+                  "(input, global-opt, dispatch, codegen, link)");
+  cmd->add_option("--dump-phases", args->dumpPhases,
+                  "Write N.PHASE.mlir for every phase into this directory");
+  cmd->add_option("--target-cpu", args->targetCpu,
+                  "LLVM CPU name for kernels ('host' = this machine)");
+  cmd->add_option("--opt-level", args->optLevel, "LLVM optimization level 0-3")
+      ->check(CLI::Range(0, 3));
+  cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
+}
+
+} // namespace turbine::tools
