@@ -94,6 +94,13 @@ FailureOr<std::string> emitKernelLibrary(ModuleOp kernels,
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
 
+  if (!options.dumpPhasesDir.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.dumpPhasesDir + "/kernels.ll", ec);
+    if (!ec)
+      llvmModule->print(os, nullptr);
+  }
+
   auto optimize = makeOptimizingTransformer(options.optLevel, 0, machine.get());
   if (llvm::Error err = optimize(llvmModule.get()))
     return kernels.emitError("link: LLVM optimization failed: ")

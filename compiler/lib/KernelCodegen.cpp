@@ -35,6 +35,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -88,8 +89,10 @@ bool isMatmulLike(Operation *op) {
 void vectorizeOp(RewriterBase &rewriter, Operation *op,
                  ArrayRef<int64_t> vectorSizes) {
   rewriter.setInsertionPoint(op);
+  // One flag per vector dim: the vectorizer indexes them unchecked.
+  SmallVector<bool> scalableDims(vectorSizes.size(), false);
   FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
-      rewriter, op, vectorSizes, /*scalableDims=*/{},
+      rewriter, op, vectorSizes, scalableDims,
       /*vectorizeNDExtract=*/true, /*flatten1DDepthwiseConv=*/false,
       /*assumeDynamicDimsMatchVecSizes=*/false,
       /*createNamedContraction=*/isMatmulLike(op));
@@ -99,23 +102,6 @@ void vectorizeOp(RewriterBase &rewriter, Operation *op,
     rewriter.eraseOp(op);
   else
     replaceOp(rewriter, op, result->replacements);
-}
-
-/// Static upper bound of every loop of `op` (its tiles are bounded by the
-/// tile sizes even when their exact size is dynamic), or nullopt.
-std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
-  SmallVector<int64_t> bounds;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<OpFoldResult> sizes;
-  for (OpOperand &operand : op->getOpOperands()) {
-    (void)operand;
-  }
-  for (int64_t r : ranges) {
-    if (ShapedType::isDynamic(r))
-      return std::nullopt;
-    bounds.push_back(r);
-  }
-  return bounds;
 }
 
 /// Computes a static upper bound for a dynamic tile size (affine.min with a
@@ -139,37 +125,48 @@ boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
 }
 
 
-/// Vector-level tiling + vectorization of one op inside a workgroup tile.
-void codegenInnerOp(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// Matmul / batch_matmul inside a workgroup tile: K tiled by 256, then an
+/// 8x32x1 register tile whose M and N loops are peeled so that full tiles
+/// have static shapes (vectorized later, after canonicalization has made the
+/// shapes static); partial tiles at the edges stay scalar.
+void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> kTiles(numLoops, 0);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
+    kTiles.back() = kMatmulTileK;
+  Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), kTiles);
+  if (!current)
+    return;
+  SmallVector<int64_t> registerTiles(numLoops, 1);
+  registerTiles[numLoops - 3] = kMatmulRegisterM;
+  registerTiles[numLoops - 2] = kMatmulRegisterN;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(
+      getAsIndexOpFoldResult(op.getContext(), registerTiles));
+  rewriter.setInsertionPoint(current);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+  if (failed(tiled))
+    return;
+  rewriter.replaceOp(current, tiled->replacements);
+  if (tiled->loops.size() < 3)
+    return;
+  auto mLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 3].getOperation());
+  auto nLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 2].getOperation());
+  scf::ForOp partial;
+  if (mLoop)
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, partial);
+  if (nLoop)
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, partial);
+}
+
+/// Everything but matmul inside a workgroup tile: the innermost loop tiled by
+/// 64 and the others by 1, then vectorized with masks for partial tiles.
+void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   unsigned numLoops = op.getNumLoops();
   if (numLoops == 0)
     return;
-  if (isMatmulLike(op)) {
-    // Loops: [batch,] m, n, k.
-    SmallVector<int64_t> kTiles(numLoops, 0);
-    kTiles.back() = kMatmulTileK;
-    SmallVector<int64_t> registerTiles(numLoops, 1);
-    registerTiles[numLoops - 3] = kMatmulRegisterM;
-    registerTiles[numLoops - 2] = kMatmulRegisterN;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (!ShapedType::isDynamic(ranges.back()) && ranges.back() <= kMatmulTileK)
-      kTiles.back() = 0;
-    Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), kTiles);
-    if (!current)
-      return;
-    current = tileOp(rewriter, cast<TilingInterface>(current), registerTiles);
-    if (!current)
-      return;
-    auto tiled = cast<linalg::LinalgOp>(current);
-    std::optional<SmallVector<int64_t>> bounds =
-        boundedLoopRanges(tiled, registerTiles);
-    if (!bounds)
-      return;
-    vectorizeOp(rewriter, tiled, *bounds);
-    return;
-  }
-
-  // Generic strategy: vectorize the innermost loop, tile the others by 1.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<int64_t> tiles(numLoops, 1);
   int64_t inner = ranges.back();
@@ -187,6 +184,41 @@ void codegenInnerOp(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!bounds)
     return;
   vectorizeOp(rewriter, tiled, *bounds);
+}
+
+/// Vectorizes the register-tile matmuls that ended up with static shapes.
+void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> matmuls;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (isMatmulLike(op) && op.hasPureTensorSemantics())
+      matmuls.push_back(op);
+  });
+  for (linalg::LinalgOp op : matmuls) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+        ranges[ranges.size() - 3] > kMatmulRegisterM ||
+        ranges[ranges.size() - 2] > kMatmulRegisterN || ranges.back() > 1)
+      continue;
+    vectorizeOp(rewriter, op, ranges);
+  }
+}
+
+/// Gives every use of a tensor.empty its own copy, so that destinations are
+/// not shared between ops (which would force bufferization to copy).
+void uniquifyEmptyTensors(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<tensor::EmptyOp> empties;
+  kernel.walk([&](tensor::EmptyOp op) { empties.push_back(op); });
+  for (tensor::EmptyOp empty : empties) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : empty->getUses())
+      uses.push_back(&use);
+    for (size_t i = 1; i < uses.size(); ++i) {
+      rewriter.setInsertionPoint(empty);
+      Operation *copy = rewriter.clone(*empty);
+      rewriter.modifyOpInPlace(uses[i]->getOwner(),
+                               [&] { uses[i]->set(copy->getResult(0)); });
+    }
+  }
 }
 
 /// Strides `loop` over workgroups along `axis`:
@@ -207,6 +239,31 @@ void distributeLoop(RewriterBase &rewriter, scf::ForOp loop, Value state,
   });
 }
 
+/// Fuses producers that tile-and-fuse left outside the loops (e.g. the fill
+/// initializing a fused matmul's accumulator) into the innermost loop.
+void fuseRemainingProducers(RewriterBase &rewriter,
+                            MutableArrayRef<LoopLikeOpInterface> loops) {
+  if (loops.empty())
+    return;
+  Operation *innermost = loops.back().getOperation();
+  // Fusing one slice can erase or create others: look again after each one.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    tensor::ExtractSliceOp candidate;
+    innermost->walk([&](tensor::ExtractSliceOp slice) {
+      Operation *producer = slice.getSource().getDefiningOp();
+      if (!candidate && isa_and_nonnull<linalg::FillOp>(producer) &&
+          !innermost->isAncestor(producer))
+        candidate = slice;
+    });
+    if (!candidate)
+      return;
+    rewriter.setInsertionPoint(candidate);
+    // Replaces the slice's uses with the fused producer's tile on success.
+    if (!scf::tileAndFuseProducerOfSlice(rewriter, candidate, loops))
+      return;
+  }
+}
+
 /// The op that computes the first output of `kernel` (what gets tiled).
 TilingInterface findRootToTile(func::FuncOp kernel) {
   TilingInterface root;
@@ -224,6 +281,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
   WorkgroupTiling tiling = getWorkgroupTiling(kernel);
   Value state = kernel.getArgument(0);
+  uniquifyEmptyTensors(rewriter, kernel);
 
   // Map result-dim tiles onto loop tiles.
   SmallVector<int64_t> loopTiles(root.getLoopIteratorTypes().size(), 0);
@@ -243,7 +301,6 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     }
   }
 
-  SmallVector<Operation *> innerOps;
   if (llvm::any_of(loopTiles, [](int64_t t) { return t > 0; })) {
     scf::SCFTileAndFuseOptions options;
     options.tilingOptions.setTileSizes(
@@ -255,6 +312,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       return root->emitError("codegen: workgroup tiling failed");
     for (auto [original, replacement] : result->replacements)
       rewriter.replaceAllUsesWith(original, replacement);
+    fuseRemainingProducers(rewriter, result->loops);
     // Loops come outermost first, one per tiled loop dimension.
     SmallVector<int64_t> tiledDims;
     for (auto [i, t] : llvm::enumerate(loopTiles))
@@ -268,10 +326,6 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       distributeLoop(rewriter, forOp, state, kernel.getArgument(1 + axis),
                      axis);
     }
-    innerOps.assign(result->tiledAndFusedOps.begin(),
-                    result->tiledAndFusedOps.end());
-  } else {
-    kernel.walk([&](linalg::LinalgOp op) { innerOps.push_back(op); });
   }
 
   // Clean up the untiled originals before the vector level.
@@ -282,8 +336,18 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   }
   SmallVector<linalg::LinalgOp> linalgOps;
   kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
-  for (linalg::LinalgOp op : linalgOps)
-    codegenInnerOp(rewriter, op);
+  for (linalg::LinalgOp op : linalgOps) {
+    if (isMatmulLike(op))
+      tileMatmul(rewriter, op);
+    else
+      tileAndVectorizeGeneric(rewriter, op);
+  }
+  // Peeled full tiles get static shapes from canonicalization.
+  auto pm = PassManager::on<func::FuncOp>(kernel.getContext());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(kernel)))
+    return failure();
+  vectorizeStaticMatmuls(rewriter, kernel);
   return success();
 }
 
@@ -319,6 +383,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
   MLIRContext *ctx = kernels.getContext();
   kernels.walk([](func::FuncOp f) { linalg::hoistRedundantVectorTransfers(f); });
   RewritePatternSet patterns(ctx);
+  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorContractLoweringPatterns(
       patterns, vector::VectorContractLowering::OuterProduct);
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);

@@ -22,6 +22,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 
 namespace turbine::compiler {
@@ -149,6 +151,10 @@ LogicalResult lowerKernelsToLLVM(ModuleOp kernels,
   }
   lowerAbiOps(kernels);
   auto pm = PassManager::on<ModuleOp>(ctx);
+  if (std::getenv("TURBINE_PRINT_IR_AFTER_ALL")) {
+    ctx->disableMultithreading();
+    pm.enableIRPrinting();
+  }
   if (failed(parsePassPipeline(kLLVMLoweringPipeline, pm)))
     return kernels.emitError("codegen: invalid LLVM lowering pipeline");
   if (failed(pm.run(kernels)))

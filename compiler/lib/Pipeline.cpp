@@ -8,6 +8,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -52,6 +53,12 @@ void registerCompilerDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registry.insert<TurbineDialect>();
+  // Textual pass pipelines (the kernel lowering) look passes up by name.
+  static bool passesRegistered = [] {
+    registerAllPasses();
+    return true;
+  }();
+  (void)passesRegistered;
 }
 
 ModuleOp getKernelsModule(ModuleOp module, bool create) {

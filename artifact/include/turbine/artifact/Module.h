@@ -27,7 +27,9 @@
 #include "turbine/artifact/DType.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace turbine::artifact {
@@ -65,6 +67,13 @@ enum class BinaryKind : uint8_t {
   MinS, MaxS, MinU, MaxU, And, Or, Xor, Shl, ShrS, ShrU,
   Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, Uge,
 };
+
+/// Names used for opcodes and binary kinds in the JSON metadata and in
+/// printed host programs ("dispatch", "ceildivs", ...).
+std::string_view opcodeName(Opcode op);
+std::optional<Opcode> parseOpcode(std::string_view name);
+std::string_view binaryKindName(BinaryKind kind);
+std::optional<BinaryKind> parseBinaryKind(std::string_view name);
 
 struct Instruction {
   Opcode op = Opcode::Const;

@@ -1,0 +1,712 @@
+//===- Module.cpp - Reading and writing .tmod artifacts -------------------===//
+//
+// serialize/deserialize of the file layout described in Module.h. The meta
+// section is JSON (functions with their reflection and host programs, kernel
+// symbol names, parameter table); the file is protected by an XXH64 checksum.
+// The reader treats its input as hostile: every offset, size, index, name and
+// JSON type is checked, and all failures come back as messages, never as
+// crashes or escaping exceptions.
+//===----------------------------------------------------------------------===//
+#include "turbine/artifact/Module.h"
+
+#include <nlohmann/json.hpp>
+
+// Header-only xxHash: the artifact (and the runtime that embeds it) then has
+// no shared-library dependency on libxxhash.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace turbine::artifact {
+
+using nlohmann::json;
+
+//===----------------------------------------------------------------------===//
+// Opcode and binary kind names
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr std::string_view kOpcodeNames[] = {
+    "const", "dim",     "binary",   "select", "assert",
+    "alloc", "param",   "reshape",  "dispatch", "return",
+};
+
+constexpr std::string_view kBinaryKindNames[] = {
+    "add",  "sub",  "mul",  "divs", "divu", "ceildivs", "floordivs", "rems",
+    "remu", "mins", "maxs", "minu", "maxu", "and",      "or",        "xor",
+    "shl",  "shrs", "shru", "eq",   "ne",   "slt",      "sle",       "sgt",
+    "sge",  "ult",  "ule",  "ugt",  "uge",
+};
+
+constexpr size_t kHeaderSize = 72;
+constexpr uint64_t kSectionAlignment = 64;
+
+} // namespace
+
+std::string_view opcodeName(Opcode op) {
+  size_t i = static_cast<size_t>(op);
+  return i < std::size(kOpcodeNames) ? kOpcodeNames[i] : "<invalid opcode>";
+}
+
+std::optional<Opcode> parseOpcode(std::string_view name) {
+  for (size_t i = 0; i < std::size(kOpcodeNames); ++i)
+    if (kOpcodeNames[i] == name)
+      return static_cast<Opcode>(i);
+  return std::nullopt;
+}
+
+std::string_view binaryKindName(BinaryKind kind) {
+  size_t i = static_cast<size_t>(kind);
+  return i < std::size(kBinaryKindNames) ? kBinaryKindNames[i]
+                                         : "<invalid binary kind>";
+}
+
+std::optional<BinaryKind> parseBinaryKind(std::string_view name) {
+  for (size_t i = 0; i < std::size(kBinaryKindNames); ++i)
+    if (kBinaryKindNames[i] == name)
+      return static_cast<BinaryKind>(i);
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+uint64_t alignUp(uint64_t value) {
+  return (value + kSectionAlignment - 1) / kSectionAlignment * kSectionAlignment;
+}
+
+void putU32(std::string &bytes, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+void putU64(std::string &bytes, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    bytes[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+uint32_t getU32(const std::string &bytes, size_t at) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+uint64_t getU64(const std::string &bytes, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
+  return v;
+}
+
+json tensorTypeToJson(const TensorType &t) {
+  json j;
+  j["name"] = t.name;
+  j["dtype"] = std::string(dtypeName(t.dtype));
+  j["shape"] = t.shape;
+  j["dim_names"] = t.dimNames;
+  return j;
+}
+
+json instructionToJson(const Instruction &inst) {
+  json j;
+  j["op"] = std::string(opcodeName(inst.op));
+  switch (inst.op) {
+  case Opcode::Const:
+    j["dst"] = inst.dst;
+    j["imm"] = inst.imm;
+    break;
+  case Opcode::Dim:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["imm"] = inst.imm;
+    break;
+  case Opcode::Binary:
+    j["kind"] = std::string(binaryKindName(inst.kind));
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["b"] = inst.b;
+    break;
+  case Opcode::Select:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["b"] = inst.b;
+    j["c"] = inst.c;
+    break;
+  case Opcode::Assert:
+    j["a"] = inst.a;
+    j["message"] = inst.message;
+    break;
+  case Opcode::Alloc:
+    j["dst"] = inst.dst;
+    j["dtype"] = std::string(dtypeName(inst.dtype));
+    j["operands"] = inst.operands;
+    break;
+  case Opcode::Param:
+    j["dst"] = inst.dst;
+    j["imm"] = inst.imm;
+    break;
+  case Opcode::Reshape:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["operands"] = inst.operands;
+    break;
+  case Opcode::Dispatch:
+    j["imm"] = inst.imm;
+    j["workgroups"] = {inst.workgroups[0], inst.workgroups[1], inst.workgroups[2]};
+    j["bindings"] = inst.bindings;
+    j["operands"] = inst.operands;
+    break;
+  case Opcode::Return:
+    j["operands"] = inst.operands;
+    break;
+  }
+  return j;
+}
+
+json metaToJson(const Module &module) {
+  json functions = json::array();
+  for (const Function &f : module.functions) {
+    json jf;
+    jf["name"] = f.name;
+    jf["inputs"] = json::array();
+    for (const TensorType &t : f.inputs)
+      jf["inputs"].push_back(tensorTypeToJson(t));
+    jf["outputs"] = json::array();
+    for (const TensorType &t : f.outputs)
+      jf["outputs"].push_back(tensorTypeToJson(t));
+    jf["num_index_registers"] = f.numIndexRegisters;
+    jf["num_buffer_registers"] = f.numBufferRegisters;
+    jf["code"] = json::array();
+    for (const Instruction &inst : f.code)
+      jf["code"].push_back(instructionToJson(inst));
+    functions.push_back(std::move(jf));
+  }
+  json parameters = json::array();
+  for (const Parameter &p : module.parameters) {
+    json jp;
+    jp["name"] = p.name;
+    jp["dtype"] = std::string(dtypeName(p.dtype));
+    jp["shape"] = p.shape;
+    jp["offset"] = p.offset;
+    jp["size"] = p.size;
+    parameters.push_back(std::move(jp));
+  }
+  json meta;
+  meta["functions"] = std::move(functions);
+  meta["kernels"] = module.kernels;
+  meta["parameters"] = std::move(parameters);
+  return meta;
+}
+
+} // namespace
+
+std::string serialize(const Module &module) {
+  std::string meta = metaToJson(module).dump(
+      /*indent=*/-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+  uint64_t metaOffset = alignUp(kHeaderSize);
+  uint64_t libraryOffset = alignUp(metaOffset + meta.size());
+  uint64_t paramsOffset = alignUp(libraryOffset + module.library.size());
+  uint64_t fileSize = paramsOffset + module.paramData.size();
+
+  std::string bytes(fileSize, '\0');
+  std::memcpy(&bytes[0], kMagic, sizeof(kMagic));
+  putU32(bytes, 8, kFormatVersion);
+  putU32(bytes, 12, 0);
+  putU64(bytes, 16, metaOffset);
+  putU64(bytes, 24, meta.size());
+  putU64(bytes, 32, libraryOffset);
+  putU64(bytes, 40, module.library.size());
+  putU64(bytes, 48, paramsOffset);
+  putU64(bytes, 56, module.paramData.size());
+  std::memcpy(&bytes[metaOffset], meta.data(), meta.size());
+  if (!module.library.empty())
+    std::memcpy(&bytes[libraryOffset], module.library.data(), module.library.size());
+  if (!module.paramData.empty())
+    std::memcpy(&bytes[paramsOffset], module.paramData.data(),
+                module.paramData.size());
+  putU64(bytes, 64, XXH64(bytes.data() + kHeaderSize, fileSize - kHeaderSize, 0));
+  return bytes;
+}
+
+bool writeFile(const Module &module, const std::string &path, std::string &error) {
+  std::string bytes = serialize(module);
+  std::string tempPath = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tempPath, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      error = "cannot write '" + tempPath + "': " + std::strerror(errno);
+      return false;
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) {
+      error = "cannot write '" + tempPath + "': " + std::strerror(errno);
+      out.close();
+      std::remove(tempPath.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tempPath.c_str(), path.c_str()) != 0) {
+    error = "cannot rename '" + tempPath + "' to '" + path +
+            "': " + std::strerror(errno);
+    std::remove(tempPath.c_str());
+    return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Thrown inside the reader only; deserialize turns it into an error string.
+struct CorruptArtifact {
+  std::string reason;
+};
+
+[[noreturn]] void corrupt(std::string reason) {
+  throw CorruptArtifact{std::move(reason)};
+}
+
+const json &field(const json &object, const char *key, const std::string &path) {
+  if (!object.is_object())
+    corrupt(path + ": expected an object");
+  auto it = object.find(key);
+  if (it == object.end())
+    corrupt(path + ": missing field '" + key + "'");
+  return *it;
+}
+
+int64_t toInt(const json &value, const std::string &path,
+              int64_t min = std::numeric_limits<int64_t>::min(),
+              int64_t max = std::numeric_limits<int64_t>::max()) {
+  int64_t v;
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    v = value.get<int64_t>();
+  } else if (value.is_number_unsigned()) {
+    uint64_t u = value.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      corrupt(path + ": integer " + std::to_string(u) + " out of range");
+    v = static_cast<int64_t>(u);
+  } else {
+    corrupt(path + ": expected an integer, got " + std::string(value.type_name()));
+  }
+  if (v < min || v > max)
+    corrupt(path + ": value " + std::to_string(v) + " out of range [" +
+            std::to_string(min) + ", " + std::to_string(max) + "]");
+  return v;
+}
+
+int64_t intField(const json &object, const char *key, const std::string &path,
+                 int64_t min = std::numeric_limits<int64_t>::min(),
+                 int64_t max = std::numeric_limits<int64_t>::max()) {
+  return toInt(field(object, key, path), path + "." + key, min, max);
+}
+
+std::string stringField(const json &object, const char *key,
+                        const std::string &path) {
+  const json &value = field(object, key, path);
+  if (!value.is_string())
+    corrupt(path + "." + key + ": expected a string, got " +
+            std::string(value.type_name()));
+  return value.get<std::string>();
+}
+
+const json &arrayField(const json &object, const char *key,
+                       const std::string &path) {
+  const json &value = field(object, key, path);
+  if (!value.is_array())
+    corrupt(path + "." + key + ": expected an array, got " +
+            std::string(value.type_name()));
+  return value;
+}
+
+DType dtypeField(const json &object, const char *key, const std::string &path) {
+  std::string name = stringField(object, key, path);
+  std::optional<DType> t = parseDType(name);
+  if (!t)
+    corrupt(path + "." + key + ": unknown dtype '" + name + "'");
+  return *t;
+}
+
+std::vector<int64_t> shapeField(const json &object, const std::string &path,
+                                bool allowDynamic) {
+  const json &array = arrayField(object, "shape", path);
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < array.size(); ++i)
+    shape.push_back(toInt(array[i], path + ".shape[" + std::to_string(i) + "]",
+                          allowDynamic ? -1 : 0));
+  return shape;
+}
+
+TensorType readTensorType(const json &j, const std::string &path) {
+  TensorType t;
+  t.name = stringField(j, "name", path);
+  t.dtype = dtypeField(j, "dtype", path);
+  t.shape = shapeField(j, path, /*allowDynamic=*/true);
+  if (j.contains("dim_names")) {
+    const json &names = arrayField(j, "dim_names", path);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!names[i].is_string())
+        corrupt(path + ".dim_names[" + std::to_string(i) + "]: expected a string");
+      t.dimNames.push_back(names[i].get<std::string>());
+    }
+  }
+  if (t.dimNames.empty())
+    t.dimNames.resize(t.shape.size());
+  if (t.dimNames.size() != t.shape.size())
+    corrupt(path + ": " + std::to_string(t.dimNames.size()) +
+            " dim names for rank " + std::to_string(t.shape.size()));
+  return t;
+}
+
+/// Register-index checks against one function's register counts.
+struct RegisterChecker {
+  const Function &function;
+  const std::string &path;
+
+  int32_t index(const json &inst, const char *key) const {
+    return static_cast<int32_t>(
+        intField(inst, key, path, 0, function.numIndexRegisters - 1));
+  }
+  int32_t buffer(const json &inst, const char *key) const {
+    return static_cast<int32_t>(
+        intField(inst, key, path, 0, function.numBufferRegisters - 1));
+  }
+  std::vector<int32_t> list(const json &inst, const char *key, bool buffers,
+                            bool required = true) const {
+    std::vector<int32_t> regs;
+    if (!required && !inst.contains(key))
+      return regs;
+    const json &array = arrayField(inst, key, path);
+    int64_t max = (buffers ? function.numBufferRegisters
+                           : function.numIndexRegisters) - 1;
+    for (size_t i = 0; i < array.size(); ++i)
+      regs.push_back(static_cast<int32_t>(toInt(
+          array[i], path + "." + key + "[" + std::to_string(i) + "]", 0, max)));
+    return regs;
+  }
+};
+
+Instruction readInstruction(const json &j, const Function &function,
+                            const Module &module, const std::string &path) {
+  RegisterChecker regs{function, path};
+  Instruction inst;
+  std::string opName = stringField(j, "op", path);
+  std::optional<Opcode> op = parseOpcode(opName);
+  if (!op)
+    corrupt(path + ": unknown opcode '" + opName + "'");
+  inst.op = *op;
+  switch (inst.op) {
+  case Opcode::Const:
+    inst.dst = regs.index(j, "dst");
+    inst.imm = intField(j, "imm", path);
+    break;
+  case Opcode::Dim:
+    inst.dst = regs.index(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    inst.imm = intField(j, "imm", path, 0, 1 << 20);
+    break;
+  case Opcode::Binary: {
+    std::string kindName = stringField(j, "kind", path);
+    std::optional<BinaryKind> kind = parseBinaryKind(kindName);
+    if (!kind)
+      corrupt(path + ": unknown binary kind '" + kindName + "'");
+    inst.kind = *kind;
+    inst.dst = regs.index(j, "dst");
+    inst.a = regs.index(j, "a");
+    inst.b = regs.index(j, "b");
+    break;
+  }
+  case Opcode::Select:
+    inst.dst = regs.index(j, "dst");
+    inst.a = regs.index(j, "a");
+    inst.b = regs.index(j, "b");
+    inst.c = regs.index(j, "c");
+    break;
+  case Opcode::Assert:
+    inst.a = regs.index(j, "a");
+    if (j.contains("message"))
+      inst.message = stringField(j, "message", path);
+    break;
+  case Opcode::Alloc:
+    inst.dst = regs.buffer(j, "dst");
+    inst.dtype = dtypeField(j, "dtype", path);
+    inst.operands = regs.list(j, "operands", /*buffers=*/false);
+    break;
+  case Opcode::Param:
+    inst.dst = regs.buffer(j, "dst");
+    inst.imm = intField(j, "imm", path, 0,
+                        static_cast<int64_t>(module.parameters.size()) - 1);
+    break;
+  case Opcode::Reshape:
+    inst.dst = regs.buffer(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    inst.operands = regs.list(j, "operands", /*buffers=*/false);
+    break;
+  case Opcode::Dispatch: {
+    inst.imm = intField(j, "imm", path, 0,
+                        static_cast<int64_t>(module.kernels.size()) - 1);
+    std::vector<int32_t> workgroups = regs.list(j, "workgroups", false);
+    if (workgroups.size() != 3)
+      corrupt(path + ".workgroups: expected 3 index registers, got " +
+              std::to_string(workgroups.size()));
+    std::copy(workgroups.begin(), workgroups.end(), inst.workgroups);
+    inst.bindings = regs.list(j, "bindings", /*buffers=*/true);
+    inst.operands = regs.list(j, "operands", /*buffers=*/false,
+                              /*required=*/false);
+    break;
+  }
+  case Opcode::Return:
+    inst.operands = regs.list(j, "operands", /*buffers=*/true);
+    if (inst.operands.size() != function.outputs.size())
+      corrupt(path + ": returns " + std::to_string(inst.operands.size()) +
+              " values but the function has " +
+              std::to_string(function.outputs.size()) + " outputs");
+    break;
+  }
+  return inst;
+}
+
+Function readFunction(const json &j, const Module &module,
+                      const std::string &path) {
+  Function f;
+  f.name = stringField(j, "name", path);
+  if (f.name.empty())
+    corrupt(path + ": empty function name");
+  std::string fpath = path + " ('" + f.name + "')";
+  const json &inputs = arrayField(j, "inputs", fpath);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    f.inputs.push_back(
+        readTensorType(inputs[i], fpath + ".inputs[" + std::to_string(i) + "]"));
+  const json &outputs = arrayField(j, "outputs", fpath);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    f.outputs.push_back(
+        readTensorType(outputs[i], fpath + ".outputs[" + std::to_string(i) + "]"));
+  constexpr int64_t kMaxRegisters = 1 << 20;
+  f.numIndexRegisters = static_cast<int32_t>(
+      intField(j, "num_index_registers", fpath, 0, kMaxRegisters));
+  f.numBufferRegisters = static_cast<int32_t>(
+      intField(j, "num_buffer_registers", fpath, 0, kMaxRegisters));
+  if (static_cast<int64_t>(f.inputs.size()) > f.numBufferRegisters)
+    corrupt(fpath + ": " + std::to_string(f.inputs.size()) + " inputs but only " +
+            std::to_string(f.numBufferRegisters) + " buffer registers");
+  const json &code = arrayField(j, "code", fpath);
+  for (size_t i = 0; i < code.size(); ++i)
+    f.code.push_back(readInstruction(
+        code[i], f, module, fpath + ".code[" + std::to_string(i) + "]"));
+  return f;
+}
+
+void readMeta(const json &meta, Module &module) {
+  if (!meta.is_object())
+    corrupt("metadata: expected a JSON object");
+  const json &kernels = arrayField(meta, "kernels", "metadata");
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (!kernels[i].is_string() || kernels[i].get<std::string>().empty())
+      corrupt("metadata.kernels[" + std::to_string(i) +
+              "]: expected a non-empty symbol name");
+    module.kernels.push_back(kernels[i].get<std::string>());
+  }
+
+  const json &parameters = arrayField(meta, "parameters", "metadata");
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    std::string path = "metadata.parameters[" + std::to_string(i) + "]";
+    Parameter p;
+    p.name = stringField(parameters[i], "name", path);
+    p.dtype = dtypeField(parameters[i], "dtype", path);
+    p.shape = shapeField(parameters[i], path, /*allowDynamic=*/false);
+    p.offset = static_cast<uint64_t>(intField(parameters[i], "offset", path, 0));
+    p.size = static_cast<uint64_t>(intField(parameters[i], "size", path, 0));
+    if (p.offset % kSectionAlignment != 0)
+      corrupt(path + " ('" + p.name + "'): offset " + std::to_string(p.offset) +
+              " is not 64-byte aligned");
+    if (p.offset > module.paramData.size() ||
+        p.size > module.paramData.size() - p.offset)
+      corrupt(path + " ('" + p.name + "'): bytes [" + std::to_string(p.offset) +
+              ", " + std::to_string(p.offset + p.size) +
+              ") lie outside the params section of " +
+              std::to_string(module.paramData.size()) + " bytes");
+    uint64_t expected = dtypeSize(p.dtype);
+    for (int64_t d : p.shape) {
+      if (d != 0 && expected > std::numeric_limits<uint64_t>::max() / d)
+        corrupt(path + " ('" + p.name + "'): shape too large");
+      expected *= static_cast<uint64_t>(d);
+    }
+    if (expected != p.size)
+      corrupt(path + " ('" + p.name + "'): size " + std::to_string(p.size) +
+              " does not match its type (" + std::to_string(expected) + " bytes)");
+    module.parameters.push_back(std::move(p));
+  }
+
+  const json &functions = arrayField(meta, "functions", "metadata");
+  std::set<std::string> names;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    Function f = readFunction(functions[i], module,
+                              "metadata.functions[" + std::to_string(i) + "]");
+    if (!names.insert(f.name).second)
+      corrupt("metadata: duplicate function '" + f.name + "'");
+    module.functions.push_back(std::move(f));
+  }
+}
+
+struct Section {
+  const char *name;
+  uint64_t offset;
+  uint64_t size;
+};
+
+/// Checks the header and section table; on failure returns "truncated: ..." or
+/// "corrupt: ..." style text (without the artifact name).
+bool deserializeImpl(const std::string &bytes, Module &out, std::string &reason) {
+  if (bytes.size() < kHeaderSize) {
+    if (bytes.size() >= sizeof(kMagic) &&
+        std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+      reason = "is not a Turbine artifact (bad magic)";
+      return false;
+    }
+    reason = "is truncated: expected at least " + std::to_string(kHeaderSize) +
+             " bytes (header), file has " + std::to_string(bytes.size());
+    return false;
+  }
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    reason = "is not a Turbine artifact (bad magic)";
+    return false;
+  }
+  uint32_t version = getU32(bytes, 8);
+  if (version != kFormatVersion) {
+    reason = "has unsupported format version " + std::to_string(version) +
+             " (this build reads version " + std::to_string(kFormatVersion) + ")";
+    return false;
+  }
+  if (getU32(bytes, 12) != 0) {
+    reason = "is corrupt: reserved header field is not zero";
+    return false;
+  }
+  Section sections[3] = {{"meta", getU64(bytes, 16), getU64(bytes, 24)},
+                         {"library", getU64(bytes, 32), getU64(bytes, 40)},
+                         {"params", getU64(bytes, 48), getU64(bytes, 56)}};
+  uint64_t expectedSize = kHeaderSize;
+  for (const Section &s : sections) {
+    if (s.offset < kHeaderSize || s.offset % kSectionAlignment != 0) {
+      reason = std::string("is corrupt: ") + s.name + " section offset " +
+               std::to_string(s.offset) + " is not a 64-byte aligned offset past the header";
+      return false;
+    }
+    if (s.size > std::numeric_limits<uint64_t>::max() - s.offset) {
+      reason = std::string("is corrupt: ") + s.name + " section size overflows";
+      return false;
+    }
+    expectedSize = std::max(expectedSize, s.offset + s.size);
+  }
+  if (expectedSize > bytes.size()) {
+    reason = "is truncated: expected " + std::to_string(expectedSize) +
+             " bytes, file has " + std::to_string(bytes.size());
+    return false;
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int k = i + 1; k < 3; ++k) {
+      const Section &a = sections[i], &b = sections[k];
+      if (a.size && b.size && a.offset < b.offset + b.size &&
+          b.offset < a.offset + a.size) {
+        reason = std::string("is corrupt: sections '") + a.name + "' and '" +
+                 b.name + "' overlap";
+        return false;
+      }
+    }
+  uint64_t storedHash = getU64(bytes, 64);
+  uint64_t actualHash = XXH64(bytes.data() + kHeaderSize, bytes.size() - kHeaderSize, 0);
+  if (storedHash != actualHash) {
+    reason = "is corrupt: checksum mismatch";
+    return false;
+  }
+
+  Module module;
+  module.library = bytes.substr(sections[1].offset, sections[1].size);
+  module.paramData = bytes.substr(sections[2].offset, sections[2].size);
+  json meta = json::parse(bytes.begin() + sections[0].offset,
+                          bytes.begin() + sections[0].offset + sections[0].size,
+                          /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (meta.is_discarded()) {
+    reason = "is corrupt: metadata is not valid JSON";
+    return false;
+  }
+  try {
+    readMeta(meta, module);
+  } catch (const CorruptArtifact &e) {
+    reason = "is corrupt: " + e.reason;
+    return false;
+  } catch (const std::exception &e) {
+    reason = std::string("is corrupt: malformed metadata: ") + e.what();
+    return false;
+  }
+  out = std::move(module);
+  return true;
+}
+
+bool deserializeNamed(const std::string &bytes, const std::string &label,
+                      Module &out, std::string &error) {
+  std::string reason;
+  try {
+    if (deserializeImpl(bytes, out, reason))
+      return true;
+  } catch (const std::bad_alloc &) {
+    reason = "is too large to load (out of memory)";
+  } catch (const std::exception &e) {
+    reason = std::string("could not be read: ") + e.what();
+  }
+  error = label + " " + reason;
+  return false;
+}
+
+} // namespace
+
+bool deserialize(const std::string &bytes, Module &out, std::string &error) {
+  return deserializeNamed(bytes, "artifact", out, error);
+}
+
+bool readFile(const std::string &path, Module &out, std::string &error) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    error = "cannot read artifact '" + path + "': not a regular file";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open artifact '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::string bytes;
+  try {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    bytes = buffer.str();
+  } catch (const std::exception &e) {
+    error = "cannot read artifact '" + path + "': " + e.what();
+    return false;
+  }
+  if (in.bad()) {
+    error = "cannot read artifact '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return deserializeNamed(bytes, "artifact '" + path + "'", out, error);
+}
+
+} // namespace turbine::artifact

@@ -1,0 +1,650 @@
+//===- ImportContext.cpp - shared IR-building helpers of the ONNX importer ===//
+//
+// Value bookkeeping (tensors, constants, symbolic shape tensors), dimension
+// memoization so equal dynamic dims share one SSA value, NumPy broadcasting
+// elementwise generics, general reshape via expand/collapse, transposes, and
+// TensorProto -> DenseElementsAttr conversion.
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace turbine::onnx_frontend {
+
+const OpHandler *OpRegistry::lookup(const std::string &opType, int opset) const {
+  auto it = entries.find(opType);
+  if (it == entries.end())
+    return nullptr;
+  for (const OpHandlerEntry &entry : it->second)
+    if (opset >= entry.sinceVersion && opset <= entry.untilVersion)
+      return &entry.handler;
+  return nullptr;
+}
+
+ImportContext::ImportContext(MLIRContext &context, std::string origin, int opset)
+    : context(context), builder(&context),
+      loc(FileLineColLoc::get(&context, origin, 0, 0)), origin(std::move(origin)),
+      opset(opset) {}
+
+//===--- values -----------------------------------------------------------===//
+
+void ImportContext::setValue(const std::string &name, Value value) {
+  values[name] = value;
+  shapeTensors.erase(name);
+  constants.erase(name);
+}
+
+void ImportContext::setShapeTensor(const std::string &name, ShapeTensor shape) {
+  values.erase(name);
+  constants.erase(name);
+  // A shape tensor whose elements are all constant is just a constant.
+  bool allConstant = llvm::all_of(shape.elements, [](const SymDim &d) { return d.isConstant(); });
+  if (allConstant) {
+    SmallVector<int64_t> shapeDims;
+    if (!shape.isScalar)
+      shapeDims.push_back(static_cast<int64_t>(shape.elements.size()));
+    auto type = RankedTensorType::get(shapeDims, shape.elementType);
+    SmallVector<APInt> data;
+    unsigned width = shape.elementType.getIntOrFloatBitWidth();
+    for (const SymDim &d : shape.elements)
+      data.push_back(APInt(width, static_cast<uint64_t>(d.constant), /*isSigned=*/true));
+    constants[name] = DenseElementsAttr::get(type, data);
+    return;
+  }
+  shapeTensors[name] = std::move(shape);
+}
+
+void ImportContext::setConstant(const std::string &name, DenseElementsAttr attr) {
+  values.erase(name);
+  shapeTensors.erase(name);
+  constants[name] = attr;
+}
+
+bool ImportContext::hasValue(const std::string &name) const {
+  return values.count(name) || constants.count(name) || shapeTensors.count(name);
+}
+
+FailureOr<Value> ImportContext::getTensor(const onnx::NodeProto &node,
+                                          const std::string &name) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto constIt = constants.find(name);
+  if (constIt != constants.end()) {
+    Value v = arith::ConstantOp::create(builder, loc, constIt->second);
+    values[name] = v; // reuse the materialized constant
+    return v;
+  }
+  auto shapeIt = shapeTensors.find(name);
+  if (shapeIt != shapeTensors.end()) {
+    Value v = materialize(shapeIt->second);
+    values[name] = v;
+    return v;
+  }
+  (void)fail(node, "input '" + name + "' is not produced by any earlier node, "
+                   "graph input or initializer");
+  return failure();
+}
+
+std::optional<DenseElementsAttr> ImportContext::getConstant(const std::string &name) const {
+  auto it = constants.find(name);
+  if (it == constants.end())
+    return std::nullopt;
+  return it->second;
+}
+
+std::optional<ShapeTensor> ImportContext::getShapeTensor(const std::string &name) const {
+  auto it = shapeTensors.find(name);
+  if (it != shapeTensors.end())
+    return it->second;
+  auto constIt = constants.find(name);
+  if (constIt == constants.end())
+    return std::nullopt;
+  DenseElementsAttr attr = constIt->second;
+  auto type = attr.getType();
+  if (type.getRank() > 1 || !type.getElementType().isInteger() ||
+      type.getElementType().getIntOrFloatBitWidth() < 8 || attr.getNumElements() > 64)
+    return std::nullopt;
+  ShapeTensor shape;
+  shape.isScalar = type.getRank() == 0;
+  shape.elementType = type.getElementType();
+  for (const APInt &v : attr.getValues<APInt>())
+    shape.elements.push_back(SymDim::of(v.getSExtValue()));
+  return shape;
+}
+
+//===--- errors -----------------------------------------------------------===//
+
+LogicalResult ImportContext::unsupported(const onnx::NodeProto &node,
+                                         const std::string &detail) {
+  if (error.empty()) {
+    error = "unsupported ONNX op '" + node.op_type() + "' (node '" + node.name() +
+            "', opset " + std::to_string(opset) + ", domain '" + node.domain() + "')";
+    if (!detail.empty())
+      error += ": " + detail;
+  }
+  return failure();
+}
+
+LogicalResult ImportContext::fail(const onnx::NodeProto &node, const std::string &message) {
+  if (error.empty())
+    error = "ONNX node '" + node.name() + "' (" + node.op_type() + ", opset " +
+            std::to_string(opset) + "): " + message;
+  return failure();
+}
+
+//===--- dims -------------------------------------------------------------===//
+
+Value ImportContext::indexConstant(int64_t value) {
+  return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+OpFoldResult ImportContext::dim(Value tensor, int64_t i) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(i))
+    return builder.getIndexAttr(type.getDimSize(i));
+  auto it = dimMemo.find({tensor, i});
+  if (it != dimMemo.end())
+    return it->second;
+  Value d = tensor::DimOp::create(builder, loc, tensor, i);
+  dimMemo[{tensor, i}] = d;
+  return d;
+}
+
+SmallVector<OpFoldResult> ImportContext::dims(Value tensor) {
+  SmallVector<OpFoldResult> result;
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  for (int64_t i = 0; i < rank; ++i)
+    result.push_back(dim(tensor, i));
+  return result;
+}
+
+void ImportContext::recordDims(Value tensor, ArrayRef<OpFoldResult> sizes) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (type.isDynamicDim(i))
+      if (auto v = dyn_cast<Value>(size))
+        dimMemo[{tensor, static_cast<int64_t>(i)}] = v;
+}
+
+Value ImportContext::toIndexValue(OpFoldResult ofr) {
+  if (auto v = dyn_cast<Value>(ofr))
+    return v;
+  return indexConstant(cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
+}
+
+OpFoldResult ImportContext::toFoldResult(const SymDim &d) {
+  if (d.isConstant())
+    return builder.getIndexAttr(d.constant);
+  return d.value;
+}
+
+SymDim ImportContext::toSymDim(OpFoldResult ofr) {
+  if (auto attr = dyn_cast<Attribute>(ofr))
+    return SymDim::of(cast<IntegerAttr>(attr).getInt());
+  Value v = cast<Value>(ofr);
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return SymDim::of(c.value());
+  return SymDim::of(v);
+}
+
+Value ImportContext::empty(ArrayRef<OpFoldResult> sizes, Type elementType) {
+  Value e = tensor::EmptyOp::create(builder, loc, sizes, elementType);
+  recordDims(e, sizes);
+  return e;
+}
+
+Value ImportContext::filled(ArrayRef<OpFoldResult> sizes, Value fillValue) {
+  Value e = empty(sizes, fillValue.getType());
+  Value f = linalg::FillOp::create(builder, loc, ValueRange{fillValue}, ValueRange{e})
+                .getResult(0);
+  recordDims(f, sizes);
+  return f;
+}
+
+Value ImportContext::scalarConstant(Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(builder, loc, builder.getFloatAttr(floatType, value));
+  if (type.isIndex())
+    return indexConstant(static_cast<int64_t>(value));
+  if (type.isInteger(1))
+    return arith::ConstantOp::create(builder, loc, builder.getBoolAttr(value != 0));
+  return arith::ConstantOp::create(builder, loc,
+                                   builder.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+//===--- broadcasting elementwise ------------------------------------------===//
+
+FailureOr<SmallVector<OpFoldResult>>
+ImportContext::broadcastSizes(const onnx::NodeProto &node, ValueRange inputs) {
+  int64_t rank = 0;
+  for (Value v : inputs)
+    rank = std::max(rank, cast<RankedTensorType>(v.getType()).getRank());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> staticSize;
+    std::optional<OpFoldResult> dynamicSize;
+    for (Value v : inputs) {
+      auto type = cast<RankedTensorType>(v.getType());
+      int64_t k = d - (rank - type.getRank());
+      if (k < 0)
+        continue;
+      if (type.isDynamicDim(k)) {
+        if (!dynamicSize)
+          dynamicSize = dim(v, k);
+        continue;
+      }
+      int64_t size = type.getDimSize(k);
+      if (size == 1)
+        continue;
+      if (staticSize && *staticSize != size) {
+        (void)fail(node, "operands are not broadcastable (dim " + std::to_string(d) + ": " +
+                             std::to_string(*staticSize) + " vs " + std::to_string(size) + ")");
+        return failure();
+      }
+      staticSize = size;
+    }
+    if (staticSize)
+      sizes.push_back(builder.getIndexAttr(*staticSize));
+    else if (dynamicSize)
+      sizes.push_back(*dynamicSize);
+    else
+      sizes.push_back(builder.getIndexAttr(1));
+  }
+  return sizes;
+}
+
+FailureOr<Value> ImportContext::elementwise(const onnx::NodeProto &node, ValueRange inputs,
+                                            Type resultElementType, const ScalarBody &body) {
+  auto sizes = broadcastSizes(node, inputs);
+  if (failed(sizes))
+    return failure();
+  int64_t rank = sizes->size();
+  SmallVector<AffineMap> maps;
+  for (Value v : inputs) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<AffineExpr> exprs;
+    for (int64_t k = 0; k < type.getRank(); ++k) {
+      int64_t d = k + (rank - type.getRank());
+      bool broadcastOne = !type.isDynamicDim(k) && type.getDimSize(k) == 1 &&
+                          getConstantIntValue((*sizes)[d]) != std::optional<int64_t>(1);
+      exprs.push_back(broadcastOne ? builder.getAffineConstantExpr(0)
+                                   : builder.getAffineDimExpr(d));
+    }
+    maps.push_back(AffineMap::get(rank, 0, exprs, &context));
+  }
+  maps.push_back(builder.getMultiDimIdentityMap(rank));
+  Value init = empty(*sizes, resultElementType);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value result = body(b, l, args.drop_back());
+        linalg::YieldOp::create(b, l, result);
+      });
+  Value result = generic.getResult(0);
+  recordDims(result, *sizes);
+  return result;
+}
+
+//===--- reshape / transpose ----------------------------------------------===//
+
+namespace {
+/// Product of a group of dims: a constant factor times a multiset of symbols.
+struct DimProduct {
+  int64_t constant = 1;
+  SmallVector<Value> symbols; // kept sorted by pointer
+
+  void multiply(const SymDim &d) {
+    if (d.isConstant()) {
+      constant *= d.constant;
+      return;
+    }
+    multiplyValue(d.value);
+  }
+  /// Looks through index constants and muli so `d*16` matches `d` times 16.
+  void multiplyValue(Value v) {
+    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) {
+      constant *= c.value();
+      return;
+    }
+    if (auto m = v.getDefiningOp<arith::MulIOp>()) {
+      multiplyValue(m.getLhs());
+      multiplyValue(m.getRhs());
+      return;
+    }
+    symbols.push_back(v);
+    llvm::sort(symbols, [](Value a, Value b) {
+      return a.getAsOpaquePointer() < b.getAsOpaquePointer();
+    });
+  }
+  bool operator==(const DimProduct &o) const {
+    return constant == o.constant && symbols == o.symbols;
+  }
+  /// True when this product's symbols are a strict sub-multiset of `o`'s.
+  bool symbolsStrictlyWithin(const DimProduct &o) const {
+    if (symbols.size() >= o.symbols.size())
+      return false;
+    SmallVector<Value> rest(o.symbols.begin(), o.symbols.end());
+    for (Value s : symbols) {
+      auto it = llvm::find(rest, s);
+      if (it == rest.end())
+        return false;
+      rest.erase(it);
+    }
+    return true;
+  }
+};
+} // namespace
+
+Value ImportContext::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
+  auto srcType = cast<RankedTensorType>(input.getType());
+  SmallVector<SymDim> src, dst;
+  for (OpFoldResult d : dims(input))
+    src.push_back(toSymDim(d));
+  for (OpFoldResult d : sizes)
+    dst.push_back(toSymDim(d));
+  SmallVector<int64_t> resultShape;
+  SmallVector<OpFoldResult> resultSizes;
+  for (const SymDim &d : dst) {
+    resultShape.push_back(d.isConstant() ? d.constant : ShapedType::kDynamic);
+    resultSizes.push_back(toFoldResult(d));
+  }
+  auto resultType = RankedTensorType::get(resultShape, srcType.getElementType());
+  if (src.size() == dst.size() && llvm::equal(src, dst))
+    return input;
+
+  int64_t n = src.size(), m = dst.size();
+  if (m == 0) // everything is 1: collapse to rank 0
+    return tensor::CollapseShapeOp::create(builder, loc, resultType, input,
+                                           ArrayRef<ReassociationIndices>{});
+  if (n == 0) {
+    Value r = tensor::ExpandShapeOp::create(builder, loc, resultType, input,
+                                            ArrayRef<ReassociationIndices>{}, resultSizes);
+    recordDims(r, resultSizes);
+    return r;
+  }
+
+  // Group src and dst dims so each group has equal products.
+  SmallVector<ReassociationIndices> srcGroups, dstGroups;
+  bool clear = true;
+  int64_t i = 0, j = 0;
+  while (clear && (i < n || j < m)) {
+    ReassociationIndices sg, dg;
+    DimProduct sp, dp;
+    auto growSrc = [&] { sg.push_back(i); sp.multiply(src[i++]); };
+    auto growDst = [&] { dg.push_back(j); dp.multiply(dst[j++]); };
+    if (i < n)
+      growSrc();
+    if (j < m)
+      growDst();
+    while (!(sp == dp)) {
+      bool wantSrc;
+      if (sp.symbolsStrictlyWithin(dp))
+        wantSrc = true;
+      else if (dp.symbolsStrictlyWithin(sp))
+        wantSrc = false;
+      else if (sp.symbols == dp.symbols && sp.constant != dp.constant)
+        wantSrc = sp.constant < dp.constant;
+      else {
+        clear = false;
+        break;
+      }
+      if (wantSrc && i < n)
+        growSrc();
+      else if (!wantSrc && j < m)
+        growDst();
+      else {
+        clear = false;
+        break;
+      }
+    }
+    if (!clear)
+      break;
+    // Trailing unit dims on one side join the previous group.
+    if (sg.empty() || dg.empty()) {
+      if (srcGroups.empty()) {
+        clear = false;
+        break;
+      }
+      srcGroups.back().append(sg.begin(), sg.end());
+      dstGroups.back().append(dg.begin(), dg.end());
+      continue;
+    }
+    srcGroups.push_back(sg);
+    dstGroups.push_back(dg);
+  }
+  if (!clear) {
+    srcGroups.assign(1, ReassociationIndices{});
+    dstGroups.assign(1, ReassociationIndices{});
+    for (int64_t k = 0; k < n; ++k)
+      srcGroups[0].push_back(k);
+    for (int64_t k = 0; k < m; ++k)
+      dstGroups[0].push_back(k);
+  }
+
+  Value current = input;
+  bool needCollapse = llvm::any_of(srcGroups, [](auto &g) { return g.size() != 1; });
+  if (needCollapse) {
+    current = tensor::CollapseShapeOp::create(builder, loc, current, srcGroups);
+    // Record collapsed dims that equal a single symbol.
+    SmallVector<OpFoldResult> collapsedSizes;
+    for (auto &g : dstGroups) {
+      DimProduct p;
+      for (int64_t k : g)
+        p.multiply(dst[k]);
+      if (g.size() == 1)
+        collapsedSizes.push_back(toFoldResult(dst[g[0]]));
+      else if (p.symbols.size() == 1 && p.constant == 1)
+        collapsedSizes.push_back(p.symbols[0]);
+      else
+        collapsedSizes.push_back(builder.getIndexAttr(0)); // ignored unless dynamic value
+    }
+    if (clear)
+      recordDims(current, collapsedSizes);
+  }
+  bool needExpand = llvm::any_of(dstGroups, [](auto &g) { return g.size() != 1; });
+  if (needExpand) {
+    current = tensor::ExpandShapeOp::create(builder, loc, resultType, current, dstGroups,
+                                            resultSizes);
+  }
+  recordDims(current, resultSizes);
+  return current;
+}
+
+Value ImportContext::transpose(Value input, ArrayRef<int64_t> perm) {
+  SmallVector<OpFoldResult> inSizes = dims(input), outSizes;
+  for (int64_t p : perm)
+    outSizes.push_back(inSizes[p]);
+  Value init = empty(outSizes, cast<RankedTensorType>(input.getType()).getElementType());
+  Value result = linalg::TransposeOp::create(builder, loc, input, init, perm)->getResult(0);
+  recordDims(result, outSizes);
+  return result;
+}
+
+Value ImportContext::materialize(const ShapeTensor &shape) {
+  SmallVector<OpFoldResult> sizes;
+  if (!shape.isScalar)
+    sizes.push_back(builder.getIndexAttr(static_cast<int64_t>(shape.elements.size())));
+  Type elementType = shape.elementType;
+  bool allConstant = llvm::all_of(shape.elements, [](const SymDim &d) { return d.isConstant(); });
+  if (allConstant) {
+    SmallVector<int64_t> staticShape;
+    if (!shape.isScalar)
+      staticShape.push_back(static_cast<int64_t>(shape.elements.size()));
+    unsigned width = elementType.getIntOrFloatBitWidth();
+    SmallVector<APInt> data;
+    for (const SymDim &d : shape.elements)
+      data.push_back(APInt(width, static_cast<uint64_t>(d.constant), true));
+    return arith::ConstantOp::create(
+        builder, loc, DenseElementsAttr::get(RankedTensorType::get(staticShape, elementType), data));
+  }
+  // Index values as the element type, selected by position.
+  SmallVector<Value> elementValues;
+  for (const SymDim &d : shape.elements) {
+    Value idx = d.isConstant() ? indexConstant(d.constant) : d.value;
+    elementValues.push_back(arith::IndexCastOp::create(builder, loc, elementType, idx));
+  }
+  Value init = empty(sizes, elementType);
+  int64_t rank = sizes.size();
+  SmallVector<AffineMap> maps{builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      builder, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange) {
+        Value result = elementValues[0];
+        if (rank == 1) {
+          Value position = linalg::IndexOp::create(b, l, 0);
+          for (size_t k = 1; k < elementValues.size(); ++k) {
+            Value kIdx = arith::ConstantIndexOp::create(b, l, k);
+            Value isK = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, position, kIdx);
+            result = arith::SelectOp::create(b, l, isK, elementValues[k], result);
+          }
+        }
+        linalg::YieldOp::create(b, l, result);
+      });
+  return generic.getResult(0);
+}
+
+//===--- attributes -------------------------------------------------------===//
+
+const onnx::AttributeProto *ImportContext::attr(const onnx::NodeProto &node,
+                                                const std::string &name) const {
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t ImportContext::intAttr(const onnx::NodeProto &node, const std::string &name,
+                               int64_t def) const {
+  const onnx::AttributeProto *a = attr(node, name);
+  return a ? a->i() : def;
+}
+
+float ImportContext::floatAttr(const onnx::NodeProto &node, const std::string &name,
+                               float def) const {
+  const onnx::AttributeProto *a = attr(node, name);
+  return a ? a->f() : def;
+}
+
+std::string ImportContext::stringAttr(const onnx::NodeProto &node, const std::string &name,
+                                      const std::string &def) const {
+  const onnx::AttributeProto *a = attr(node, name);
+  return a ? a->s() : def;
+}
+
+std::optional<std::vector<int64_t>> ImportContext::intsAttr(const onnx::NodeProto &node,
+                                                            const std::string &name) const {
+  const onnx::AttributeProto *a = attr(node, name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+//===--- free functions ---------------------------------------------------===//
+
+Type convertElementType(MLIRContext &context, int onnxType) {
+  Builder b(&context);
+  switch (onnxType) {
+  case onnx::TensorProto::FLOAT: return b.getF32Type();
+  case onnx::TensorProto::DOUBLE: return b.getF64Type();
+  case onnx::TensorProto::FLOAT16: return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16: return b.getBF16Type();
+  case onnx::TensorProto::INT64: return b.getI64Type();
+  case onnx::TensorProto::INT32: return b.getI32Type();
+  case onnx::TensorProto::INT16: return b.getIntegerType(16);
+  case onnx::TensorProto::INT8: return b.getIntegerType(8);
+  case onnx::TensorProto::UINT8: return b.getIntegerType(8);
+  case onnx::TensorProto::BOOL: return b.getI1Type();
+  default: return nullptr;
+  }
+}
+
+FailureOr<DenseElementsAttr> convertTensorProto(MLIRContext &context,
+                                                const onnx::TensorProto &tensor,
+                                                std::string &error) {
+  Type elementType = convertElementType(context, tensor.data_type());
+  if (!elementType) {
+    error = "tensor '" + tensor.name() + "' has unsupported data type " +
+            std::to_string(tensor.data_type());
+    return failure();
+  }
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    error = "tensor '" + tensor.name() + "' uses external data, which is not supported";
+    return failure();
+  }
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      error = "tensor '" + tensor.name() + "' has a negative dim";
+      return failure();
+    }
+    count *= d;
+  }
+  auto type = RankedTensorType::get(shape, elementType);
+  auto sizeError = [&](int64_t got) {
+    error = "tensor '" + tensor.name() + "' holds " + std::to_string(got) +
+            " elements but its shape needs " + std::to_string(count);
+    return failure();
+  };
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    if (elementType.isInteger(1)) {
+      if (static_cast<int64_t>(raw.size()) != count)
+        return sizeError(raw.size());
+      SmallVector<bool> bits;
+      for (char c : raw)
+        bits.push_back(c != 0);
+      return DenseElementsAttr::get(type, bits);
+    }
+    int64_t width = elementType.getIntOrFloatBitWidth() / 8;
+    if (static_cast<int64_t>(raw.size()) != count * width)
+      return sizeError(raw.size() / std::max<int64_t>(width, 1));
+    return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+  if (elementType.isF32()) {
+    if (tensor.float_data_size() != count)
+      return sizeError(tensor.float_data_size());
+    return DenseElementsAttr::get(
+        type, ArrayRef<float>(tensor.float_data().data(), tensor.float_data_size()));
+  }
+  if (elementType.isF64()) {
+    if (tensor.double_data_size() != count)
+      return sizeError(tensor.double_data_size());
+    return DenseElementsAttr::get(
+        type, ArrayRef<double>(tensor.double_data().data(), tensor.double_data_size()));
+  }
+  if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    SmallVector<APInt> data;
+    unsigned width = intType.getWidth();
+    if (width == 64) {
+      if (tensor.int64_data_size() != count)
+        return sizeError(tensor.int64_data_size());
+      for (int64_t v : tensor.int64_data())
+        data.push_back(APInt(64, static_cast<uint64_t>(v), true));
+    } else {
+      if (tensor.int32_data_size() != count)
+        return sizeError(tensor.int32_data_size());
+      for (int32_t v : tensor.int32_data())
+        data.push_back(APInt(width, static_cast<uint64_t>(static_cast<int64_t>(v)), true,
+                             /*implicitTrunc=*/true));
+    }
+    return DenseElementsAttr::get(type, data);
+  }
+  error = "tensor '" + tensor.name() + "' stores its data in a field that is not supported";
+  return failure();
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+} // namespace turbine::onnx_frontend

@@ -1,0 +1,230 @@
+//===- ImportContext.h - shared state of one ONNX graph import ------------===//
+//
+// Private to the ONNX frontend. Holds what every op handler needs: the MLIR
+// builder positioned in the entry function, the map from ONNX value names to
+// MLIR values, constant initializers (kept as attributes so handlers can fold
+// them at import time), and "shape tensors": small int64 tensors computed
+// from shapes (Shape -> Gather -> Concat -> Reshape) kept symbolically as a
+// list of (constant | index SSA value) so no data-dependent shape reaches the
+// IR. Also declares the op-handler registry and the IR-building helpers that
+// the per-concept handler files share.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
+#define TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace turbine::onnx_frontend {
+
+/// One element of a shape tensor: a known constant or an `index` SSA value.
+struct SymDim {
+  int64_t constant = 0;
+  mlir::Value value; ///< null when the element is the constant above.
+
+  static SymDim of(int64_t c) { return SymDim{c, nullptr}; }
+  static SymDim of(mlir::Value v) { return SymDim{0, v}; }
+  bool isConstant() const { return !value; }
+  bool operator==(const SymDim &other) const {
+    return value == other.value && (value || constant == other.constant);
+  }
+  bool operator!=(const SymDim &other) const { return !(*this == other); }
+};
+
+/// A small integer tensor (rank 0 or 1) evaluated symbolically.
+struct ShapeTensor {
+  std::vector<SymDim> elements;
+  bool isScalar = false;           ///< rank 0 (one element) rather than rank 1
+  mlir::Type elementType;          ///< i64 or i32 as declared by ONNX
+};
+
+class ImportContext;
+
+/// Converts one ONNX node. Returns failure after calling ctx.fail(...).
+using OpHandler =
+    std::function<mlir::LogicalResult(ImportContext &, const onnx::NodeProto &)>;
+
+/// One registered ONNX op version range: handles opsets [sinceVersion, untilVersion].
+struct OpHandlerEntry {
+  int sinceVersion = 1;
+  int untilVersion = 1 << 30;
+  OpHandler handler;
+};
+
+/// Maps an op type of the default domain to its handlers per opset range.
+class OpRegistry {
+public:
+  void add(const std::string &opType, OpHandler handler, int sinceVersion = 1,
+           int untilVersion = 1 << 30) {
+    entries[opType].push_back({sinceVersion, untilVersion, std::move(handler)});
+  }
+  /// Returns the handler for `opType` at `opset`, or null.
+  const OpHandler *lookup(const std::string &opType, int opset) const;
+
+private:
+  std::map<std::string, std::vector<OpHandlerEntry>> entries;
+};
+
+void registerElementwiseOps(OpRegistry &registry);
+void registerLinalgOps(OpRegistry &registry);
+void registerShapeOps(OpRegistry &registry);
+void registerReductionOps(OpRegistry &registry);
+void registerNormalizationOps(OpRegistry &registry);
+
+/// State of one graph import and the builders the op handlers share.
+class ImportContext {
+public:
+  ImportContext(mlir::MLIRContext &context, std::string origin, int opset);
+
+  mlir::MLIRContext &context;
+  mlir::OpBuilder builder;
+  mlir::Location loc;
+  std::string origin; ///< file name or origin used in messages
+  int opset;          ///< default-domain opset of the model
+  std::string error;  ///< first error message
+
+  //===--- values ---------------------------------------------------------===//
+
+  /// Records the result `name` of a node as a tensor value.
+  void setValue(const std::string &name, mlir::Value value);
+  /// Records the result `name` as a symbolic shape tensor.
+  void setShapeTensor(const std::string &name, ShapeTensor shape);
+  /// Records an initializer or Constant output.
+  void setConstant(const std::string &name, mlir::DenseElementsAttr attr);
+
+  /// The tensor value recorded for `name`, or null (also for constants and
+  /// shape tensors that were never materialized).
+  mlir::Value lookupValue(const std::string &name) const {
+    auto it = values.find(name);
+    return it == values.end() ? mlir::Value() : it->second;
+  }
+  /// True when `name` is known (value, constant or shape tensor).
+  bool hasValue(const std::string &name) const;
+  /// Returns `name` as a tensor, materializing constants and shape tensors.
+  /// Fails (with a message naming `node`) when unknown.
+  mlir::FailureOr<mlir::Value> getTensor(const onnx::NodeProto &node,
+                                         const std::string &name);
+  /// Returns the constant attribute for `name`, if it is a constant.
+  std::optional<mlir::DenseElementsAttr> getConstant(const std::string &name) const;
+  /// Returns `name` as a shape tensor when it is one, or a small constant
+  /// integer tensor; std::nullopt otherwise.
+  std::optional<ShapeTensor> getShapeTensor(const std::string &name) const;
+  /// True when `name` is a shape tensor (not a constant).
+  bool isShapeTensor(const std::string &name) const {
+    return shapeTensors.count(name) != 0;
+  }
+  /// True when `name` is a shape tensor or a small constant integer tensor,
+  /// i.e. shape-computation ops on it can be evaluated at import time.
+  bool isShapeLike(const std::string &name) const { return getShapeTensor(name).has_value(); }
+
+  //===--- errors ---------------------------------------------------------===//
+
+  /// Records "unsupported ONNX op 'T' (node 'n', opset N, domain 'd')"
+  /// followed by `detail` (when not empty) and returns failure.
+  mlir::LogicalResult unsupported(const onnx::NodeProto &node,
+                                  const std::string &detail = "");
+  /// Records "ONNX node 'n' (T): message" and returns failure.
+  mlir::LogicalResult fail(const onnx::NodeProto &node, const std::string &message);
+
+  //===--- IR helpers -----------------------------------------------------===//
+
+  mlir::Value indexConstant(int64_t value);
+  /// The size of dim `i` of `tensor`: a constant for static dims, else the
+  /// index value that produced the dim (memoized, so equal dims share one
+  /// SSA value), else a tensor.dim.
+  mlir::OpFoldResult dim(mlir::Value tensor, int64_t i);
+  llvm::SmallVector<mlir::OpFoldResult> dims(mlir::Value tensor);
+  /// Remembers that dims of `tensor` are `sizes` (for the memo above).
+  void recordDims(mlir::Value tensor, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  mlir::Value toIndexValue(mlir::OpFoldResult ofr);
+  mlir::OpFoldResult toFoldResult(const SymDim &d);
+  SymDim toSymDim(mlir::OpFoldResult ofr);
+
+  /// tensor.empty of `sizes`, dims recorded.
+  mlir::Value empty(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type elementType);
+  /// tensor.empty + linalg.fill with `fillValue` (a scalar).
+  mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Value fillValue);
+  /// Scalar arith.constant of `type` (float or integer) holding `value`.
+  mlir::Value scalarConstant(mlir::Type type, double value);
+
+  /// Broadcast output sizes of `inputs` (NumPy rules, right-aligned).
+  mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
+  broadcastSizes(const onnx::NodeProto &node, mlir::ValueRange inputs);
+
+  /// Emits one linalg.generic over the broadcast shape of `inputs`; `body`
+  /// gets the scalar block arguments (inputs only) and returns the result.
+  using ScalarBody = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                               mlir::ValueRange)>;
+  mlir::FailureOr<mlir::Value> elementwise(const onnx::NodeProto &node,
+                                           mlir::ValueRange inputs,
+                                           mlir::Type resultElementType,
+                                           const ScalarBody &body);
+
+  /// Reshapes `input` to `sizes` with expand/collapse (clear reassociation)
+  /// or collapse-to-1-D then expand.
+  mlir::Value reshape(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  /// linalg.transpose with permutation `perm`.
+  mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
+  /// Materializes a shape tensor as an i64/i32 tensor value.
+  mlir::Value materialize(const ShapeTensor &shape);
+
+  /// Reads attribute helpers.
+  const onnx::AttributeProto *attr(const onnx::NodeProto &node, const std::string &name) const;
+  int64_t intAttr(const onnx::NodeProto &node, const std::string &name, int64_t def) const;
+  float floatAttr(const onnx::NodeProto &node, const std::string &name, float def) const;
+  std::string stringAttr(const onnx::NodeProto &node, const std::string &name,
+                         const std::string &def) const;
+  std::optional<std::vector<int64_t>> intsAttr(const onnx::NodeProto &node,
+                                               const std::string &name) const;
+  /// Input `i` of `node` present (non-empty name)?
+  static bool hasInput(const onnx::NodeProto &node, int i) {
+    return i < node.input_size() && !node.input(i).empty();
+  }
+
+private:
+  std::map<std::string, mlir::Value> values;
+  std::map<std::string, mlir::DenseElementsAttr> constants;
+  std::map<std::string, ShapeTensor> shapeTensors;
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
+};
+
+/// Converts an ONNX TensorProto data type to an MLIR element type, or null.
+mlir::Type convertElementType(mlir::MLIRContext &context, int onnxType);
+/// Converts an ONNX TensorProto to a dense attribute; sets `error` on failure.
+mlir::FailureOr<mlir::DenseElementsAttr>
+convertTensorProto(mlir::MLIRContext &context, const onnx::TensorProto &tensor,
+                   std::string &error);
+/// Combines an accumulator and an element inside a reduction body.
+using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,
+                                            mlir::Value element)>;
+/// Reduces `input` over the dims where `reduceMask` is true into a tensor
+/// without those dims, starting from `initValue` (a scalar).
+mlir::Value reduceDims(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> reduceMask,
+                       mlir::Value initValue, const CombineFn &combine);
+/// Map from the full iteration space of rank `mask.size()` to the dims not
+/// in `mask` (reads a reduced tensor while iterating the unreduced one).
+mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> mask);
+/// Product of the sizes of `input` over `mask` as a scalar of float type `type`.
+mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> mask,
+                         mlir::Type type);
+
+/// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+} // namespace turbine::onnx_frontend
+
+#endif // TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H

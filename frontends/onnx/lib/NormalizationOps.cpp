@@ -1,0 +1,304 @@
+//===- NormalizationOps.cpp - Softmax, LayerNorm, BatchNorm ---------------===//
+//
+// Softmax/LogSoftmax (opset < 13: coerced-to-2-D semantics over all dims from
+// `axis`; >= 13: one axis), numerically stable (max, exp(x - max), sum,
+// divide); LayerNormalization (opset 17, axis and epsilon); inference
+// BatchNormalization, folded into per-channel scale/shift constants when its
+// parameters are constants.
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace turbine::onnx_frontend {
+namespace {
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// Generic over the shape of `full` whose inputs are `full` plus tensors
+/// read through `maps` (one per extra input).
+Value mapOver(ImportContext &ctx, Value full, ArrayRef<Value> extras, ArrayRef<AffineMap> extraMaps,
+              const std::function<Value(OpBuilder &, Location, ValueRange)> &body) {
+  SmallVector<OpFoldResult> sizes = ctx.dims(full);
+  int64_t rank = sizes.size();
+  SmallVector<Value> inputs{full};
+  inputs.append(extras.begin(), extras.end());
+  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank)};
+  maps.append(extraMaps.begin(), extraMaps.end());
+  maps.push_back(ctx.builder.getMultiDimIdentityMap(rank));
+  Value init = ctx.empty(sizes, tensorType(full).getElementType());
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value r = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()}, inputs,
+                                      ValueRange{init}, maps, iterators,
+                                      [&](OpBuilder &b, Location l, ValueRange a) {
+                                        linalg::YieldOp::create(b, l, body(b, l, a.drop_back()));
+                                      })
+                .getResult(0);
+  ctx.recordDims(r, sizes);
+  return r;
+}
+
+LogicalResult convertSoftmax(ImportContext &ctx, const onnx::NodeProto &node, bool isLog) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  bool coerced = ctx.opset < 13;
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", coerced ? 1 : -1), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  SmallVector<bool> mask(rank, false);
+  for (int64_t d = 0; d < rank; ++d)
+    mask[d] = coerced ? d >= *axis : d == *axis;
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+  Value max = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, negInf),
+                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                           return arith::MaximumFOp::create(b, l, acc, e);
+                         });
+  // shifted = x - max; e = exp(shifted)
+  Value shifted = mapOver(ctx, *x, {max}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], a[1]);
+  });
+  Value exps = mapOver(ctx, shifted, {}, {}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return math::ExpOp::create(b, l, a[0]);
+  });
+  Value sum = reduceDims(ctx, exps, mask, ctx.scalarConstant(et, 0),
+                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                           return arith::AddFOp::create(b, l, acc, e);
+                         });
+  Value result;
+  if (isLog)
+    result = mapOver(ctx, shifted, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+    });
+  else
+    result = mapOver(ctx, exps, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::DivFOp::create(b, l, a[0], a[1]);
+    });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Map reading a parameter right-aligned against rank `rank` (size-1 dims broadcast).
+AffineMap broadcastParamMap(ImportContext &ctx, Value param, int64_t rank) {
+  auto type = tensorType(param);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t k = 0; k < type.getRank(); ++k) {
+    int64_t d = k + rank - type.getRank();
+    bool one = !type.isDynamicDim(k) && type.getDimSize(k) == 1;
+    exprs.push_back(one ? ctx.builder.getAffineConstantExpr(0) : ctx.builder.getAffineDimExpr(d));
+  }
+  return AffineMap::get(rank, 0, exprs, &ctx.context);
+}
+
+LogicalResult convertLayerNorm(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects X and Scale");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto scale = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(scale))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", -1), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
+  if (tensorType(*scale).getRank() > rank - *axis)
+    return ctx.fail(node, "Scale has a higher rank than the normalized dims");
+  SmallVector<bool> mask(rank, false);
+  for (int64_t d = *axis; d < rank; ++d)
+    mask[d] = true;
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  auto addF = [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+    return arith::AddFOp::create(b, l, acc, e);
+  };
+  Value count = reducedCount(ctx, *x, mask, et);
+  Value sum = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, 0), addF);
+  Value centered = mapOver(ctx, *x, {sum}, {reducedMap}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], arith::DivFOp::create(b, l, a[1], count));
+  });
+  Value sumSquares = reduceDims(ctx, centered, mask, ctx.scalarConstant(et, 0),
+                                [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                                  return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+                                });
+  SmallVector<Value> extras{sumSquares, *scale};
+  SmallVector<AffineMap> maps{reducedMap, broadcastParamMap(ctx, *scale, rank)};
+  bool hasBias = ImportContext::hasInput(node, 2);
+  if (hasBias) {
+    auto bias = ctx.getTensor(node, node.input(2));
+    if (failed(bias))
+      return failure();
+    extras.push_back(*bias);
+    maps.push_back(broadcastParamMap(ctx, *bias, rank));
+  }
+  Value result = mapOver(ctx, centered, extras, maps, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    Value variance = arith::DivFOp::create(b, l, a[1], count);
+    Value eps = arith::ConstantOp::create(b, l, b.getFloatAttr(et, epsilon));
+    Value invStd = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, variance, eps));
+    Value v = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], invStd), a[2]);
+    if (hasBias)
+      v = arith::AddFOp::create(b, l, v, a[3]);
+    return v;
+  });
+  ctx.setValue(node.output(0), result);
+  // Optional Mean and InvStdDev outputs: reduced dims kept as 1.
+  bool wantMean = node.output_size() > 1 && !node.output(1).empty();
+  bool wantInvStd = node.output_size() > 2 && !node.output(2).empty();
+  if (wantMean || wantInvStd) {
+    SmallVector<OpFoldResult> keptSizes;
+    for (int64_t d = 0; d < rank; ++d)
+      keptSizes.push_back(mask[d] ? (OpFoldResult)ctx.builder.getIndexAttr(1) : ctx.dim(*x, d));
+    if (wantMean) {
+      Value mean = mapOver(ctx, sum, {}, {}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        return arith::DivFOp::create(b, l, a[0], count);
+      });
+      ctx.setValue(node.output(1), ctx.reshape(mean, keptSizes));
+    }
+    if (wantInvStd) {
+      Value invStd = mapOver(ctx, sumSquares, {}, {}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value variance = arith::DivFOp::create(b, l, a[0], count);
+        Value eps = arith::ConstantOp::create(b, l, b.getFloatAttr(et, epsilon));
+        return math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, variance, eps));
+      });
+      ctx.setValue(node.output(2), ctx.reshape(invStd, keptSizes));
+    }
+  }
+  return success();
+}
+
+LogicalResult convertInstanceNorm(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() != 3)
+    return ctx.fail(node, "expects 3 inputs");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto scale = ctx.getTensor(node, node.input(1));
+  auto bias = ctx.getTensor(node, node.input(2));
+  if (failed(x) || failed(scale) || failed(bias))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (rank < 3 || !isa<FloatType>(et))
+    return ctx.unsupported(node, "expects a floating-point input of rank >= 3");
+  double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
+  SmallVector<bool> mask(rank, false);
+  for (int64_t d = 2; d < rank; ++d)
+    mask[d] = true;
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  AffineMap channelMap = AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context);
+  Value count = reducedCount(ctx, *x, mask, et);
+  Value sum = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, 0),
+                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                           return arith::AddFOp::create(b, l, acc, e);
+                         });
+  Value centered = mapOver(ctx, *x, {sum}, {reducedMap}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], arith::DivFOp::create(b, l, a[1], count));
+  });
+  Value sumSquares = reduceDims(ctx, centered, mask, ctx.scalarConstant(et, 0),
+                                [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                                  return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+                                });
+  Value result = mapOver(ctx, centered, {sumSquares, *scale, *bias}, {reducedMap, channelMap, channelMap},
+                         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           Value variance = arith::DivFOp::create(b, l, a[1], count);
+                           Value eps = arith::ConstantOp::create(b, l, b.getFloatAttr(et, epsilon));
+                           Value invStd = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, variance, eps));
+                           Value v = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], invStd), a[2]);
+                           return arith::AddFOp::create(b, l, v, a[3]);
+                         });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Reads a 1-D float constant as doubles.
+std::optional<std::vector<double>> floatConstant(ImportContext &ctx, const std::string &name) {
+  auto c = ctx.getConstant(name);
+  if (!c || !isa<FloatType>(c->getElementType()) || c->getType().getRank() != 1)
+    return std::nullopt;
+  std::vector<double> values;
+  for (const APFloat &v : c->getValues<APFloat>())
+    values.push_back(v.convertToDouble());
+  return values;
+}
+
+LogicalResult convertBatchNorm(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() != 5)
+    return ctx.fail(node, "expects 5 inputs");
+  if (ctx.intAttr(node, "training_mode", 0) != 0)
+    return ctx.unsupported(node, "training_mode=1");
+  for (int i = 1; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      return ctx.unsupported(node, "running mean/var outputs (training) are not supported");
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (rank < 2 || !isa<FloatType>(et))
+    return ctx.unsupported(node, "expects a floating-point input of rank >= 2");
+  double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
+  AffineMap channelMap = AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context);
+  auto scale = floatConstant(ctx, node.input(1)), bias = floatConstant(ctx, node.input(2));
+  auto mean = floatConstant(ctx, node.input(3)), var = floatConstant(ctx, node.input(4));
+  if (scale && bias && mean && var && scale->size() == bias->size() &&
+      scale->size() == mean->size() && scale->size() == var->size()) {
+    // Fold into y = x * a + b at import time.
+    std::vector<float> a(scale->size()), b(scale->size());
+    for (size_t c = 0; c < scale->size(); ++c) {
+      a[c] = static_cast<float>((*scale)[c] / std::sqrt((*var)[c] + epsilon));
+      b[c] = static_cast<float>((*bias)[c] - (*mean)[c] * a[c]);
+    }
+    auto type = RankedTensorType::get({(int64_t)a.size()}, ctx.builder.getF32Type());
+    Value aT = arith::ConstantOp::create(ctx.builder, ctx.loc, DenseElementsAttr::get(type, ArrayRef<float>(a)));
+    Value bT = arith::ConstantOp::create(ctx.builder, ctx.loc, DenseElementsAttr::get(type, ArrayRef<float>(b)));
+    Value result = mapOver(ctx, *x, {aT, bT}, {channelMap, channelMap},
+                           [&](OpBuilder &bb, Location l, ValueRange v) -> Value {
+                             Value s = v[1], t = v[2];
+                             if (et != s.getType()) {
+                               s = arith::TruncFOp::create(bb, l, et, s);
+                               t = arith::TruncFOp::create(bb, l, et, t);
+                             }
+                             return arith::AddFOp::create(bb, l, arith::MulFOp::create(bb, l, v[0], s), t);
+                           });
+    ctx.setValue(node.output(0), result);
+    return success();
+  }
+  SmallVector<Value> params;
+  for (int i = 1; i < 5; ++i) {
+    auto p = ctx.getTensor(node, node.input(i));
+    if (failed(p))
+      return failure();
+    if (tensorType(*p).getElementType() != et || tensorType(*p).getRank() != 1)
+      return ctx.unsupported(node, "parameters must be 1-D with the input's element type");
+    params.push_back(*p);
+  }
+  Value result = mapOver(ctx, *x, params, {channelMap, channelMap, channelMap, channelMap},
+                         [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                           Value eps = arith::ConstantOp::create(b, l, b.getFloatAttr(et, epsilon));
+                           Value invStd = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, v[4], eps));
+                           Value centered = arith::SubFOp::create(b, l, v[0], v[3]);
+                           Value scaled = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, centered, invStd), v[1]);
+                           return arith::AddFOp::create(b, l, scaled, v[2]);
+                         });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+} // namespace
+
+void registerNormalizationOps(OpRegistry &r) {
+  r.add("Softmax", [](ImportContext &c, const onnx::NodeProto &n) { return convertSoftmax(c, n, false); });
+  r.add("LogSoftmax", [](ImportContext &c, const onnx::NodeProto &n) { return convertSoftmax(c, n, true); });
+  r.add("LayerNormalization", convertLayerNorm, 17);
+  r.add("BatchNormalization", convertBatchNorm);
+  r.add("InstanceNormalization", convertInstanceNorm);
+}
+
+} // namespace turbine::onnx_frontend

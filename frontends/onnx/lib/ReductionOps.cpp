@@ -1,0 +1,314 @@
+//===- ReductionOps.cpp - ONNX Reduce* ops -> reduction linalg.generic ----===//
+//
+// ReduceSum/ReduceMean/ReduceMax/ReduceMin/ReduceProd/ReduceSumSquare with
+// axes as an attribute (older opsets) or an input (ReduceSum >= 13, the rest
+// >= 18), keepdims and noop_with_empty_axes. Also the reduction helpers the
+// normalization ops share.
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+using namespace mlir;
+
+namespace turbine::onnx_frontend {
+
+AffineMap droppedDimsMap(MLIRContext *context, ArrayRef<bool> mask) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [d, reduced] : llvm::enumerate(mask))
+    if (!reduced)
+      exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(mask.size(), 0, exprs, context);
+}
+
+Value reduceDims(ImportContext &ctx, Value input, ArrayRef<bool> reduceMask, Value initValue,
+                 const CombineFn &combine) {
+  int64_t rank = reduceMask.size();
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduceMask[d])
+      sizes.push_back(ctx.dim(input, d));
+    iterators.push_back(reduceMask[d] ? utils::IteratorType::reduction
+                                      : utils::IteratorType::parallel);
+  }
+  Value init = ctx.filled(sizes, initValue);
+  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank),
+                              droppedDimsMap(&ctx.context, reduceMask)};
+  Value result = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
+                                           ValueRange{input}, ValueRange{init}, maps, iterators,
+                                           [&](OpBuilder &b, Location l, ValueRange a) {
+                                             linalg::YieldOp::create(b, l, combine(b, l, a[1], a[0]));
+                                           })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  return result;
+}
+
+Value reducedCount(ImportContext &ctx, Value input, ArrayRef<bool> mask, Type type) {
+  int64_t constant = 1;
+  Value dynamic;
+  for (auto [d, reduced] : llvm::enumerate(mask)) {
+    if (!reduced)
+      continue;
+    SymDim s = ctx.toSymDim(ctx.dim(input, d));
+    if (s.isConstant())
+      constant *= s.constant;
+    else
+      dynamic = dynamic ? (Value)arith::MulIOp::create(ctx.builder, ctx.loc, dynamic, s.value) : s.value;
+  }
+  if (!dynamic)
+    return ctx.scalarConstant(type, (double)constant);
+  if (constant != 1)
+    dynamic = arith::MulIOp::create(ctx.builder, ctx.loc, dynamic, ctx.indexConstant(constant));
+  Value asInt = arith::IndexCastOp::create(ctx.builder, ctx.loc, ctx.builder.getI64Type(), dynamic);
+  return arith::SIToFPOp::create(ctx.builder, ctx.loc, type, asInt);
+}
+
+namespace {
+
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, ReduceKind kind,
+                            int axesInputSince) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  bool floatOnly = kind == ReduceKind::Mean || kind == ReduceKind::L2 || kind == ReduceKind::LogSum ||
+                   kind == ReduceKind::LogSumExp;
+  if (!isFloat && floatOnly)
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  std::optional<std::vector<int64_t>> axes;
+  if (ctx.opset >= axesInputSince) {
+    if (ImportContext::hasInput(node, 1)) {
+      auto a = ctx.getShapeTensor(node.input(1));
+      if (!a || !llvm::all_of(a->elements, [](const SymDim &d) { return d.isConstant(); }))
+        return ctx.unsupported(node, "axes must be a constant");
+      axes.emplace();
+      for (const SymDim &d : a->elements)
+        axes->push_back(d.constant);
+    }
+  } else {
+    axes = ctx.intsAttr(node, "axes");
+  }
+  bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
+  bool noop = ctx.intAttr(node, "noop_with_empty_axes", 0) != 0;
+  SmallVector<bool> mask(rank, false);
+  if (!axes || axes->empty()) {
+    if (noop) {
+      ctx.setValue(node.output(0), *x);
+      return success();
+    }
+    mask.assign(rank, true);
+  } else {
+    for (int64_t a : *axes) {
+      auto n = normalizeAxis(a, rank);
+      if (!n)
+        return ctx.fail(node, "axis " + std::to_string(a) + " is out of range");
+      mask[*n] = true;
+    }
+  }
+  double initial = 0;
+  if (kind == ReduceKind::Prod)
+    initial = 1;
+  if (kind == ReduceKind::Max || kind == ReduceKind::Min) {
+    bool neg = kind == ReduceKind::Max;
+    if (isFloat)
+      initial = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), neg).convertToDouble();
+    else
+      initial = neg ? (double)APInt::getSignedMinValue(et.getIntOrFloatBitWidth()).getSExtValue()
+                    : (double)APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()).getSExtValue();
+  }
+  Value init;
+  if (!isFloat && (kind == ReduceKind::Max || kind == ReduceKind::Min)) {
+    APInt v = kind == ReduceKind::Max ? APInt::getSignedMinValue(et.getIntOrFloatBitWidth())
+                                      : APInt::getSignedMaxValue(et.getIntOrFloatBitWidth());
+    init = arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getIntegerAttr(et, v));
+  } else {
+    init = ctx.scalarConstant(et, initial);
+  }
+  // LogSumExp subtracts the max first for stability.
+  Value source = *x, maxValue;
+  if (kind == ReduceKind::LogSumExp) {
+    double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+    maxValue = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, negInf),
+                          [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                            return arith::MaximumFOp::create(b, l, acc, e);
+                          });
+    SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+    Value emptyFull = ctx.empty(sizes, et);
+    SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank),
+                                droppedDimsMap(&ctx.context, mask),
+                                ctx.builder.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+    source = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{emptyFull.getType()},
+                                       ValueRange{*x, maxValue}, ValueRange{emptyFull}, maps, parallel,
+                                       [](OpBuilder &b, Location l, ValueRange a) {
+                                         Value shifted = arith::SubFOp::create(b, l, a[0], a[1]);
+                                         linalg::YieldOp::create(b, l, (Value)math::ExpOp::create(b, l, shifted));
+                                       })
+                 .getResult(0);
+    ctx.recordDims(source, sizes);
+  }
+  Value reduced = reduceDims(ctx, source, mask, init, [&](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+    switch (kind) {
+    case ReduceKind::L1: {
+      Value a = isFloat ? (Value)math::AbsFOp::create(b, l, e) : (Value)math::AbsIOp::create(b, l, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, a) : (Value)arith::AddIOp::create(b, l, acc, a);
+    }
+    case ReduceKind::L2:
+      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+    case ReduceKind::LogSum:
+    case ReduceKind::LogSumExp:
+      return arith::AddFOp::create(b, l, acc, e);
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, e) : (Value)arith::AddIOp::create(b, l, acc, e);
+    case ReduceKind::SumSquare: {
+      Value sq = isFloat ? (Value)arith::MulFOp::create(b, l, e, e) : (Value)arith::MulIOp::create(b, l, e, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, sq) : (Value)arith::AddIOp::create(b, l, acc, sq);
+    }
+    case ReduceKind::Prod:
+      return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
+    case ReduceKind::Max:
+      return isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
+    case ReduceKind::Min:
+      return isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
+    }
+    return acc;
+  });
+  if (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp) {
+    SmallVector<Value> operands{reduced};
+    if (maxValue)
+      operands.push_back(maxValue);
+    auto r = ctx.elementwise(node, operands, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      if (kind == ReduceKind::L2)
+        return math::SqrtOp::create(b, l, a[0]);
+      Value v = math::LogOp::create(b, l, a[0]);
+      if (kind == ReduceKind::LogSumExp)
+        v = arith::AddFOp::create(b, l, v, a[1]);
+      return v;
+    });
+    if (failed(r))
+      return failure();
+    reduced = *r;
+  }
+  if (kind == ReduceKind::Mean) {
+    Value count = reducedCount(ctx, *x, mask, et);
+    auto r = ctx.elementwise(node, ValueRange{reduced}, et, [&](OpBuilder &b, Location l, ValueRange a) {
+      return (Value)arith::DivFOp::create(b, l, a[0], count);
+    });
+    if (failed(r))
+      return failure();
+    reduced = *r;
+  }
+  if (keepDims) {
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(mask[d] ? (OpFoldResult)ctx.builder.getIndexAttr(1) : ctx.dim(*x, d));
+    reduced = ctx.reshape(reduced, sizes);
+  }
+  ctx.setValue(node.output(0), reduced);
+  return success();
+}
+
+OpHandler reduce(ReduceKind kind, int axesInputSince) {
+  return [=](ImportContext &ctx, const onnx::NodeProto &node) {
+    return convertReduce(ctx, node, kind, axesInputSince);
+  };
+}
+
+/// ArgMax / ArgMin along one axis: a generic with (value, index) outputs.
+LogicalResult convertArgReduce(ImportContext &ctx, const onnx::NodeProto &node, bool isMax) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
+  bool selectLast = ctx.intAttr(node, "select_last_index", 0) != 0;
+  bool isFloat = isa<FloatType>(et);
+  SmallVector<bool> mask(rank, false);
+  mask[*axis] = true;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!mask[d])
+      sizes.push_back(ctx.dim(*x, d));
+  Value initValue;
+  if (isFloat) {
+    initValue = ctx.scalarConstant(
+        et, APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), isMax).convertToDouble());
+  } else {
+    unsigned width = et.getIntOrFloatBitWidth();
+    initValue = arith::ConstantOp::create(
+        ctx.builder, ctx.loc,
+        ctx.builder.getIntegerAttr(et, isMax ? APInt::getSignedMinValue(width) : APInt::getSignedMaxValue(width)));
+  }
+  Value values = ctx.filled(sizes, initValue);
+  Value indices = ctx.filled(sizes, ctx.scalarConstant(ctx.builder.getI64Type(), 0));
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank), reducedMap, reducedMap};
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(mask[d] ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+  int64_t axisDim = *axis;
+  auto generic = linalg::GenericOp::create(
+      ctx.builder, ctx.loc, TypeRange{values.getType(), indices.getType()}, ValueRange{*x},
+      ValueRange{values, indices}, maps, iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+        Value position = arith::IndexCastOp::create(b, l, b.getI64Type(),
+                                                    linalg::IndexOp::create(b, l, axisDim));
+        Value better;
+        if (isFloat)
+          better = arith::CmpFOp::create(b, l,
+                                         isMax ? (selectLast ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
+                                               : (selectLast ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT),
+                                         a[0], a[1]);
+        else
+          better = arith::CmpIOp::create(b, l,
+                                         isMax ? (selectLast ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
+                                               : (selectLast ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt),
+                                         a[0], a[1]);
+        // The first element always wins so an all -inf row still gets index 0.
+        Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, position,
+                                            arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+        better = arith::OrIOp::create(b, l, better, first);
+        Value v = arith::SelectOp::create(b, l, better, a[0], a[1]);
+        Value i = arith::SelectOp::create(b, l, better, position, a[2]);
+        linalg::YieldOp::create(b, l, ValueRange{v, i});
+      });
+  Value result = generic.getResult(1);
+  ctx.recordDims(result, sizes);
+  if (keepDims) {
+    SmallVector<OpFoldResult> kept;
+    for (int64_t d = 0; d < rank; ++d)
+      kept.push_back(mask[d] ? (OpFoldResult)ctx.builder.getIndexAttr(1) : ctx.dim(*x, d));
+    result = ctx.reshape(result, kept);
+  }
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+} // namespace
+
+void registerReductionOps(OpRegistry &r) {
+  r.add("ReduceL1", reduce(ReduceKind::L1, 18));
+  r.add("ReduceL2", reduce(ReduceKind::L2, 18));
+  r.add("ReduceLogSum", reduce(ReduceKind::LogSum, 18));
+  r.add("ReduceLogSumExp", reduce(ReduceKind::LogSumExp, 18));
+  r.add("ArgMax", [](ImportContext &c, const onnx::NodeProto &n) { return convertArgReduce(c, n, true); });
+  r.add("ArgMin", [](ImportContext &c, const onnx::NodeProto &n) { return convertArgReduce(c, n, false); });
+  r.add("ReduceSum", reduce(ReduceKind::Sum, 13));
+  r.add("ReduceMean", reduce(ReduceKind::Mean, 18));
+  r.add("ReduceMax", reduce(ReduceKind::Max, 18));
+  r.add("ReduceMin", reduce(ReduceKind::Min, 18));
+  r.add("ReduceProd", reduce(ReduceKind::Prod, 18));
+  r.add("ReduceSumSquare", reduce(ReduceKind::SumSquare, 18));
+}
+
+} // namespace turbine::onnx_frontend

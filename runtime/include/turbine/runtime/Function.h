@@ -1,0 +1,67 @@
+//===- Function.h - An entry function of a loaded module ------------------===//
+//
+// A Function describes its inputs and outputs (names, dtypes, shapes with -1
+// for dynamic dims and their symbolic names) and runs its host program on a
+// Device. Functions are cheap handles that keep their Module alive.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_RUNTIME_FUNCTION_H
+#define TURBINE_RUNTIME_FUNCTION_H
+
+#include "turbine/runtime/Device.h"
+#include "turbine/runtime/Status.h"
+#include "turbine/runtime/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace turbine::runtime {
+
+namespace detail {
+struct LoadedModule;
+}
+
+/// Signature of one input or output.
+struct TensorSignature {
+  std::string name;
+  DType dtype = DType::f32;
+  /// -1 marks a dynamic dim.
+  std::vector<int64_t> shape;
+  /// Symbolic name of each dim ("batch"), or empty.
+  std::vector<std::string> dimNames;
+
+  /// "4x?x256xf32".
+  std::string typeString() const;
+};
+
+/// One entry function of a loaded Module.
+class Function {
+public:
+  Function(std::shared_ptr<const detail::LoadedModule> module, size_t index);
+
+  const std::string &name() const { return name_; }
+  const std::vector<TensorSignature> &inputs() const { return inputs_; }
+  const std::vector<TensorSignature> &outputs() const { return outputs_; }
+  /// "(x: 4x?xf32, y: f32) -> (out: 4x?xf32)".
+  std::string signatureString() const;
+
+  /// Checks `inputs` against the signature (count, dtype, rank, static dims,
+  /// agreement of dims that share a symbolic name).
+  Status validateInputs(const std::vector<Tensor> &inputs) const;
+
+  /// Validates the inputs, runs the host program on `device` and returns the
+  /// results. Results own their storage (never alias inputs or parameters).
+  Result<std::vector<Tensor>> invoke(Device &device,
+                                     const std::vector<Tensor> &inputs) const;
+
+private:
+  std::shared_ptr<const detail::LoadedModule> module_;
+  size_t index_;
+  std::string name_;
+  std::vector<TensorSignature> inputs_;
+  std::vector<TensorSignature> outputs_;
+};
+
+} // namespace turbine::runtime
+
+#endif // TURBINE_RUNTIME_FUNCTION_H

@@ -1,0 +1,45 @@
+//===- Module.h - A loaded .tmod artifact ---------------------------------===//
+//
+// Loading validates the artifact, maps its kernel library into the process
+// (from memory, via memfd + dlopen, so nothing is written to disk), resolves
+// every kernel symbol and copies parameters into aligned, read-only storage.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_RUNTIME_MODULE_H
+#define TURBINE_RUNTIME_MODULE_H
+
+#include "turbine/runtime/Function.h"
+#include "turbine/runtime/Status.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace turbine::runtime {
+
+/// A loaded artifact and its entry functions.
+class Module {
+public:
+  /// Loads a .tmod file.
+  static Result<std::shared_ptr<Module>> load(const std::string &path);
+  /// Loads an artifact from bytes; `label` names it in error messages.
+  static Result<std::shared_ptr<Module>>
+  loadFromBytes(const std::string &bytes, const std::string &label = "<memory>");
+
+  /// Where the module came from (path or label).
+  const std::string &label() const;
+  const std::vector<Function> &functions() const { return functions_; }
+  /// The function named `name`, or an error listing the available ones.
+  Result<Function> lookupFunction(const std::string &name) const;
+
+private:
+  explicit Module(std::shared_ptr<const detail::LoadedModule> state);
+  /// Maps kernels and parameters of a deserialized artifact.
+  static Result<std::shared_ptr<Module>>
+  finishLoading(std::shared_ptr<detail::LoadedModule> state);
+  std::shared_ptr<const detail::LoadedModule> state_;
+  std::vector<Function> functions_;
+};
+
+} // namespace turbine::runtime
+
+#endif // TURBINE_RUNTIME_MODULE_H

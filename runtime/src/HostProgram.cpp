@@ -1,0 +1,381 @@
+//===- HostProgram.cpp - Interpreter of a function's host program --------===//
+//
+// A straight-line register machine: index registers (int64) and buffer
+// registers (Tensors). Instructions compute shapes, allocate buffers, view
+// parameters, reshape, and launch kernels on a Device. Every runtime failure
+// (division by zero, failed assertion, use of an undefined buffer, bad reshape)
+// is reported as an error naming the function and the instruction.
+//===----------------------------------------------------------------------===//
+#include "HostProgram.h"
+
+#include "LoadedModule.h"
+
+#include <limits>
+#include <string>
+
+namespace turbine::runtime::detail {
+
+using artifact::BinaryKind;
+using artifact::Instruction;
+using artifact::Opcode;
+
+namespace {
+
+/// Evaluates one Binary instruction; returns an error text on failure.
+bool evalBinary(BinaryKind kind, int64_t a, int64_t b, int64_t &out,
+                std::string &error) {
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto divisionByZero = [&] {
+    error = "division by zero (" + std::to_string(a) + " " +
+            std::string(artifact::binaryKindName(kind)) + " 0)";
+    return false;
+  };
+  switch (kind) {
+  case BinaryKind::Add: out = static_cast<int64_t>(ua + ub); return true;
+  case BinaryKind::Sub: out = static_cast<int64_t>(ua - ub); return true;
+  case BinaryKind::Mul: out = static_cast<int64_t>(ua * ub); return true;
+  case BinaryKind::DivS:
+  case BinaryKind::CeilDivS:
+  case BinaryKind::FloorDivS: {
+    if (b == 0)
+      return divisionByZero();
+    if (a == kMin && b == -1) {
+      error = "signed division overflow (" + std::to_string(a) + " / -1)";
+      return false;
+    }
+    int64_t q = a / b, r = a % b;
+    if (kind == BinaryKind::CeilDivS && r != 0 && ((a < 0) == (b < 0)))
+      ++q;
+    if (kind == BinaryKind::FloorDivS && r != 0 && ((a < 0) != (b < 0)))
+      --q;
+    out = q;
+    return true;
+  }
+  case BinaryKind::DivU:
+    if (b == 0)
+      return divisionByZero();
+    out = static_cast<int64_t>(ua / ub);
+    return true;
+  case BinaryKind::RemS:
+    if (b == 0)
+      return divisionByZero();
+    out = (b == -1) ? 0 : a % b;
+    return true;
+  case BinaryKind::RemU:
+    if (b == 0)
+      return divisionByZero();
+    out = static_cast<int64_t>(ua % ub);
+    return true;
+  case BinaryKind::MinS: out = a < b ? a : b; return true;
+  case BinaryKind::MaxS: out = a > b ? a : b; return true;
+  case BinaryKind::MinU: out = static_cast<int64_t>(ua < ub ? ua : ub); return true;
+  case BinaryKind::MaxU: out = static_cast<int64_t>(ua > ub ? ua : ub); return true;
+  case BinaryKind::And: out = a & b; return true;
+  case BinaryKind::Or: out = a | b; return true;
+  case BinaryKind::Xor: out = a ^ b; return true;
+  case BinaryKind::Shl:
+  case BinaryKind::ShrS:
+  case BinaryKind::ShrU:
+    if (b < 0 || b > 63) {
+      error = "shift amount " + std::to_string(b) + " out of range [0, 63]";
+      return false;
+    }
+    if (kind == BinaryKind::Shl)
+      out = static_cast<int64_t>(ua << b);
+    else if (kind == BinaryKind::ShrS)
+      out = a >> b;
+    else
+      out = static_cast<int64_t>(ua >> b);
+    return true;
+  case BinaryKind::Eq: out = a == b; return true;
+  case BinaryKind::Ne: out = a != b; return true;
+  case BinaryKind::Slt: out = a < b; return true;
+  case BinaryKind::Sle: out = a <= b; return true;
+  case BinaryKind::Sgt: out = a > b; return true;
+  case BinaryKind::Sge: out = a >= b; return true;
+  case BinaryKind::Ult: out = ua < ub; return true;
+  case BinaryKind::Ule: out = ua <= ub; return true;
+  case BinaryKind::Ugt: out = ua > ub; return true;
+  case BinaryKind::Uge: out = ua >= ub; return true;
+  }
+  error = "unknown binary kind " + std::to_string(static_cast<int>(kind));
+  return false;
+}
+
+/// The interpreter state of one invocation.
+class Interpreter {
+public:
+  Interpreter(const LoadedModule &module, const artifact::Function &function,
+              Device &device)
+      : module_(module), function_(function), device_(device),
+        index_(static_cast<size_t>(function.numIndexRegisters), 0),
+        buffers_(static_cast<size_t>(function.numBufferRegisters)),
+        defined_(static_cast<size_t>(function.numBufferRegisters), false) {}
+
+  Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) {
+    inputs_ = &inputs;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (Status s = setBuffer(static_cast<int32_t>(i), inputs[i]); !s)
+        return s;
+    for (pc_ = 0; pc_ < function_.code.size(); ++pc_) {
+      const Instruction &inst = function_.code[pc_];
+      if (inst.op == Opcode::Return)
+        return collectResults(inst);
+      if (Status s = step(inst); !s)
+        return s;
+    }
+    return fail("host program ended without a return");
+  }
+
+private:
+  Status fail(const std::string &message) const {
+    std::string where = "function '" + function_.name + "'";
+    if (pc_ < function_.code.size())
+      where += ", instruction " + std::to_string(pc_) + " (" +
+               std::string(artifact::opcodeName(function_.code[pc_].op)) + ")";
+    return Status::error(where + ": " + message);
+  }
+
+  /// Register indices are validated by the artifact reader; these guards keep
+  /// a hand-built Module from crashing the interpreter too.
+  bool validIndex(int32_t r) const {
+    return r >= 0 && static_cast<size_t>(r) < index_.size();
+  }
+  bool validBuffer(int32_t r) const {
+    return r >= 0 && static_cast<size_t>(r) < buffers_.size();
+  }
+  Status index(int32_t r, int64_t &value) const {
+    if (!validIndex(r))
+      return fail("index register " + std::to_string(r) + " out of range");
+    value = index_[r];
+    return Status::success();
+  }
+  Status buffer(int32_t r, const Tensor *&value) const {
+    if (!validBuffer(r))
+      return fail("buffer register " + std::to_string(r) + " out of range");
+    if (!defined_[r])
+      return fail("buffer register " + std::to_string(r) + " is used before it is set");
+    value = &buffers_[r];
+    return Status::success();
+  }
+  Status setIndex(int32_t r, int64_t value) {
+    if (!validIndex(r))
+      return fail("index register " + std::to_string(r) + " out of range");
+    index_[r] = value;
+    return Status::success();
+  }
+  Status setBuffer(int32_t r, Tensor value) {
+    if (!validBuffer(r))
+      return fail("buffer register " + std::to_string(r) + " out of range");
+    buffers_[r] = std::move(value);
+    defined_[r] = true;
+    return Status::success();
+  }
+  Status shapeFrom(const std::vector<int32_t> &regs, std::vector<int64_t> &shape) {
+    shape.clear();
+    for (int32_t r : regs) {
+      int64_t d;
+      if (Status s = index(r, d); !s)
+        return s;
+      shape.push_back(d);
+    }
+    return Status::success();
+  }
+
+  Status step(const Instruction &inst) {
+    switch (inst.op) {
+    case Opcode::Const:
+      return setIndex(inst.dst, inst.imm);
+    case Opcode::Dim: {
+      const Tensor *t;
+      if (Status s = buffer(inst.a, t); !s)
+        return s;
+      if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= t->rank())
+        return fail("dim " + std::to_string(inst.imm) + " of a rank-" +
+                    std::to_string(t->rank()) + " buffer (" + t->typeString() + ")");
+      return setIndex(inst.dst, t->shape()[inst.imm]);
+    }
+    case Opcode::Binary: {
+      int64_t a, b, out;
+      if (Status s = index(inst.a, a); !s)
+        return s;
+      if (Status s = index(inst.b, b); !s)
+        return s;
+      std::string error;
+      if (!evalBinary(inst.kind, a, b, out, error))
+        return fail(error);
+      return setIndex(inst.dst, out);
+    }
+    case Opcode::Select: {
+      int64_t a, b, c;
+      if (Status s = index(inst.a, a); !s)
+        return s;
+      if (Status s = index(inst.b, b); !s)
+        return s;
+      if (Status s = index(inst.c, c); !s)
+        return s;
+      return setIndex(inst.dst, a != 0 ? b : c);
+    }
+    case Opcode::Assert: {
+      int64_t a;
+      if (Status s = index(inst.a, a); !s)
+        return s;
+      if (a == 0)
+        return fail("assertion failed: " +
+                    (inst.message.empty() ? std::string("(no message)") : inst.message));
+      return Status::success();
+    }
+    case Opcode::Alloc: {
+      std::vector<int64_t> shape;
+      if (Status s = shapeFrom(inst.operands, shape); !s)
+        return s;
+      Result<Tensor> t = Tensor::allocate(inst.dtype, std::move(shape));
+      if (!t)
+        return fail(t.message());
+      return setBuffer(inst.dst, std::move(*t));
+    }
+    case Opcode::Param:
+      return stepParam(inst);
+    case Opcode::Reshape: {
+      const Tensor *t;
+      if (Status s = buffer(inst.a, t); !s)
+        return s;
+      std::vector<int64_t> shape;
+      if (Status s = shapeFrom(inst.operands, shape); !s)
+        return s;
+      Result<Tensor> view = t->reshape(std::move(shape));
+      if (!view)
+        return fail(view.message());
+      return setBuffer(inst.dst, std::move(*view));
+    }
+    case Opcode::Dispatch:
+      return stepDispatch(inst);
+    case Opcode::Return:
+      break;
+    }
+    return fail("unexpected opcode");
+  }
+
+  Status stepParam(const Instruction &inst) {
+    const auto &params = module_.artifact.parameters;
+    if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= params.size())
+      return fail("parameter index " + std::to_string(inst.imm) + " out of range");
+    const artifact::Parameter &p = params[inst.imm];
+    const Tensor &storage = module_.paramStorage;
+    if (p.offset > storage.byteSize() || p.size > storage.byteSize() - p.offset)
+      return fail("parameter '" + p.name + "' lies outside the params section");
+    char *base = const_cast<char *>(storage.dataAs<char>()) + p.offset;
+    // The view keeps the parameter storage alive through a copy of its handle.
+    auto holder = std::make_shared<Tensor>(storage);
+    std::shared_ptr<const void> keepAlive(holder, holder->data());
+    Result<Tensor> view = Tensor::wrap(p.dtype, p.shape, base, std::move(keepAlive),
+                                       /*readOnly=*/true);
+    if (!view)
+      return fail("parameter '" + p.name + "': " + view.message());
+    if (view->byteSize() != p.size)
+      return fail("parameter '" + p.name + "' size does not match its type");
+    return setBuffer(inst.dst, std::move(*view));
+  }
+
+  Status stepDispatch(const Instruction &inst) {
+    if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= module_.kernels.size())
+      return fail("kernel index " + std::to_string(inst.imm) + " out of range");
+    int64_t counts[3];
+    for (int i = 0; i < 3; ++i)
+      if (Status s = index(inst.workgroups[i], counts[i]); !s)
+        return s;
+    bindingPointers_.clear();
+    for (int32_t r : inst.bindings) {
+      const Tensor *t;
+      if (Status s = buffer(r, t); !s)
+        return s;
+      bindingPointers_.push_back(const_cast<void *>(t->data()));
+    }
+    constants_.clear();
+    for (int32_t r : inst.operands) {
+      int64_t v;
+      if (Status s = index(r, v); !s)
+        return s;
+      constants_.push_back(v);
+    }
+    if (counts[0] <= 0 || counts[1] <= 0 || counts[2] <= 0)
+      return Status::success();
+    int64_t total;
+    if (__builtin_mul_overflow(counts[0], counts[1], &total) ||
+        __builtin_mul_overflow(total, counts[2], &total))
+      return fail("workgroup count " + std::to_string(counts[0]) + "x" +
+                  std::to_string(counts[1]) + "x" + std::to_string(counts[2]) +
+                  " overflows");
+    turbine_dispatch_state_t state;
+    state.bindings = bindingPointers_.data();
+    state.constants = constants_.data();
+    for (int i = 0; i < 3; ++i)
+      state.workgroup_count[i] = counts[i];
+    device_.dispatch(module_.kernels[inst.imm], state);
+    return Status::success();
+  }
+
+  /// Returns the results; copies any that alias an input, a parameter or an
+  /// earlier result so every result owns its storage.
+  Result<std::vector<Tensor>> collectResults(const Instruction &inst) {
+    std::vector<Tensor> results;
+    for (size_t i = 0; i < inst.operands.size(); ++i) {
+      const Tensor *t;
+      if (Status s = buffer(inst.operands[i], t); !s)
+        return s;
+      bool aliases = t->isReadOnly();
+      for (const Tensor &input : *inputs_)
+        aliases = aliases || t->sharesStorageWith(input);
+      for (const Tensor &earlier : results)
+        aliases = aliases || t->sharesStorageWith(earlier);
+      if (aliases) {
+        Result<Tensor> copy = t->clone();
+        if (!copy)
+          return fail("result " + std::to_string(i) + ": " + copy.message());
+        results.push_back(std::move(*copy));
+      } else {
+        results.push_back(*t);
+      }
+      if (i < function_.outputs.size()) {
+        const artifact::TensorType &sig = function_.outputs[i];
+        const Tensor &r = results.back();
+        bool matches = r.dtype() == sig.dtype && r.rank() == sig.shape.size();
+        for (size_t d = 0; matches && d < sig.shape.size(); ++d)
+          matches = sig.shape[d] < 0 || sig.shape[d] == r.shape()[d];
+        if (!matches)
+          return fail("result " + std::to_string(i) + " is " + r.typeString() +
+                      " but the signature says " +
+                      formatTensorType(sig.dtype, sig.shape));
+      }
+    }
+    if (results.size() != function_.outputs.size())
+      return fail("returns " + std::to_string(results.size()) +
+                  " values but the function has " +
+                  std::to_string(function_.outputs.size()) + " outputs");
+    return results;
+  }
+
+  const LoadedModule &module_;
+  const artifact::Function &function_;
+  Device &device_;
+  const std::vector<Tensor> *inputs_ = nullptr;
+  size_t pc_ = 0;
+  std::vector<int64_t> index_;
+  std::vector<Tensor> buffers_;
+  std::vector<bool> defined_;
+  std::vector<void *> bindingPointers_;
+  std::vector<int64_t> constants_;
+};
+
+} // namespace
+
+Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
+                                           const artifact::Function &function,
+                                           Device &device,
+                                           const std::vector<Tensor> &inputs) {
+  Interpreter interpreter(module, function, device);
+  return interpreter.run(inputs);
+}
+
+} // namespace turbine::runtime::detail

@@ -1,0 +1,41 @@
+//===- LoadedModule.h - Runtime state of a loaded artifact (internal) ----===//
+//
+// What Module, Function and the host-program interpreter share: the validated
+// artifact, the dlopen'ed kernel library with its resolved kernel entry
+// points, and the parameters copied into aligned read-only storage.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_RUNTIME_SRC_LOADEDMODULE_H
+#define TURBINE_RUNTIME_SRC_LOADEDMODULE_H
+
+#include "turbine/artifact/KernelABI.h"
+#include "turbine/artifact/Module.h"
+#include "turbine/runtime/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace turbine::runtime::detail {
+
+struct LoadedModule {
+  std::string label;
+  /// Functions, kernel names and the parameter table; `library` and
+  /// `paramData` are released after loading.
+  artifact::Module artifact;
+  /// dlopen handle of the kernel library (null when it has no kernels), and
+  /// the memfd it was opened from, kept open so its /proc path stays unique.
+  void *libraryHandle = nullptr;
+  int libraryFd = -1;
+  /// Entry point of artifact.kernels[i].
+  std::vector<turbine_kernel_fn_t> kernels;
+  /// All parameter bytes, 64-byte aligned (u8 tensor), viewed read-only.
+  Tensor paramStorage;
+
+  LoadedModule() = default;
+  LoadedModule(const LoadedModule &) = delete;
+  LoadedModule &operator=(const LoadedModule &) = delete;
+  ~LoadedModule();
+};
+
+} // namespace turbine::runtime::detail
+
+#endif // TURBINE_RUNTIME_SRC_LOADEDMODULE_H

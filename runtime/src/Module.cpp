@@ -1,0 +1,151 @@
+//===- Module.cpp - Loading .tmod artifacts -------------------------------===//
+//
+// Validates the artifact (artifact::deserialize), writes its kernel library
+// into an anonymous memfd and dlopens it through /proc/self/fd, resolves all
+// kernel symbols, and copies the parameters into aligned storage.
+//===----------------------------------------------------------------------===//
+#include "turbine/runtime/Module.h"
+
+#include "LoadedModule.h"
+
+#include <cerrno>
+#include <exception>
+#include <cstring>
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace turbine::runtime {
+
+namespace detail {
+LoadedModule::~LoadedModule() {
+  if (libraryHandle)
+    dlclose(libraryHandle);
+  if (libraryFd >= 0)
+    close(libraryFd);
+}
+} // namespace detail
+
+namespace {
+
+Status writeAll(int fd, const std::string &bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return Status::error(std::strerror(errno));
+    }
+    written += static_cast<size_t>(n);
+  }
+  return Status::success();
+}
+
+/// Maps the kernel library and resolves every kernel symbol.
+Status loadKernels(detail::LoadedModule &module) {
+  const artifact::Module &a = module.artifact;
+  const std::string prefix = "artifact '" + module.label + "'";
+  if (a.kernels.empty())
+    return Status::success();
+  if (a.library.empty())
+    return Status::error(prefix + " lists " + std::to_string(a.kernels.size()) +
+                         " kernels but has no kernel library");
+  int fd = memfd_create("turbine-kernels", MFD_CLOEXEC);
+  if (fd < 0)
+    return Status::error(prefix + ": memfd_create failed: " + std::strerror(errno));
+  module.libraryFd = fd;
+  if (Status s = writeAll(fd, a.library); !s)
+    return Status::error(prefix + ": cannot write kernel library to memfd: " +
+                         s.message());
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  dlerror();
+  module.libraryHandle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!module.libraryHandle) {
+    const char *why = dlerror();
+    return Status::error(prefix + ": cannot load kernel library: " +
+                         (why ? why : "unknown dlopen error"));
+  }
+  for (const std::string &name : a.kernels) {
+    dlerror();
+    void *symbol = dlsym(module.libraryHandle, name.c_str());
+    if (!symbol || dlerror())
+      return Status::error("kernel '" + name + "' missing from " + prefix +
+                           " library");
+    turbine_kernel_fn_t fn;
+    static_assert(sizeof(fn) == sizeof(symbol));
+    std::memcpy(&fn, &symbol, sizeof(fn));
+    module.kernels.push_back(fn);
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Module::Module(std::shared_ptr<const detail::LoadedModule> state)
+    : state_(std::move(state)) {
+  for (size_t i = 0; i < state_->artifact.functions.size(); ++i)
+    functions_.emplace_back(state_, i);
+}
+
+const std::string &Module::label() const { return state_->label; }
+
+Result<std::shared_ptr<Module>> Module::load(const std::string &path) try {
+  auto state = std::make_shared<detail::LoadedModule>();
+  state->label = path;
+  std::string error;
+  if (!artifact::readFile(path, state->artifact, error))
+    return Status::error(error);
+  return finishLoading(state);
+} catch (const std::exception &e) {
+  return Status::error("cannot load artifact '" + path + "': " + e.what());
+}
+
+Result<std::shared_ptr<Module>> Module::loadFromBytes(const std::string &bytes,
+                                                      const std::string &label) try {
+  auto state = std::make_shared<detail::LoadedModule>();
+  state->label = label;
+  std::string error;
+  if (!artifact::deserialize(bytes, state->artifact, error)) {
+    // Name the artifact the way readFile does.
+    const std::string generic = "artifact ";
+    if (error.compare(0, generic.size(), generic) == 0)
+      error = "artifact '" + label + "' " + error.substr(generic.size());
+    return Status::error(error);
+  }
+  return finishLoading(state);
+} catch (const std::exception &e) {
+  return Status::error("cannot load artifact '" + label + "': " + e.what());
+}
+
+Result<std::shared_ptr<Module>>
+Module::finishLoading(std::shared_ptr<detail::LoadedModule> state) {
+  if (Status s = loadKernels(*state); !s)
+    return s;
+  artifact::Module &a = state->artifact;
+  Result<Tensor> params = Tensor::fromBytes(
+      DType::u8, {static_cast<int64_t>(a.paramData.size())}, a.paramData.data(),
+      a.paramData.size());
+  if (!params)
+    return Status::error("artifact '" + state->label +
+                         "': cannot load parameters: " + params.message());
+  state->paramStorage = std::move(*params);
+  std::string().swap(a.library);
+  std::string().swap(a.paramData);
+  return std::shared_ptr<Module>(new Module(std::move(state)));
+}
+
+Result<Function> Module::lookupFunction(const std::string &name) const {
+  for (const Function &f : functions_)
+    if (f.name() == name)
+      return f;
+  std::string available;
+  for (const Function &f : functions_)
+    available += (available.empty() ? "'" : ", '") + f.name() + "'";
+  return Status::error("function '" + name + "' not found in '" + label() +
+                       "' (available: " + (available.empty() ? "none" : available) +
+                       ")");
+}
+
+} // namespace turbine::runtime

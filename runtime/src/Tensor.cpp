@@ -1,0 +1,148 @@
+//===- Tensor.cpp - Host tensor storage and views -------------------------===//
+//
+// Aligned allocation, wrapping of external memory, reshape views and deep
+// copies. Storage lifetime is a shared_ptr<const void>; views compare storage
+// by owner so aliasing can be detected.
+//===----------------------------------------------------------------------===//
+#include "turbine/runtime/Tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+
+namespace turbine::runtime {
+
+Result<int64_t> elementCountOf(const std::vector<int64_t> &shape) {
+  int64_t count = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t d = shape[i];
+    if (d < 0) {
+      std::string text;
+      for (int64_t e : shape)
+        text += (text.empty() ? "" : ", ") + std::to_string(e);
+      return Status::error("invalid shape [" + text + "]: dim " +
+                           std::to_string(i) + " is negative");
+    }
+    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d)
+      return Status::error("shape is too large (element count overflows)");
+    count *= d;
+  }
+  return count;
+}
+
+std::string formatTensorType(DType dtype, const std::vector<int64_t> &shape) {
+  std::string text;
+  for (int64_t d : shape)
+    text += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return text + std::string(dtypeName(dtype));
+}
+
+namespace {
+
+/// Checks that `count` elements of `dtype` fit in memory limits.
+Status checkByteSize(DType dtype, int64_t count) {
+  if (count > static_cast<int64_t>(std::numeric_limits<int64_t>::max() /
+                                   static_cast<int64_t>(dtypeSize(dtype))))
+    return Status::error("tensor is too large (byte size overflows)");
+  return Status::success();
+}
+
+} // namespace
+
+Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
+  Result<int64_t> count = elementCountOf(shape);
+  if (!count)
+    return count.status();
+  if (Status s = checkByteSize(dtype, *count); !s)
+    return s;
+  size_t bytes = static_cast<size_t>(*count) * dtypeSize(dtype);
+  size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  if (rounded == 0)
+    rounded = kTensorAlignment;
+  void *data = std::aligned_alloc(kTensorAlignment, rounded);
+  if (!data)
+    return Status::error("out of memory allocating " + std::to_string(bytes) +
+                         " bytes for a " + formatTensorType(dtype, shape) +
+                         " tensor");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.elementCount_ = *count;
+  t.data_ = data;
+  t.storage_ = std::shared_ptr<const void>(data, [](const void *p) {
+    std::free(const_cast<void *>(p));
+  });
+  return t;
+}
+
+Result<Tensor> Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
+  Result<Tensor> t = allocate(dtype, std::move(shape));
+  if (t)
+    std::memset(t->data(), 0, t->byteSize());
+  return t;
+}
+
+Result<Tensor> Tensor::wrap(DType dtype, std::vector<int64_t> shape, void *data,
+                            std::shared_ptr<const void> keepAlive,
+                            bool readOnly) {
+  Result<int64_t> count = elementCountOf(shape);
+  if (!count)
+    return count.status();
+  if (Status s = checkByteSize(dtype, *count); !s)
+    return s;
+  if (!data && *count != 0)
+    return Status::error("cannot wrap a null pointer as a " +
+                         formatTensorType(dtype, shape) + " tensor");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.elementCount_ = *count;
+  t.data_ = data;
+  // Without a keep-alive, use a non-owning handle so views still compare equal.
+  t.storage_ = keepAlive ? std::move(keepAlive)
+                         : std::shared_ptr<const void>(data, [](const void *) {});
+  t.readOnly_ = readOnly;
+  return t;
+}
+
+Result<Tensor> Tensor::fromBytes(DType dtype, std::vector<int64_t> shape,
+                                 const void *bytes, size_t byteCount) {
+  Result<Tensor> t = allocate(dtype, std::move(shape));
+  if (!t)
+    return t;
+  if (byteCount != t->byteSize())
+    return Status::error("expected " + std::to_string(t->byteSize()) +
+                         " bytes for " + t->typeString() + ", got " +
+                         std::to_string(byteCount));
+  if (byteCount)
+    std::memcpy(t->data(), bytes, byteCount);
+  return t;
+}
+
+Result<Tensor> Tensor::reshape(std::vector<int64_t> shape) const {
+  Result<int64_t> count = elementCountOf(shape);
+  if (!count)
+    return count.status();
+  if (*count != elementCount_)
+    return Status::error("cannot reshape " + typeString() + " (" +
+                         std::to_string(elementCount_) + " elements) to " +
+                         formatTensorType(dtype_, shape) + " (" +
+                         std::to_string(*count) + " elements)");
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Result<Tensor> Tensor::clone() const {
+  return fromBytes(dtype_, shape_, data_, byteSize());
+}
+
+bool Tensor::sharesStorageWith(const Tensor &other) const {
+  if (!storage_ || !other.storage_)
+    return false;
+  return !storage_.owner_before(other.storage_) &&
+         !other.storage_.owner_before(storage_);
+}
+
+} // namespace turbine::runtime

@@ -1,0 +1,20 @@
+# Fails if the runtime library depends on MLIR or LLVM (run with
+# -DLIBRARY=<path to libturbine_runtime.so>). The runtime must deploy alone.
+if(NOT EXISTS "${LIBRARY}")
+  message(FATAL_ERROR "runtime library '${LIBRARY}' does not exist")
+endif()
+find_program(READELF readelf REQUIRED)
+execute_process(COMMAND ${READELF} -d "${LIBRARY}"
+                OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf -d failed on ${LIBRARY}")
+endif()
+string(REGEX MATCHALL "NEEDED[^\n]*" needed "${dynamic}")
+message(STATUS "${LIBRARY} needs: ${needed}")
+if(needed MATCHES "MLIR|LLVM|libclang|libtorch|libonnx")
+  message(FATAL_ERROR "runtime library depends on compiler libraries: ${needed}")
+endif()
+execute_process(COMMAND ldd "${LIBRARY}" OUTPUT_VARIABLE closure RESULT_VARIABLE rc)
+if(rc EQUAL 0 AND closure MATCHES "MLIR|LLVM")
+  message(FATAL_ERROR "runtime library pulls in MLIR/LLVM transitively:\n${closure}")
+endif()

@@ -1,0 +1,491 @@
+//===- OnnxImporterTest.cpp - unit tests of the ONNX frontend -------------===//
+//
+// Builds small ModelProtos with the ONNX protobuf API (and loads the models
+// exported by tests/models/export_models.py), imports them, and checks that
+// the module verifies, uses the expected ops, keeps dynamic dims dynamic,
+// stays within the IR contract the compiler accepts, and that each error
+// case yields its message.
+//===----------------------------------------------------------------------===//
+#include "turbine/frontends/onnx/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace turbine::onnx_frontend;
+
+namespace {
+
+//===--- model building helpers -----------------------------------------===//
+
+/// A ModelProto under construction with opset `opset` of the default domain.
+struct ModelBuilder {
+  onnx::ModelProto model;
+  onnx::GraphProto *graph;
+
+  explicit ModelBuilder(int opset = 17) {
+    model.set_ir_version(8);
+    model.set_producer_name("turbine-test");
+    auto *id = model.add_opset_import();
+    id->set_domain("");
+    id->set_version(opset);
+    graph = model.mutable_graph();
+    graph->set_name("test");
+  }
+
+  /// dims: >= 0 static, -1 dynamic named `dimName` (when given).
+  static void setType(onnx::ValueInfoProto *info, const std::string &name, int elemType,
+                      std::initializer_list<int64_t> dims, const std::string &dimName) {
+    info->set_name(name);
+    auto *t = info->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(elemType);
+    auto *shape = t->mutable_shape();
+    for (int64_t d : dims) {
+      auto *dim = shape->add_dim();
+      if (d >= 0)
+        dim->set_dim_value(d);
+      else if (!dimName.empty())
+        dim->set_dim_param(dimName);
+    }
+  }
+  void input(const std::string &name, std::initializer_list<int64_t> dims,
+             int elemType = onnx::TensorProto::FLOAT, const std::string &dimName = "batch") {
+    setType(graph->add_input(), name, elemType, dims, dimName);
+  }
+  void output(const std::string &name, std::initializer_list<int64_t> dims,
+              int elemType = onnx::TensorProto::FLOAT, const std::string &dimName = "batch") {
+    setType(graph->add_output(), name, elemType, dims, dimName);
+  }
+  void floatInit(const std::string &name, std::vector<int64_t> dims, float start = 0.1f) {
+    auto *t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    int64_t n = 1;
+    for (int64_t d : dims) {
+      t->add_dims(d);
+      n *= d;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      t->add_float_data(start + 0.01f * static_cast<float>(i));
+  }
+  void intInit(const std::string &name, std::vector<int64_t> values, bool scalar = false) {
+    auto *t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar)
+      t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values)
+      t->add_int64_data(v);
+  }
+  onnx::NodeProto *node(const std::string &op, std::vector<std::string> inputs,
+                        std::vector<std::string> outputs, const std::string &name = "") {
+    auto *n = graph->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? op + "_" + std::to_string(graph->node_size()) : name);
+    for (auto &i : inputs)
+      n->add_input(i);
+    for (auto &o : outputs)
+      n->add_output(o);
+    return n;
+  }
+  static void intAttr(onnx::NodeProto *n, const std::string &name, int64_t v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+  static void floatAttr(onnx::NodeProto *n, const std::string &name, float v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOAT);
+    a->set_f(v);
+  }
+  static void intsAttr(onnx::NodeProto *n, const std::string &name, std::vector<int64_t> v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v)
+      a->add_ints(x);
+  }
+  static void stringAttr(onnx::NodeProto *n, const std::string &name, const std::string &v) {
+    auto *a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+  }
+  std::string bytes() const { return model.SerializeAsString(); }
+};
+
+/// Result of one import: the module (maybe null), its text and the error.
+struct Imported {
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::string text;
+  std::string error;
+};
+
+Imported importBytes(mlir::MLIRContext &context, const std::string &bytes,
+                     const std::string &origin = "test.onnx") {
+  Imported r;
+  r.module = importOnnxBytes(context, bytes, origin, ImportOptions{}, r.error);
+  if (r.module) {
+    llvm::raw_string_ostream os(r.text);
+    r.module->print(os);
+  }
+  return r;
+}
+
+/// Ops the compiler accepts at function top level.
+const std::set<std::string> &allowedTopLevelOps() {
+  static const std::set<std::string> ops = {
+      "arith.constant",   "arith.addi",       "arith.subi",         "arith.muli",
+      "arith.divsi",      "arith.ceildivsi",  "arith.floordivsi",   "arith.remsi",
+      "arith.minsi",      "arith.maxsi",      "arith.select",       "arith.cmpi",
+      "arith.index_cast", "arith.sitofp",     "tensor.dim",         "tensor.empty",
+      "tensor.expand_shape", "tensor.collapse_shape", "linalg.fill", "linalg.generic",
+      "linalg.matmul",    "linalg.batch_matmul", "linalg.conv_2d_nchw_fchw",
+      "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", "linalg.transpose",
+      "func.return"};
+  return ops;
+}
+
+/// Checks the IR contract: one entry function, allowed ops only at top
+/// level, arith at top level only on scalars (no tensor arith).
+void expectWithinContract(mlir::ModuleOp module) {
+  auto funcs = llvm::to_vector(module.getOps<mlir::func::FuncOp>());
+  ASSERT_EQ(funcs.size(), 1u);
+  for (mlir::Operation &op : funcs[0].getBody().front()) {
+    std::string name = op.getName().getStringRef().str();
+    EXPECT_TRUE(allowedTopLevelOps().count(name)) << "op not allowed at top level: " << name;
+    if (name.rfind("arith.", 0) == 0 && name != "arith.constant")
+      for (mlir::Type t : op.getResultTypes())
+        EXPECT_FALSE(mlir::isa<mlir::TensorType>(t)) << "tensor arith at top level: " << name;
+  }
+}
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+//===--- happy paths ----------------------------------------------------===//
+
+TEST(OnnxImporter, GemmWithConstantTransposedWeightBecomesPlainMatmul) {
+  ModelBuilder m;
+  m.input("x", {-1, 4});
+  m.floatInit("w", {3, 4});
+  m.floatInit("b", {3});
+  auto *gemm = m.node("Gemm", {"x", "w", "b"}, {"y"}, "fc");
+  ModelBuilder::intAttr(gemm, "transB", 1);
+  m.output("y", {-1, 3});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*r.module)));
+  EXPECT_TRUE(contains(r.text, "linalg.matmul")) << r.text;
+  EXPECT_FALSE(contains(r.text, "linalg.transpose")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor<4x3xf32>")) << "weight not transposed at import time";
+  EXPECT_TRUE(contains(r.text, "func.func @main(%arg0: tensor<?x4xf32>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "turbine.name = \"x\"")) << r.text;
+  EXPECT_TRUE(contains(r.text, "turbine.dims = [\"batch\", \"\"]")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<?x3xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, EntryNameFromOptions) {
+  ModelBuilder m;
+  m.input("x", {2, 2});
+  m.node("Relu", {"x"}, {"y"});
+  m.output("y", {2, 2});
+  mlir::MLIRContext context;
+  std::string error;
+  ImportOptions options;
+  options.entryName = "forward";
+  auto module = importOnnxBytes(context, m.bytes(), "t.onnx", options, error);
+  ASSERT_TRUE(module) << error;
+  EXPECT_TRUE(module->lookupSymbol<mlir::func::FuncOp>("forward"));
+}
+
+TEST(OnnxImporter, BroadcastingElementwiseIsOneGeneric) {
+  ModelBuilder m;
+  m.input("a", {-1, 3, 4});
+  m.input("b", {4}, onnx::TensorProto::FLOAT, "");
+  m.node("Add", {"a", "b"}, {"s"});
+  m.node("Erf", {"s"}, {"e"});
+  m.node("Tanh", {"e"}, {"t"});
+  m.output("t", {-1, 3, 4});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "affine_map<(d0, d1, d2) -> (d2)>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.erf")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.tanh")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor<?x3x4xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, ShapeSubgraphIsEvaluatedSymbolically) {
+  // Reshape x[batch, 6] to [Shape(x)[0], 2, 3] via Shape/Gather/Unsqueeze/Concat.
+  ModelBuilder m;
+  m.input("x", {-1, 6});
+  m.intInit("zero", {0}, /*scalar=*/true);
+  m.intInit("axes0", {0});
+  m.intInit("rest", {2, 3});
+  m.node("Shape", {"x"}, {"shape"});
+  m.node("Gather", {"shape", "zero"}, {"batch"});
+  m.node("Unsqueeze", {"batch", "axes0"}, {"batch1"});
+  m.node("Concat", {"batch1", "rest"}, {"target"}, "concat");
+  ModelBuilder::intAttr(m.graph->mutable_node(3), "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"});
+  m.output("y", {-1, 2, 3});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.expand_shape")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<?x2x3xf32>")) << r.text;
+  EXPECT_FALSE(contains(r.text, "tensor<2xi64>")) << "shape tensor was materialized:\n" << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, ReshapeWithMinusOneAndZero) {
+  ModelBuilder m;
+  m.input("x", {-1, 4, 6});
+  m.intInit("shape", {0, -1});
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", {-1, 24});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.collapse_shape")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<?x24xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, MatMulNdWithConstantUsesMatmulAndBatchedUsesBatchMatmul) {
+  ModelBuilder m;
+  m.input("x", {-1, 5, 8});
+  m.input("y", {-1, 8, 5});
+  m.floatInit("w", {8, 3});
+  m.node("MatMul", {"x", "w"}, {"xw"});
+  m.node("MatMul", {"x", "y"}, {"xy"});
+  m.output("xw", {-1, 5, 3});
+  m.output("xy", {-1, 5, 5});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "linalg.matmul")) << r.text;
+  EXPECT_TRUE(contains(r.text, "linalg.batch_matmul")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, ConvWithPadsAndPools) {
+  ModelBuilder m;
+  m.input("x", {-1, 3, 8, 8});
+  m.floatInit("w", {4, 3, 3, 3});
+  m.floatInit("b", {4});
+  auto *conv = m.node("Conv", {"x", "w", "b"}, {"c"});
+  ModelBuilder::intsAttr(conv, "pads", {1, 1, 1, 1});
+  ModelBuilder::intsAttr(conv, "kernel_shape", {3, 3});
+  auto *pool = m.node("MaxPool", {"c"}, {"p"});
+  ModelBuilder::intsAttr(pool, "kernel_shape", {2, 2});
+  ModelBuilder::intsAttr(pool, "strides", {2, 2});
+  auto *avg = m.node("AveragePool", {"p"}, {"a"});
+  ModelBuilder::intsAttr(avg, "kernel_shape", {3, 3});
+  ModelBuilder::intsAttr(avg, "pads", {1, 1, 1, 1});
+  m.node("GlobalAveragePool", {"a"}, {"g"});
+  m.output("g", {-1, 4, 1, 1});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "linalg.conv_2d_nchw_fchw")) << r.text;
+  EXPECT_TRUE(contains(r.text, "linalg.pooling_nchw_max")) << r.text;
+  EXPECT_TRUE(contains(r.text, "linalg.pooling_nchw_sum")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor.extract")) << "padding should be a gather-style generic";
+  EXPECT_TRUE(contains(r.text, "-> (tensor<?x4x1x1xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, NormalizationsAndReductions) {
+  ModelBuilder m;
+  m.input("x", {-1, 4, 6});
+  m.floatInit("scale", {6});
+  m.floatInit("bias", {6});
+  m.intInit("axes", {1});
+  auto *ln = m.node("LayerNormalization", {"x", "scale", "bias"}, {"ln"});
+  ModelBuilder::floatAttr(ln, "epsilon", 1e-5f);
+  auto *sm = m.node("Softmax", {"ln"}, {"sm"});
+  ModelBuilder::intAttr(sm, "axis", -1);
+  m.node("ReduceSum", {"sm", "axes"}, {"rs"});
+  auto *rm = m.node("ReduceMean", {"x"}, {"rm"});
+  ModelBuilder::intsAttr(rm, "axes", {-1});
+  ModelBuilder::intAttr(rm, "keepdims", 0);
+  m.output("rs", {-1, 1, 6});
+  m.output("rm", {-1, 4});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "math.exp")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.rsqrt")) << r.text;
+  EXPECT_TRUE(contains(r.text, "\"reduction\"")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<?x1x6xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, ShapeOpsOnData) {
+  ModelBuilder m;
+  m.input("x", {2, 6, 4}, onnx::TensorProto::FLOAT, "");
+  m.input("idx", {3}, onnx::TensorProto::INT64, "");
+  m.intInit("starts", {1});
+  m.intInit("ends", {-1});
+  m.intInit("axes", {1});
+  m.intInit("steps", {2});
+  m.intInit("split", {2, 4});
+  m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"sl"});
+  auto *split = m.node("Split", {"x", "split"}, {"s0", "s1"});
+  ModelBuilder::intAttr(split, "axis", 1);
+  auto *concat = m.node("Concat", {"s1", "s0"}, {"cat"});
+  ModelBuilder::intAttr(concat, "axis", 1);
+  auto *gather = m.node("Gather", {"cat", "idx"}, {"g"});
+  ModelBuilder::intAttr(gather, "axis", 1);
+  auto *tr = m.node("Transpose", {"g"}, {"t"});
+  ModelBuilder::intsAttr(tr, "perm", {0, 2, 1});
+  m.node("Flatten", {"t"}, {"f"});
+  m.output("sl", {2, 2, 4});
+  m.output("f", {2, 12});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<2x2x4xf32>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor<2x12xf32>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "linalg.transpose")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+//===--- errors ---------------------------------------------------------===//
+
+TEST(OnnxImporterErrors, BadBytes) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, std::string("\xff\xff\xff garbage", 12), "bad.onnx");
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("failed to parse ONNX model 'bad.onnx': ", 0), 0u) << r.error;
+}
+
+TEST(OnnxImporterErrors, EmptyBytes) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, "", "empty.onnx");
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("failed to parse ONNX model 'empty.onnx'", 0), 0u) << r.error;
+}
+
+TEST(OnnxImporterErrors, MissingFile) {
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importOnnxFile(context, "/nonexistent/model.onnx", ImportOptions{}, error);
+  EXPECT_FALSE(module);
+  EXPECT_EQ(error.rfind("failed to parse ONNX model '/nonexistent/model.onnx'", 0), 0u) << error;
+}
+
+TEST(OnnxImporterErrors, UnsupportedOpNamesOpNodeAndOpset) {
+  ModelBuilder m(15);
+  m.input("x", {2});
+  m.node("Relu", {"x"}, {"r"});
+  m.node("Hardmax", {"r"}, {"y"}, "my_node");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Hardmax' (node 'my_node', opset 15, domain '')", 0),
+            0u)
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, CustomDomainIsUnsupported) {
+  ModelBuilder m;
+  auto *id = m.model.add_opset_import();
+  id->set_domain("com.example");
+  id->set_version(1);
+  m.input("x", {2});
+  auto *n = m.node("Relu", {"x"}, {"y"}, "custom");
+  n->set_domain("com.example");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'Relu' (node 'custom'")) << r.error;
+  EXPECT_TRUE(contains(r.error, "domain 'com.example'")) << r.error;
+}
+
+TEST(OnnxImporterErrors, UnsupportedAttributeSaysWhat) {
+  ModelBuilder m;
+  m.input("x", {1, 2, 4, 4});
+  m.intInit("pads", {0, 0, 1, 1, 0, 0, 1, 1});
+  auto *pad = m.node("Pad", {"x", "pads"}, {"y"}, "pad0");
+  ModelBuilder::stringAttr(pad, "mode", "reflect");
+  m.output("y", {1, 2, 6, 6});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Pad' (node 'pad0', opset 17, domain ''): mode 'reflect'", 0), 0u)
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, MissingInputIsReported) {
+  ModelBuilder m;
+  m.input("x", {2});
+  m.node("Add", {"x", "nowhere"}, {"y"}, "add0");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "nowhere")) << r.error;
+  EXPECT_TRUE(contains(r.error, "test.onnx")) << r.error;
+}
+
+TEST(OnnxImporterErrors, DataDependentReshapeIsRejected) {
+  ModelBuilder m;
+  m.input("x", {6});
+  m.input("shape", {2}, onnx::TensorProto::INT64, "");
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape0");
+  m.output("y", {-1, -1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Reshape' (node 'reshape0', opset 17", 0), 0u) << r.error;
+}
+
+//===--- exported PyTorch models ------------------------------------------===//
+
+class ExportedModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExportedModel, ImportsVerifiesAndKeepsBatchDynamic) {
+  std::string path = std::string(TURBINE_TEST_MODELS_DIR) + "/" + GetParam() + "/model.onnx";
+  if (!std::ifstream(path).good())
+    GTEST_SKIP() << "model not exported: " << path;
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importOnnxFile(context, path, ImportOptions{}, error);
+  ASSERT_TRUE(module) << error;
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+  ASSERT_TRUE(func);
+  auto inputType = mlir::cast<mlir::RankedTensorType>(func.getArgumentTypes()[0]);
+  auto outputType = mlir::cast<mlir::RankedTensorType>(func.getResultTypes()[0]);
+  EXPECT_TRUE(inputType.isDynamicDim(0));
+  EXPECT_TRUE(outputType.isDynamicDim(0));
+  for (int64_t d = 1; d < outputType.getRank(); ++d)
+    EXPECT_FALSE(outputType.isDynamicDim(d)) << "only the batch dim should be dynamic";
+  expectWithinContract(*module);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ExportedModel,
+                         ::testing::Values("mlp", "cnn", "transformer"));
+
+} // namespace

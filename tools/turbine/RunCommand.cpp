@@ -1,0 +1,194 @@
+//===- RunCommand.cpp - `turbine run`: invoke a function of an artifact --===//
+//
+// The iree-run-module of Turbine: loads a .tmod artifact with the runtime
+// library, parses `--input` values (IREE text, raw bytes or .npy), invokes one
+// function on a local device, then prints results, writes them to .npy files,
+// and/or compares them with `--expected_output` values within atol/rtol.
+// Every failure is a message on stderr ("turbine run: error: ...") and a
+// non-zero exit code.
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+
+#include "turbine/runtime/Runtime.h"
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace turbine::tools {
+namespace {
+
+using namespace turbine::runtime;
+
+/// Options of one `turbine run` invocation.
+struct RunOptions {
+  std::string modulePath;
+  std::string functionName;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> expectedOutputs;
+  double atol = 1e-4;
+  double rtol = 1e-4;
+  std::string device = "local-task";
+  int taskWorkers = 0;
+  size_t printMaxElements = 1024;
+};
+
+/// Prints the error the way all turbine commands do and returns exit code 1.
+int reportError(const std::string &message) {
+  std::cerr << "turbine run: error: " << message << "\n";
+  return 1;
+}
+
+/// Picks --function, or the only function when none is named.
+Result<Function> selectFunction(const Module &module, const std::string &name) {
+  if (!name.empty())
+    return module.lookupFunction(name);
+  const std::vector<Function> &functions = module.functions();
+  if (functions.size() == 1)
+    return functions.front();
+  if (functions.empty())
+    return Status::error("'" + module.label() + "' has no functions");
+  std::string names;
+  for (const Function &f : functions)
+    names += (names.empty() ? "'" : ", '") + f.name() + "'";
+  return Status::error("'" + module.label() + "' has " +
+                       std::to_string(functions.size()) +
+                       " functions; choose one with --function (" + names + ")");
+}
+
+/// Writes or prints result `i` as `spec` says ("-" or "@file.npy").
+Status emitResult(const Tensor &result, size_t i, const std::string &spec,
+                  size_t printMaxElements) {
+  if (spec == "-") {
+    std::cout << "result[" << i << "]: hal.buffer_view\n"
+              << formatTensor(result, printMaxElements) << "\n";
+    return Status::success();
+  }
+  if (spec.size() > 1 && spec[0] == '@') {
+    Status s = writeNpyFile(result, spec.substr(1));
+    if (!s)
+      return Status::error("--output " + std::to_string(i) + ": " + s.message());
+    return Status::success();
+  }
+  return Status::error("--output " + std::to_string(i) + ": invalid value '" +
+                       spec + "' (expected '-' for stdout or '@file.npy')");
+}
+
+int runCommand(const RunOptions &options) {
+  Result<std::shared_ptr<Module>> module = Module::load(options.modulePath);
+  if (!module)
+    return reportError(module.message());
+  Result<Function> function = selectFunction(**module, options.functionName);
+  if (!function)
+    return reportError(function.message());
+
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    Result<Tensor> input = parseTensorSpec(options.inputs[i]);
+    if (!input)
+      return reportError("--input " + std::to_string(i) + ": " + input.message());
+    inputs.push_back(std::move(*input));
+  }
+  std::vector<Tensor> expected;
+  for (size_t i = 0; i < options.expectedOutputs.size(); ++i) {
+    Result<Tensor> value = parseTensorSpec(options.expectedOutputs[i]);
+    if (!value)
+      return reportError("--expected_output " + std::to_string(i) + ": " +
+                         value.message());
+    expected.push_back(std::move(*value));
+  }
+
+  DeviceOptions deviceOptions;
+  deviceOptions.taskWorkers = options.taskWorkers;
+  Result<std::unique_ptr<Device>> device = Device::create(options.device, deviceOptions);
+  if (!device)
+    return reportError(device.message());
+
+  std::cout << "EXEC @" << function->name() << "\n";
+  Result<std::vector<Tensor>> results = function->invoke(**device, inputs);
+  if (!results)
+    return reportError(results.message());
+
+  if (options.outputs.size() > results->size())
+    return reportError(std::to_string(options.outputs.size()) +
+                       " --output values given but '" + function->name() +
+                       "' returns " + std::to_string(results->size()) + " results");
+  for (size_t i = 0; i < results->size(); ++i) {
+    if (!options.outputs.empty() && i >= options.outputs.size())
+      break;
+    std::string spec = options.outputs.empty() ? "-" : options.outputs[i];
+    if (Status s = emitResult((*results)[i], i, spec, options.printMaxElements); !s)
+      return reportError(s.message());
+  }
+
+  if (expected.empty())
+    return 0;
+  if (expected.size() != results->size())
+    return reportError(std::to_string(expected.size()) +
+                       " --expected_output values given but '" + function->name() +
+                       "' returns " + std::to_string(results->size()) + " results");
+  for (size_t i = 0; i < results->size(); ++i) {
+    std::string mismatch =
+        compareTensors(expected[i], (*results)[i], options.atol, options.rtol);
+    if (!mismatch.empty())
+      return reportError("result[" + std::to_string(i) +
+                         "] does not match the expected output: " + mismatch);
+  }
+  std::cout << "[SUCCESS] all " << results->size()
+            << " results matched their expected values\n";
+  return 0;
+}
+
+} // namespace
+
+void registerRunCommand(CLI::App &app, int &exitCode) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App *run = app.add_subcommand(
+      "run", "Invoke a function of a .tmod artifact (like iree-run-module)");
+  run->add_option("module", options->modulePath, "Artifact (.tmod) to load")
+      ->required();
+  run->add_option("--function", options->functionName,
+                  "Function to invoke (default: the only one)");
+  run->add_option("--input", options->inputs,
+                  "Input value: '2x2xf32=1 2 3 4', 'f32=5', '2xi32=@raw.bin' "
+                  "or '@x.npy' (repeat in argument order)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->add_option("--output", options->outputs,
+                  "Where result i goes: '-' (print) or '@file.npy' (repeat per "
+                  "result; default prints all)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->add_option("--expected_output", options->expectedOutputs,
+                  "Expected value of result i (same syntax as --input)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->add_option("--atol", options->atol,
+                  "Absolute tolerance for --expected_output")
+      ->capture_default_str();
+  run->add_option("--rtol", options->rtol,
+                  "Relative tolerance for --expected_output")
+      ->capture_default_str();
+  run->add_option("--device", options->device, "local-sync or local-task")
+      ->capture_default_str();
+  run->add_option("--task_workers", options->taskWorkers,
+                  "local-task threads incl. the caller (0: all cores)")
+      ->capture_default_str();
+  run->add_option("--print_max_element_count", options->printMaxElements,
+                  "Elements printed per result before eliding")
+      ->capture_default_str();
+  run->callback([options, &exitCode] {
+    try {
+      exitCode = runCommand(*options);
+    } catch (const std::exception &e) { // e.g. out of memory; never crash
+      exitCode = reportError(e.what());
+    }
+  });
+}
+
+} // namespace turbine::tools
