@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 
-.PHONY: all deps configure build test demo clean lit unit e2e
+.PHONY: all deps configure build test demo bench clean lit unit e2e
 
 all: build
 
@@ -24,6 +24,10 @@ test: build
 
 demo: build
 	@bash examples/demo/run_demo.sh $(BUILD)
+
+# Turbine matmul vs OpenBLAS sgemm (see benchmarks/README.md).
+bench: build
+	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -84,12 +84,14 @@ void addDestinationProducers(Operation *op, llvm::SetVector<Operation *> &ops,
 /// A fill whose only use is the destination of another linalg op: it joins
 /// that op's region instead of forming its own.
 bool initializesOnlyADestination(Operation *op) {
-  if (!isa<linalg::FillOp>(op) || !op->hasOneUse())
+  if (!isa<linalg::FillOp>(op) || op->use_empty())
     return false;
-  OpOperand &use = *op->getUses().begin();
-  auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
-  return user && isa<linalg::LinalgOp>(use.getOwner()) && user.isDpsInit(&use) &&
-         use.getOwner()->getBlock() == op->getBlock();
+  return llvm::all_of(op->getUses(), [&](OpOperand &use) {
+    auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+    return user && isa<linalg::LinalgOp>(use.getOwner()) &&
+           user.isDpsInit(&use) &&
+           use.getOwner()->getBlock() == op->getBlock();
+  });
 }
 
 SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
@@ -157,6 +159,10 @@ LogicalResult getHostDynamicDims(OpBuilder &b, Value value,
 bool shouldCloneIntoKernel(Value value) {
   if (value.getDefiningOp<tensor::EmptyOp>())
     return true;
+  // A fill of an empty tensor shared by several regions (CSE merges equal
+  // fills): each kernel fills its own destination instead of reading one.
+  if (auto fill = value.getDefiningOp<linalg::FillOp>())
+    return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() != nullptr;
   auto constant = value.getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return false;
@@ -197,11 +203,11 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
           captured.insert(v);
     }
   }
-  // A cloned tensor.empty needs its dynamic sizes inside the kernel too.
+  // What is cloned into the kernel needs its own operands there too.
   for (size_t i = 0; i < captured.size(); ++i)
-    if (auto empty = captured[i].getDefiningOp<tensor::EmptyOp>())
-      captured.insert(empty.getDynamicSizes().begin(),
-                      empty.getDynamicSizes().end());
+    if (shouldCloneIntoKernel(captured[i]))
+      captured.insert(captured[i].getDefiningOp()->operand_begin(),
+                      captured[i].getDefiningOp()->operand_end());
   SmallVector<Value> results;
   for (Operation *op : region.ops)
     for (Value result : op->getResults())
@@ -319,10 +325,36 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
       c = arith::IndexCastOp::create(kb, loc, s.getType(), c);
     mapping.map(s, c);
   }
+  llvm::sort(cloned, [](Value a, Value b) {
+    return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+  });
   for (Value v : cloned)
     mapping.map(v, kb.clone(*v.getDefiningOp(), mapping)->getResult(0));
-  for (Operation *op : region.ops)
-    kb.clone(*op, mapping);
+  DenseSet<Value> inputTensorsInKernel;
+  for (Value input : inputTensors)
+    inputTensorsInKernel.insert(mapping.lookup(input));
+  for (Operation *op : region.ops) {
+    Operation *clone = kb.clone(*op, mapping);
+    // An op accumulating into a tensor the kernel only reads gets a copy of
+    // it as destination; codegen fuses that copy per tile like a fill, so
+    // results are written in place into the output binding.
+    auto dps = dyn_cast<DestinationStyleOpInterface>(clone);
+    if (!dps)
+      continue;
+    for (OpOperand &init : dps.getDpsInitsMutable()) {
+      if (!inputTensorsInKernel.contains(init.get()))
+        continue;
+      OpBuilder cb(clone);
+      Value source = init.get();
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(cb, loc, source);
+      Value empty = tensor::EmptyOp::create(
+          cb, loc, sizes, cast<RankedTensorType>(source.getType()).getElementType());
+      Value copy =
+          linalg::CopyOp::create(cb, loc, source, empty).getResult(0);
+      init.set(copy);
+    }
+  }
   for (auto [result, buffer] : llvm::zip(results, outputBuffers)) {
     auto op = bufferization::MaterializeInDestinationOp::create(
         kb, loc, TypeRange{}, mapping.lookup(result), buffer);

@@ -161,6 +161,27 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, partial);
 }
 
+/// Ops the generic vector strategy handles well: fills and generics whose
+/// operands are read through projected permutations (elementwise, broadcast,
+/// transpose, reductions) with no gathers. Convolutions, pooling and
+/// gather-style generics stay scalar for now (tiled, lowered to loops).
+bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    return false;
+  if (!llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return false;
+  bool hasGather = false;
+  generic.getBody()->walk([&](Operation *inner) {
+    if (isa<tensor::ExtractOp, linalg::IndexOp>(inner))
+      hasGather = true;
+  });
+  return !hasGather;
+}
+
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
 /// 64 and the others by 1, then vectorized with masks for partial tiles.
 void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
@@ -180,6 +201,8 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!current)
     return;
   auto tiled = cast<linalg::LinalgOp>(current);
+  if (!isVectorizableByGenericStrategy(tiled))
+    return;
   std::optional<SmallVector<int64_t>> bounds = boundedLoopRanges(tiled, tiles);
   if (!bounds)
     return;
@@ -239,8 +262,8 @@ void distributeLoop(RewriterBase &rewriter, scf::ForOp loop, Value state,
   });
 }
 
-/// Fuses producers that tile-and-fuse left outside the loops (e.g. the fill
-/// initializing a fused matmul's accumulator) into the innermost loop.
+/// Fuses producers that tile-and-fuse left outside the loops (the fill or
+/// copy initializing a fused op's destination) into the innermost loop.
 void fuseRemainingProducers(RewriterBase &rewriter,
                             MutableArrayRef<LoopLikeOpInterface> loops) {
   if (loops.empty())
@@ -251,7 +274,7 @@ void fuseRemainingProducers(RewriterBase &rewriter,
     tensor::ExtractSliceOp candidate;
     innermost->walk([&](tensor::ExtractSliceOp slice) {
       Operation *producer = slice.getSource().getDefiningOp();
-      if (!candidate && isa_and_nonnull<linalg::FillOp>(producer) &&
+      if (!candidate && isa_and_nonnull<linalg::FillOp, linalg::CopyOp>(producer) &&
           !innermost->isAncestor(producer))
         candidate = slice;
     });

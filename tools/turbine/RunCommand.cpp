@@ -8,6 +8,7 @@
 // non-zero exit code.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "InvocationSetup.h"
 
 #include "turbine/runtime/Runtime.h"
 
@@ -26,15 +27,11 @@ using namespace turbine::runtime;
 
 /// Options of one `turbine run` invocation.
 struct RunOptions {
-  std::string modulePath;
-  std::string functionName;
-  std::vector<std::string> inputs;
+  InvocationOptions invocation;
   std::vector<std::string> outputs;
   std::vector<std::string> expectedOutputs;
   double atol = 1e-4;
   double rtol = 1e-4;
-  std::string device = "local-task";
-  int taskWorkers = 0;
   size_t printMaxElements = 1024;
 };
 
@@ -42,23 +39,6 @@ struct RunOptions {
 int reportError(const std::string &message) {
   std::cerr << "turbine run: error: " << message << "\n";
   return 1;
-}
-
-/// Picks --function, or the only function when none is named.
-Result<Function> selectFunction(const Module &module, const std::string &name) {
-  if (!name.empty())
-    return module.lookupFunction(name);
-  const std::vector<Function> &functions = module.functions();
-  if (functions.size() == 1)
-    return functions.front();
-  if (functions.empty())
-    return Status::error("'" + module.label() + "' has no functions");
-  std::string names;
-  for (const Function &f : functions)
-    names += (names.empty() ? "'" : ", '") + f.name() + "'";
-  return Status::error("'" + module.label() + "' has " +
-                       std::to_string(functions.size()) +
-                       " functions; choose one with --function (" + names + ")");
 }
 
 /// Writes or prints result `i` as `spec` says ("-" or "@file.npy").
@@ -80,37 +60,29 @@ Status emitResult(const Tensor &result, size_t i, const std::string &spec,
 }
 
 int runCommand(const RunOptions &options) {
-  Result<std::shared_ptr<Module>> module = Module::load(options.modulePath);
+  const InvocationOptions &invocation = options.invocation;
+  Result<std::shared_ptr<Module>> module = Module::load(invocation.modulePath);
   if (!module)
     return reportError(module.message());
-  Result<Function> function = selectFunction(**module, options.functionName);
+  Result<Function> function = selectFunction(**module, invocation.functionName);
   if (!function)
     return reportError(function.message());
 
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < options.inputs.size(); ++i) {
-    Result<Tensor> input = parseTensorSpec(options.inputs[i]);
-    if (!input)
-      return reportError("--input " + std::to_string(i) + ": " + input.message());
-    inputs.push_back(std::move(*input));
-  }
-  std::vector<Tensor> expected;
-  for (size_t i = 0; i < options.expectedOutputs.size(); ++i) {
-    Result<Tensor> value = parseTensorSpec(options.expectedOutputs[i]);
-    if (!value)
-      return reportError("--expected_output " + std::to_string(i) + ": " +
-                         value.message());
-    expected.push_back(std::move(*value));
-  }
+  Result<std::vector<Tensor>> inputs = parseTensorSpecs(invocation.inputs, "--input");
+  if (!inputs)
+    return reportError(inputs.message());
+  Result<std::vector<Tensor>> expectedValues =
+      parseTensorSpecs(options.expectedOutputs, "--expected_output");
+  if (!expectedValues)
+    return reportError(expectedValues.message());
+  const std::vector<Tensor> &expected = *expectedValues;
 
-  DeviceOptions deviceOptions;
-  deviceOptions.taskWorkers = options.taskWorkers;
-  Result<std::unique_ptr<Device>> device = Device::create(options.device, deviceOptions);
+  Result<std::unique_ptr<Device>> device = createDevice(invocation);
   if (!device)
     return reportError(device.message());
 
   std::cout << "EXEC @" << function->name() << "\n";
-  Result<std::vector<Tensor>> results = function->invoke(**device, inputs);
+  Result<std::vector<Tensor>> results = function->invoke(**device, *inputs);
   if (!results)
     return reportError(results.message());
 
@@ -150,15 +122,7 @@ void registerRunCommand(CLI::App &app, int &exitCode) {
   auto options = std::make_shared<RunOptions>();
   CLI::App *run = app.add_subcommand(
       "run", "Invoke a function of a .tmod artifact (like iree-run-module)");
-  run->add_option("module", options->modulePath, "Artifact (.tmod) to load")
-      ->required();
-  run->add_option("--function", options->functionName,
-                  "Function to invoke (default: the only one)");
-  run->add_option("--input", options->inputs,
-                  "Input value: '2x2xf32=1 2 3 4', 'f32=5', '2xi32=@raw.bin' "
-                  "or '@x.npy' (repeat in argument order)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  addInvocationOptions(*run, options->invocation);
   run->add_option("--output", options->outputs,
                   "Where result i goes: '-' (print) or '@file.npy' (repeat per "
                   "result; default prints all)")
@@ -173,11 +137,6 @@ void registerRunCommand(CLI::App &app, int &exitCode) {
       ->capture_default_str();
   run->add_option("--rtol", options->rtol,
                   "Relative tolerance for --expected_output")
-      ->capture_default_str();
-  run->add_option("--device", options->device, "local-sync or local-task")
-      ->capture_default_str();
-  run->add_option("--task_workers", options->taskWorkers,
-                  "local-task threads incl. the caller (0: all cores)")
       ->capture_default_str();
   run->add_option("--print_max_element_count", options->printMaxElements,
                   "Elements printed per result before eliding")

@@ -1,8 +1,8 @@
 //===- main.cpp - The `turbine` command-line tool -------------------------===//
 //
-// One binary, IREE-style subcommands: `compile` (model -> .tmod artifact) and
-// `run` (invoke a function of an artifact). The driver only dispatches; each
-// subcommand lives in its own file.
+// One binary, IREE-style subcommands: `compile` (model -> .tmod artifact),
+// `run` (invoke a function of an artifact) and `bench` (time its calls). The
+// driver only dispatches; each subcommand lives in its own file.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
   int exitCode = 0;
   turbine::tools::registerCompileCommand(app, exitCode);
   turbine::tools::registerRunCommand(app, exitCode);
+  turbine::tools::registerBenchCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+#===- run_matmul_benchmark.sh - Turbine vs OpenBLAS on square matmuls -----===#
+#
+# Usage: bash benchmarks/run_matmul_benchmark.sh [BUILD_DIR]   (default: build)
+#
+# 1. Writes func.func @main(%a: MxK, %b: KxN) -> MxN (linalg.fill +
+#    linalg.matmul, f32) for each size into BUILD_DIR/benchmarks/matmul/.
+# 2. Compiles each with BUILD_DIR/bin/turbine compile (host CPU).
+# 3. Runs BUILD_DIR/bin/matmul_benchmark on them at each thread count, with
+#    OPENBLAS_CORETYPE=Cooperlake (OpenBLAS 0.3.21 does not know this CPU and
+#    would fall back to slow SSE3 kernels) and OPENBLAS_NUM_THREADS matching
+#    Turbine's (local-sync for 1 thread, local-task --task_workers=N for N).
+#
+# Knobs (environment): MATMUL_SIZES ("256 512 1024"), MATMUL_THREADS ("1 2"),
+# MATMUL_REPETITIONS (50), MATMUL_WARMUP (5), MATMUL_ORDER (interleaved or
+# blocked), MATMUL_OPENBLAS_CORETYPE (Cooperlake). OPENBLAS_CORETYPE itself is
+# overridden on purpose: an inherited value (e.g. Haswell, seen in some shells
+# here) would silently benchmark OpenBLAS with narrower kernels.
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+build_dir=${1:-build}
+sizes=${MATMUL_SIZES:-256 512 1024}
+thread_counts=${MATMUL_THREADS:-1 2}
+repetitions=${MATMUL_REPETITIONS:-50}
+warmup=${MATMUL_WARMUP:-5}
+order=${MATMUL_ORDER:-interleaved}
+turbine=$build_dir/bin/turbine
+benchmark=$build_dir/bin/matmul_benchmark
+artifact_dir=$build_dir/benchmarks/matmul
+
+for tool in "$turbine" "$benchmark"; do
+  if [ ! -x "$tool" ]; then
+    echo "run_matmul_benchmark.sh: error: $tool not built (is OpenBLAS installed? run 'make build')" >&2
+    exit 1
+  fi
+done
+mkdir -p "$artifact_dir"
+
+# write_matmul_mlir N FILE: C = A * B with M = N = K = n.
+write_matmul_mlir() {
+  local n=$1 file=$2
+  local a="tensor<${n}x${n}xf32>"
+  cat > "$file" <<MLIR
+// C = A * B, f32, M = N = K = ${n} (written by run_matmul_benchmark.sh)
+func.func @main(%a: ${a}, %b: ${a}) -> ${a} {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : ${a}
+  %init = linalg.fill ins(%zero : f32) outs(%empty : ${a}) -> ${a}
+  %c = linalg.matmul ins(%a, %b : ${a}, ${a}) outs(%init : ${a}) -> ${a}
+  return %c : ${a}
+}
+MLIR
+}
+
+for n in $sizes; do
+  write_matmul_mlir "$n" "$artifact_dir/matmul_$n.mlir"
+  # A compile is well under a second; the limit only guards against a hang.
+  timeout 300 "$turbine" compile "$artifact_dir/matmul_$n.mlir" \
+    -o "$artifact_dir/matmul_$n.tmod"
+done
+echo "compiled: $(cd "$artifact_dir" && ls ./*.tmod | tr '\n' ' ')"
+echo
+
+export OPENBLAS_CORETYPE=${MATMUL_OPENBLAS_CORETYPE:-Cooperlake}
+sizes_csv=$(echo $sizes | tr ' ' ',')
+for threads in $thread_counts; do
+  OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
+    "$benchmark" "$artifact_dir" --sizes="$sizes_csv" --threads="$threads" \
+      --repetitions="$repetitions" --warmup="$warmup" --order="$order"
+  echo
+done

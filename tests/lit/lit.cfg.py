@@ -1,0 +1,64 @@
+# lit.cfg.py - the Turbine lit suite: what the tests are and which tools
+# their RUN lines may use.
+#
+# Substitutions:
+#   %turbine     the `turbine` binary of this build
+#   FileCheck    LLVM 22's FileCheck
+#   not          LLVM 22's `not` (inverts an exit code; `not --crash` wants a
+#                crash, which no Turbine test should ever see)
+#   %python      an interpreter for small helper scripts
+# Tests run from the build tree: %t is a per-test scratch path there.
+import os
+import shutil
+
+import lit.formats
+import lit.util
+
+config.name = "Turbine"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "README.md", "Inputs"]
+
+# When run through lit.site.cfg.py these are set; running lit directly on the
+# source tree is not supported (there would be no `turbine` to test).
+if not hasattr(config, "turbine_binary"):
+    lit_config.fatal("run lit on the build tree: lit -sv <build>/tests/lit")
+
+config.test_source_root = config.turbine_source_dir
+config.test_exec_root = config.turbine_binary_dir
+
+if not os.path.exists(config.turbine_binary):
+    lit_config.fatal("turbine binary not found at %s (build the `turbine` target)"
+                     % config.turbine_binary)
+
+
+def llvm_tool(name):
+    """Path of an LLVM 22 test tool; its absence is a configuration error."""
+    path = os.path.join(config.llvm_tools_dir, name)
+    if not os.path.exists(path):
+        lit_config.fatal("%s not found in %s" % (name, config.llvm_tools_dir))
+    return path
+
+
+config.substitutions.append(("%turbine", config.turbine_binary))
+config.substitutions.append(("%python", config.python_executable))
+# Tool names as whole command words (not inside paths, flags or other
+# words), the way LLVM's own lit configs substitute them.
+for tool in ["FileCheck", "not"]:
+    config.substitutions.append(
+        (r"(?<![-./\w])" + tool + r"(?![-./\w])", llvm_tool(tool)))
+# Anything else a RUN line needs (ls, grep, cat) comes from the system PATH.
+
+# Compiles can be slow and a bad schedule can run away: bound every test.
+# (Needs psutil, which Debian's python3 has; without it lit would refuse.)
+try:
+    import psutil  # noqa: F401
+    lit_config.maxIndividualTestTime = 300
+except ImportError:
+    lit_config.note("psutil missing: no per-test time limit")
+
+# A minimal, predictable environment for the tools under test.
+config.environment["LC_ALL"] = "C"
+for var in ["HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
