@@ -154,11 +154,25 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
     return;
   auto mLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 3].getOperation());
   auto nLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 2].getOperation());
-  scf::ForOp partial;
+  scf::ForOp rowRemainder, columnRemainder;
   if (mLoop)
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, partial);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, rowRemainder);
   if (nLoop)
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, partial);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, columnRemainder);
+  // Rows left over after the 8-row tiles (a small batch) go one row at a
+  // time: 1x32x1 tiles still vectorize (a row of FMAs per k).
+  if (!rowRemainder)
+    return;
+  SmallVector<linalg::LinalgOp> leftovers;
+  rowRemainder->walk([&](linalg::LinalgOp inner) {
+    if (isMatmulLike(inner))
+      leftovers.push_back(inner);
+  });
+  for (linalg::LinalgOp inner : leftovers) {
+    SmallVector<int64_t> rowTiles(numLoops, 0);
+    rowTiles[numLoops - 3] = 1;
+    (void)tileOp(rewriter, cast<TilingInterface>(*inner), rowTiles);
+  }
 }
 
 /// Ops the generic vector strategy handles well: fills and generics whose
@@ -224,6 +238,32 @@ void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
       continue;
     vectorizeOp(rewriter, op, ranges);
   }
+}
+
+/// An elementwise consumer of a matmul/reduction (bias + ReLU) may write its
+/// result over its producer's: making the producer's result its destination
+/// lets the whole chain run in place in the output buffer, with no
+/// temporary for the intermediate.
+void reuseProducerAsDestination(RewriterBase &rewriter, func::FuncOp kernel) {
+  kernel.walk([&](linalg::GenericOp consumer) {
+    if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1)
+      return;
+    OpOperand *init = consumer.getDpsInitOperand(0);
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+        consumer.payloadUsesValueFromOperand(init) ||
+        !consumer.getMatchingIndexingMap(init).isIdentity())
+      return;
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      Value value = input->get();
+      auto producer = value.getDefiningOp<linalg::LinalgOp>();
+      if (!producer || !value.hasOneUse() ||
+          value.getType() != init->get().getType() ||
+          !consumer.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      rewriter.modifyOpInPlace(consumer, [&] { init->set(value); });
+      return;
+    }
+  });
 }
 
 /// Gives every use of a tensor.empty its own copy, so that destinations are
@@ -305,6 +345,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   WorkgroupTiling tiling = getWorkgroupTiling(kernel);
   Value state = kernel.getArgument(0);
   uniquifyEmptyTensors(rewriter, kernel);
+  reuseProducerAsDestination(rewriter, kernel);
 
   // Map result-dim tiles onto loop tiles.
   SmallVector<int64_t> loopTiles(root.getLoopIteratorTypes().size(), 0);
@@ -351,9 +392,11 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     }
   }
 
-  // Clean up the untiled originals before the vector level.
+  // Clean up the untiled originals before the vector level; slices of
+  // tensor.empty become tile-sized empties (tile-sized temporaries).
   {
     RewritePatternSet patterns(kernel.getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
     if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
       return failure();
   }
