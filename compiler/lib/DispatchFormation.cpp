@@ -81,10 +81,12 @@ void addDestinationProducers(Operation *op, llvm::SetVector<Operation *> &ops,
   }
 }
 
-/// A fill whose only use is the destination of another linalg op: it joins
-/// that op's region instead of forming its own.
+/// A fill of an empty tensor used only as the destination of linalg ops: it
+/// is cloned into each of their kernels instead of forming its own.
 bool initializesOnlyADestination(Operation *op) {
-  if (!isa<linalg::FillOp>(op) || op->use_empty())
+  auto fill = dyn_cast<linalg::FillOp>(op);
+  if (!fill || op->use_empty() ||
+      !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return false;
   return llvm::all_of(op->getUses(), [&](OpOperand &use) {
     auto user = dyn_cast<DestinationStyleOpInterface>(use.getOwner());

@@ -43,7 +43,10 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -266,6 +269,21 @@ void reuseProducerAsDestination(RewriterBase &rewriter, func::FuncOp kernel) {
   });
 }
 
+/// Keeps loop-carried vector tiles in registers: a transfer_read/write pair
+/// of an accumulator inside a loop (the matmul's C tile across K) becomes a
+/// vector iter_arg. Done on tensors, where the pair is visibly a subset of
+/// the loop's own iter_arg and no aliasing question arises.
+void hoistAccumulators(RewriterBase &rewriter, func::FuncOp kernel) {
+  // Each round peels one level: first the tile's extract/insert_slice pair,
+  // then the vector transfers on the tile now carried by the loop.
+  for (int round = 0; round < 3; ++round) {
+    SmallVector<LoopLikeOpInterface> loops;
+    kernel.walk([&](LoopLikeOpInterface loop) { loops.push_back(loop); });
+    for (LoopLikeOpInterface loop : loops) // Innermost first (post-order).
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+  }
+}
+
 /// Gives every use of a tensor.empty its own copy, so that destinations are
 /// not shared between ops (which would force bufferization to copy).
 void uniquifyEmptyTensors(RewriterBase &rewriter, func::FuncOp kernel) {
@@ -414,6 +432,15 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeStaticMatmuls(rewriter, kernel);
+  // Unify the transfers' constant indices so read/write pairs match.
+  auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());
+  cleanup.addPass(createCanonicalizerPass());
+  cleanup.addPass(createCSEPass());
+  if (failed(cleanup.run(kernel)))
+    return failure();
+  hoistAccumulators(rewriter, kernel);
+  if (std::getenv("TURBINE_DEBUG_CODEGEN"))
+    kernel->print(llvm::errs() << "// kernel after vector-level codegen\n");
   return success();
 }
 
@@ -447,7 +474,12 @@ LogicalResult lowerMasks(ModuleOp kernels) {
 
 LogicalResult lowerVectors(ModuleOp kernels) {
   MLIRContext *ctx = kernels.getContext();
-  kernels.walk([](func::FuncOp f) { linalg::hoistRedundantVectorTransfers(f); });
+  // Loop-invariant subviews first, so that the accumulator's transfers are
+  // seen as invariant and hoisted out of the K loop (kept in registers).
+  kernels.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+  kernels.walk([](func::FuncOp f) {
+    linalg::hoistRedundantVectorTransfers(f, /*verifyNonZeroTrip=*/true);
+  });
   RewritePatternSet patterns(ctx);
   vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
   vector::populateVectorContractLoweringPatterns(
