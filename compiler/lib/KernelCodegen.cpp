@@ -8,13 +8,16 @@
 //     tiles.
 //  2. Vector level, per op inside the workgroup tile:
 //       matmul / batch_matmul: K tiled by 256, then an 8x32x1 register tile
-//       vectorized to vector.contract (lowered to outer products = FMAs);
+//       whose M and N loops are peeled so full tiles are static; those are
+//       vectorized to vector.contract (lowered to outer products = FMAs),
+//       leftover rows go one row at a time (1x32x1, still vectorized);
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
-//       with masks for partial tiles.
-//     An op the vectorizer cannot handle stays scalar (lowered to loops).
+//       with masks for partial tiles (elementwise, broadcast, transpose,
+//       reductions); convolutions, pooling and gathers stay scalar for now.
+//     Loop-carried tiles are then hoisted into iter_args on tensors, so the
+//     matmul accumulator stays in registers across K.
 //  3. One-shot bufferization writing results in place into output bindings,
-//     hoisting of loop-invariant vector transfers (the matmul accumulator
-//     stays in registers across K), and vector lowering.
+//     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
 #include "Phases.h"
 #include "WorkgroupTiling.h"
@@ -61,11 +64,6 @@ constexpr int64_t kMatmulRegisterM = 8;
 constexpr int64_t kMatmulRegisterN = 32;
 constexpr int64_t kVectorWidth = 64;
 
-/// Replaces `op`'s results with `values` and erases it.
-void replaceOp(RewriterBase &rewriter, Operation *op, ValueRange values) {
-  rewriter.replaceOp(op, values);
-}
-
 /// Tiles `op` with `tileSizes` (scf.for loops, no fusion). Returns the tiled
 /// op, or null if tiling failed (the op is left as it was).
 Operation *tileOp(RewriterBase &rewriter, TilingInterface op,
@@ -79,7 +77,7 @@ Operation *tileOp(RewriterBase &rewriter, TilingInterface op,
       scf::tileUsingSCF(rewriter, op, options);
   if (failed(tiled) || tiled->tiledOps.empty())
     return nullptr;
-  replaceOp(rewriter, op, tiled->replacements);
+  rewriter.replaceOp(op, tiled->replacements);
   return tiled->tiledOps.front();
 }
 
@@ -104,11 +102,11 @@ void vectorizeOp(RewriterBase &rewriter, Operation *op,
   if (op->getNumResults() == 0)
     rewriter.eraseOp(op);
   else
-    replaceOp(rewriter, op, result->replacements);
+    rewriter.replaceOp(op, result->replacements);
 }
 
-/// Computes a static upper bound for a dynamic tile size (affine.min with a
-/// constant bound) by looking at the sizes of the slices feeding `op`.
+/// Static upper bounds of `op`'s loops: its static extents, or for a dynamic
+/// extent the tile size it was tiled with (partial tiles are smaller).
 std::optional<SmallVector<int64_t>>
 boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

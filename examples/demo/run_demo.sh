@@ -10,9 +10,7 @@
 # 3. `turbine run` executes it on local-sync and on local-task, printing the
 #    results; each device's output is compared with NumPy's (max abs error is
 #    printed; above the tolerance the demo fails with a non-zero exit).
-# 4. Time per call on both devices: `turbine bench` when this build has it,
-#    otherwise the wall time of 20 `turbine run` processes (which includes
-#    process start and artifact loading, so it overstates a call).
+# 4. Time per call on both devices with `turbine bench` (median of 200).
 set -euo pipefail
 
 BUILD_DIR=${1:-build}
@@ -22,7 +20,6 @@ DEMO_DIR="$BUILD_DIR/demo"
 PYTHON=/usr/bin/python3          # Debian's interpreter, which has NumPy
 TOLERANCE=1e-3                   # max abs error allowed vs NumPy (f32 vs f64)
 DEVICES=(local-sync local-task)
-TIMED_CALLS=20
 
 step() { printf '\n== %s\n' "$*"; }
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
@@ -77,27 +74,10 @@ sys.exit(1 if failed else 0)
 EOF
 
 step "4. Time per call (batch 4)"
-# The top-level help lists the subcommands (`turbine bench --help` would also
-# succeed on a build without bench: it prints the top-level help).
-if "$TURBINE" --help 2>/dev/null | grep -qE '^[[:space:]]+bench[[:space:]]'; then
-  for device in "${DEVICES[@]}"; do
-    echo "-- turbine bench --device=$device"
-    "$TURBINE" bench "$DEMO_DIR/mlp.tmod" --device="$device" \
-      --input=@"$DEMO_DIR/input.npy" --repetitions=200
-  done
-else
-  echo "(turbine bench is not in this build: timing $TIMED_CALLS whole 'turbine run' processes,"
-  echo " which includes process start and loading the artifact)"
-  for device in "${DEVICES[@]}"; do
-    start=$(date +%s.%N)
-    for _ in $(seq "$TIMED_CALLS"); do
-      "$TURBINE" run "$DEMO_DIR/mlp.tmod" --device="$device" \
-        --input=@"$DEMO_DIR/input.npy" > /dev/null
-    done
-    end=$(date +%s.%N)
-    "$PYTHON" -c 'import sys; s, e, n, d = sys.argv[1:]; print("%-10s %.2f ms per run (%s runs)" % (d, (float(e) - float(s)) * 1000 / int(n), n))' \
-      "$start" "$end" "$TIMED_CALLS" "$device"
-  done
-fi
+for device in "${DEVICES[@]}"; do
+  echo "-- turbine bench --device=$device"
+  "$TURBINE" bench "$DEMO_DIR/mlp.tmod" --device="$device" \
+    --input=@"$DEMO_DIR/input.npy" --repetitions=200
+done
 
 step "Demo finished: outputs match NumPy on ${DEVICES[*]}"
