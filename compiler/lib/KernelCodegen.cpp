@@ -50,6 +50,7 @@
 #include "mlir/Transforms/Passes.h"
 
 #include <cstdlib>
+#include <functional>
 
 using namespace mlir;
 
@@ -478,21 +479,37 @@ LogicalResult lowerVectors(ModuleOp kernels) {
   kernels.walk([](func::FuncOp f) {
     linalg::hoistRedundantVectorTransfers(f, /*verifyNonZeroTrip=*/true);
   });
-  RewritePatternSet patterns(ctx);
-  vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
-  vector::populateVectorContractLoweringPatterns(
-      patterns, vector::VectorContractLowering::OuterProduct);
-  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-  vector::populateVectorMultiReductionLoweringPatterns(
-      patterns, vector::VectorMultiReductionLowering::InnerParallel);
-  vector::populateVectorBroadcastLoweringPatterns(patterns);
-  vector::populateVectorMaskOpLoweringPatterns(patterns);
-  vector::populateVectorShapeCastLoweringPatterns(patterns);
-  vector::populateVectorTransposeLoweringPatterns(
-      patterns, vector::VectorTransposeLowering::EltWise);
-  vector::populateVectorTransferLoweringPatterns(patterns, /*maxRank=*/1);
-  if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
-    return kernels.emitError("codegen: vector lowering did not converge");
+  // Staged, each stage to a fixed point: mixing these pattern sets lets some
+  // of them undo each other's rewrites without end.
+  using Populate = std::function<void(RewritePatternSet &)>;
+  const Populate stages[] = {
+      [](RewritePatternSet &p) {
+        vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      },
+      [](RewritePatternSet &p) {
+        vector::populateVectorContractLoweringPatterns(
+            p, vector::VectorContractLowering::OuterProduct);
+        vector::populateVectorMultiReductionLoweringPatterns(
+            p, vector::VectorMultiReductionLowering::InnerParallel);
+        vector::populateVectorMaskOpLoweringPatterns(p);
+      },
+      [](RewritePatternSet &p) {
+        vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+        vector::populateVectorBroadcastLoweringPatterns(p);
+        vector::populateVectorShapeCastLoweringPatterns(p);
+        vector::populateVectorTransposeLoweringPatterns(
+            p, vector::VectorTransposeLowering::EltWise);
+        vector::populateVectorTransferLoweringPatterns(p, /*maxRank=*/1);
+      },
+  };
+  GreedyRewriteConfig config;
+  config.setMaxNumRewrites(1 << 20); // An error, never a hang.
+  for (const Populate &populate : stages) {
+    RewritePatternSet patterns(ctx);
+    populate(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns), config)))
+      return kernels.emitError("codegen: vector lowering did not converge");
+  }
   return success();
 }
 
