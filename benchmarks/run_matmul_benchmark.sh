@@ -7,9 +7,10 @@
 #    linalg.matmul, f32) for each size into BUILD_DIR/benchmarks/matmul/.
 # 2. Compiles each with BUILD_DIR/bin/turbine compile (host CPU).
 # 3. Runs BUILD_DIR/bin/matmul_benchmark on them at each thread count, with
-#    OPENBLAS_CORETYPE=Cooperlake (OpenBLAS 0.3.21 does not know this CPU and
-#    would fall back to slow SSE3 kernels) and OPENBLAS_NUM_THREADS matching
-#    Turbine's (local-sync for 1 thread, local-task --task_workers=N for N).
+#    OPENBLAS_CORETYPE=Cooperlake (OpenBLAS 0.3.21 does not know the newest
+#    CPUs and may pick slow SSE3 or AVX2-only kernels; see README.md) and
+#    OPENBLAS_NUM_THREADS matching Turbine's threads (local-sync for 1,
+#    local-task --task_workers=N for N).
 #
 # Knobs (environment): MATMUL_SIZES ("256 512 1024"), MATMUL_THREADS ("1 2"),
 # MATMUL_REPETITIONS (50), MATMUL_WARMUP (5), MATMUL_ORDER (interleaved or
