@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 
-.PHONY: all deps configure build test demo bench clean lit unit e2e
+.PHONY: all deps configure build test demo bench clean lit unit e2e conformance
 
 all: build
 
@@ -28,6 +28,11 @@ demo: build
 # Turbine matmul vs OpenBLAS sgemm (see benchmarks/README.md).
 bench: build
 	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
+
+# ONNX backend tests, all suites (libonnx-testdata); rewrites the coverage doc.
+# Exits 0 when the run completes, failing tests included.
+conformance: build
+	$(BUILD)/bin/turbine conformance --suite=all -j $(JOBS) --coverage=docs/onnx-coverage.md
 
 clean:
 	rm -rf $(BUILD)

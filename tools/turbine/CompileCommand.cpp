@@ -5,20 +5,17 @@
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
 //
 // Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
-// upstream dialects), runs the compiler's phases and writes one artifact.
+// upstream dialects), runs the compiler's phases and writes one artifact. The
+// file -> artifact step is compileModelFile (ModelCompiler.h), shared with
+// `turbine conformance`.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "ModelCompiler.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
-#include "turbine/frontends/onnx/OnnxImporter.h"
 
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
@@ -39,22 +36,6 @@ struct CompileArgs {
 int fail(const std::string &message) {
   fmt::print(stderr, "turbine compile: error: {}\n", message);
   return 1;
-}
-
-/// Parses MLIR source, reporting diagnostics into `error`.
-mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(mlir::MLIRContext &context,
-                                                const std::string &path,
-                                                std::string &error) {
-  llvm::SourceMgr sourceMgr;
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr,
-                                                      mlir::ParserConfig(&context));
-  if (!module)
-    error = "failed to parse MLIR file '" + path + "'" +
-            (diagnostics.empty() ? std::string() : ":\n" + diagnostics);
-  return module;
 }
 
 int runCompile(const CompileArgs &args) {
@@ -78,44 +59,22 @@ int runCompile(const CompileArgs &args) {
   if (!args.output.empty() && llvm::sys::fs::equivalent(args.input, args.output))
     return fail("output file '" + args.output + "' is the input file");
 
-  mlir::DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  // Kernels are compiled one after another here; threads only add overhead.
-  context.disableMultithreading();
-
   std::string error;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  llvm::StringRef ext = llvm::sys::path::extension(args.input);
-  if (ext == ".onnx") {
-    module = onnx_frontend::importOnnxFile(context, args.input, {}, error);
-  } else if (ext == ".mlir" || ext == ".mlirbc") {
-    module = parseMlirFile(context, args.input, error);
-  } else {
-    return fail("cannot tell the format of '" + args.input +
-                "': expected a .onnx, .mlir or .mlirbc file");
-  }
-  if (!module)
+  std::string stoppedModuleText;
+  artifact::Module artifact;
+  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText))
     return fail(error);
 
-  artifact::Module artifact;
-  if (!compiler::compileModule(*module, options, &artifact, error))
-    return fail(args.input + ": " + error);
-
   if (options.stopAfter) {
-    mlir::OpPrintingFlags flags;
-    flags.elideLargeElementsAttrs(16);
     if (args.output.empty() || args.output == "-") {
-      module->print(llvm::outs(), flags);
-      llvm::outs() << "\n";
+      llvm::outs() << stoppedModuleText << "\n";
       return 0;
     }
     std::error_code ec;
     llvm::raw_fd_ostream os(args.output, ec);
     if (ec)
       return fail("cannot write '" + args.output + "': " + ec.message());
-    module->print(os, flags);
+    os << stoppedModuleText;
     return 0;
   }
   if (!artifact::writeFile(artifact, args.output, error))

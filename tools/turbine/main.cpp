@@ -1,8 +1,9 @@
 //===- main.cpp - The `turbine` command-line tool -------------------------===//
 //
 // One binary, IREE-style subcommands: `compile` (model -> .tmod artifact),
-// `run` (invoke a function of an artifact) and `bench` (time its calls). The
-// driver only dispatches; each subcommand lives in its own file.
+// `run` (invoke a function of an artifact), `bench` (time its calls) and
+// `conformance` (the ONNX backend tests). The driver only dispatches; each
+// subcommand lives in its own file.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
@@ -16,6 +17,7 @@ int main(int argc, char **argv) {
   turbine::tools::registerCompileCommand(app, exitCode);
   turbine::tools::registerRunCommand(app, exitCode);
   turbine::tools::registerBenchCommand(app, exitCode);
+  turbine::tools::registerConformanceCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

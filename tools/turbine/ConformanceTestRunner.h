@@ -1,0 +1,56 @@
+//===- ConformanceTestRunner.h - Compile, run and check one backend test -===//
+//
+// Runs one ONNX backend test in the calling process: compiles model.onnx the
+// way `turbine compile` does (compileModelFile), loads the artifact with the
+// runtime, invokes it on every test_data_set_N and compares each result with
+// output_K.pb. `turbine conformance` calls this inside a forked child; the
+// outcome travels back to the parent as one line of text (encode/decode).
+//
+// Tolerances are the ONNX backend test defaults (rtol 1e-3, atol 1e-7, as in
+// onnx/backend/test/runner), applied as |got - expected| <= atol + rtol *
+// |expected|; per-test overrides are listed, with their reasons, in
+// toleranceFor().
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_TOOLS_CONFORMANCETESTRUNNER_H
+#define TURBINE_TOOLS_CONFORMANCETESTRUNNER_H
+
+#include "ConformanceSuite.h"
+
+#include <string>
+
+namespace turbine::tools {
+
+/// The verdict on one test and, unless it passed, the reason (one line).
+struct ConformanceOutcome {
+  enum class Verdict { Pass, Fail, Skip };
+  Verdict verdict = Verdict::Fail;
+  std::string reason;
+
+  static ConformanceOutcome pass() { return {Verdict::Pass, ""}; }
+  static ConformanceOutcome fail(std::string reason);
+  static ConformanceOutcome skip(std::string reason) {
+    return {Verdict::Skip, std::move(reason)};
+  }
+
+  /// "PASS", "FAIL <reason>" or "SKIP <reason>".
+  std::string encode() const;
+  /// Inverse of encode(); anything else is a failure naming the bad text.
+  static ConformanceOutcome decode(const std::string &text);
+};
+
+/// Comparison tolerances for floating-point outputs.
+struct ConformanceTolerance {
+  double rtol = 1e-3;
+  double atol = 1e-7;
+};
+
+/// The tolerance for `testName`: the ONNX defaults unless overridden.
+ConformanceTolerance toleranceFor(const std::string &testName);
+
+/// Compiles and runs `test`, comparing every output of every data set.
+/// Training-domain tests are skipped without compiling.
+ConformanceOutcome runConformanceTest(const ConformanceTestCase &test);
+
+} // namespace turbine::tools
+
+#endif // TURBINE_TOOLS_CONFORMANCETESTRUNNER_H
