@@ -128,6 +128,7 @@ private:
     return inst.dst;
   }
   LogicalResult visit(Operation *op);
+  void retagReturnedBuffers(art::Function &function);
   LogicalResult visitConstant(arith::ConstantOp op);
   LogicalResult visitReshape(Operation *op, Value source, Value result);
   LogicalResult visitDispatch(DispatchOp op);
@@ -152,6 +153,11 @@ art::TensorType signatureOf(Type type, DictionaryAttr attrs, int index,
   if (attrs) {
     if (auto name = attrs.getAs<StringAttr>("turbine.name"))
       t.name = name.str();
+    // Signless integers carry their signedness here (e.g. ONNX uint8).
+    if (auto dtype = attrs.getAs<StringAttr>("turbine.dtype"))
+      if (std::optional<DType> parsed = parseDType(dtype.getValue()))
+        if (dtypeSize(*parsed) == dtypeSize(t.dtype))
+          t.dtype = *parsed;
     if (auto dims = attrs.getAs<ArrayAttr>("turbine.dims"))
       for (auto [i, d] : llvm::enumerate(dims))
         if (auto s = dyn_cast<StringAttr>(d); s && i < t.dimNames.size())
@@ -181,9 +187,38 @@ LogicalResult HostProgramBuilder::build(func::FuncOp func, art::Function &out) {
   for (Operation &op : func.getBody().front())
     if (failed(visit(&op)))
       return failure();
+  retagReturnedBuffers(out);
   out.numIndexRegisters = numIndex;
   out.numBufferRegisters = numBuffer;
   return success();
+}
+
+/// MLIR integers are signless: a result the signature calls u8 is computed
+/// in an i8 buffer. Give the allocation behind each result (through any
+/// reshapes) the signature's dtype when the two have the same size.
+void HostProgramBuilder::retagReturnedBuffers(art::Function &function) {
+  std::vector<art::Instruction> &insts = function.code;
+  auto definition = [&](int32_t reg) -> art::Instruction * {
+    for (auto it = insts.rbegin(); it != insts.rend(); ++it)
+      if (it->dst == reg && (it->op == art::Opcode::Alloc ||
+                             it->op == art::Opcode::Reshape))
+        return &*it;
+    return nullptr;
+  };
+  for (const art::Instruction &ret : insts) {
+    if (ret.op != art::Opcode::Return)
+      continue;
+    for (size_t i = 0; i < ret.operands.size() && i < function.outputs.size();
+         ++i) {
+      art::Instruction *def = definition(ret.operands[i]);
+      while (def && def->op == art::Opcode::Reshape)
+        def = definition(def->a);
+      DType wanted = function.outputs[i].dtype;
+      if (def && def->dtype != wanted &&
+          dtypeSize(def->dtype) == dtypeSize(wanted))
+        def->dtype = wanted;
+    }
+  }
 }
 
 LogicalResult HostProgramBuilder::visitConstant(arith::ConstantOp op) {

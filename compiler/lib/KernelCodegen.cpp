@@ -182,6 +182,13 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// transpose, reductions) with no gathers. Convolutions, pooling and
 /// gather-style generics stay scalar for now (tiled, lowered to loops).
 bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
+  // Vectors of i1 are bit-packed in memory while tensors of i1 hold a byte
+  // per element: ops touching i1 buffers stay scalar.
+  if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return shaped && shaped.getElementType().isInteger(1);
+      }))
+    return false;
   if (isa<linalg::FillOp>(op))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());

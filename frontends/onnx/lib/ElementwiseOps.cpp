@@ -438,6 +438,16 @@ LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
 LogicalResult convertDropout(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 1)
     return ctx.fail(node, "expects 1 input");
+  // Inference only: a training_mode that is not a constant false would need
+  // random masks, which an identity would silently get wrong.
+  if (ImportContext::hasInput(node, 2)) {
+    auto mode = ctx.getShapeTensor(node.input(2));
+    if (!mode || !llvm::all_of(mode->elements, [](const SymDim &d) {
+          return d.isConstant() && d.constant == 0;
+        }))
+      return ctx.unsupported(node, "training_mode must be a constant false "
+                                   "(Dropout is imported for inference only)");
+  }
   if (failed(forwardValue(ctx, node, node.output(0))))
     return failure();
   if (node.output_size() > 1 && !node.output(1).empty()) {

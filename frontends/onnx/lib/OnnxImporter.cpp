@@ -47,6 +47,9 @@ struct ValueSignature {
   RankedTensorType type;
   SmallVector<std::string> dimNames;
   bool anyNamedDim = false;
+  /// Set for uint8, which MLIR holds as signless i8: the boundary type users
+  /// see stays u8.
+  bool isUnsigned = false;
 };
 
 FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
@@ -68,6 +71,7 @@ FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
     return failure();
   }
   ValueSignature sig;
+  sig.isUnsigned = tensorType.elem_type() == onnx::TensorProto::UINT8;
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto_Dimension &d : tensorType.shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
@@ -88,6 +92,8 @@ NamedAttrList signatureAttrs(Builder &b, const std::string &name, const ValueSig
                              RankedTensorType actualType) {
   NamedAttrList attrs;
   attrs.append("turbine.name", b.getStringAttr(name));
+  if (sig.isUnsigned)
+    attrs.append("turbine.dtype", b.getStringAttr("u8"));
   bool dynamic = actualType && !actualType.hasStaticShape();
   if (sig.anyNamedDim || dynamic) {
     SmallVector<Attribute> names;
