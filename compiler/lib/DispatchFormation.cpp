@@ -252,11 +252,15 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
                                   .getResult());
 
   // Workgroup grid from the tile sizes of the first result.
-  bool hasContraction = llvm::any_of(region.ops, [](Operation *op) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    return linalgOp && linalg::isaContractionOpInterface(linalgOp);
-  });
-  WorkgroupTiling tiling = chooseWorkgroupTiling(results.front(), hasContraction);
+  RegionKind kind = RegionKind::Elementwise;
+  for (Operation *op : region.ops) {
+    if (isa<linalg::Conv2DNchwFchwOp>(op))
+      kind = RegionKind::Convolution;
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+             linalgOp && linalg::isaContractionOpInterface(linalgOp))
+      kind = RegionKind::Contraction;
+  }
+  WorkgroupTiling tiling = chooseWorkgroupTiling(results.front(), kind);
   SmallVector<Value> firstDims;
   {
     auto type = cast<RankedTensorType>(results.front().getType());

@@ -232,6 +232,45 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   vectorizeOp(rewriter, tiled, *bounds);
 }
 
+/// 2-D NCHW convolution inside a workgroup tile: one output row of up to 32
+/// pixels for 8 output channels at a time, input channels by 8, kernel rows
+/// by 1 (kernel columns whole). Such tiles are 1-D convolutions once the unit
+/// dims are dropped (decomposition), which the vectorizer handles when their
+/// shapes are static; the tile sizes divide the static extents so that they
+/// are.
+void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
+  // Loops: n, f, oh, ow, c, kh, kw.
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return;
+  SmallVector<int64_t> tiles = {1,
+                                largestDivisorAtMost(ranges[1], 8),
+                                1,
+                                largestDivisorAtMost(ranges[3], 32),
+                                largestDivisorAtMost(ranges[4], 8),
+                                1,
+                                0};
+  (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// Rewrites the unit-height convolution tiles as 1-D convolutions and
+/// vectorizes those with static shapes.
+void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
+  RewritePatternSet patterns(kernel.getContext());
+  linalg::populateDecomposeConvolutionPatterns(patterns);
+  (void)applyPatternsGreedily(kernel, std::move(patterns));
+  SmallVector<linalg::LinalgOp> convolutions;
+  kernel.walk([&](linalg::Conv1DNcwFcwOp op) {
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    if (linalgOp.hasPureTensorSemantics() &&
+        !llvm::any_of(linalgOp.getStaticLoopRanges(), ShapedType::isDynamic))
+      convolutions.push_back(linalgOp);
+  });
+  for (linalg::LinalgOp op : convolutions)
+    vectorizeOp(rewriter, op, {});
+}
+
 /// Vectorizes the register-tile matmuls that ended up with static shapes.
 void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> matmuls;
@@ -429,6 +468,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   for (linalg::LinalgOp op : linalgOps) {
     if (isMatmulLike(op))
       tileMatmul(rewriter, op);
+    else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      tileConvolution(rewriter, conv);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }
@@ -438,6 +479,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeStaticMatmuls(rewriter, kernel);
+  vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
   auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());
   cleanup.addPass(createCanonicalizerPass());

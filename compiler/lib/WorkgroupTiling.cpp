@@ -12,21 +12,26 @@ namespace turbine::compiler {
 static constexpr llvm::StringLiteral kTileSizesAttr = "turbine.workgroup_tiles";
 static constexpr llvm::StringLiteral kGridDimsAttr = "turbine.workgroup_dims";
 
-WorkgroupTiling chooseWorkgroupTiling(Value result, bool hasContraction) {
+WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
   auto type = cast<RankedTensorType>(result.getType());
   int64_t rank = type.getRank();
   WorkgroupTiling tiling;
   tiling.tileSizes.assign(rank, 0);
   bool reduces = false;
   if (auto linalgOp = result.getDefiningOp<linalg::LinalgOp>())
-    reduces = linalgOp.getNumReductionLoops() > 0 && !hasContraction;
+    reduces = linalgOp.getNumReductionLoops() > 0 &&
+              kind == RegionKind::Elementwise;
 
   // Preferred tiles for the innermost three dims, innermost first.
   int64_t preferred[3];
-  if (hasContraction) {
+  if (kind == RegionKind::Contraction) {
     preferred[0] = 128; // N
     preferred[1] = 64;  // M
     preferred[2] = 1;   // batch
+  } else if (kind == RegionKind::Convolution) {
+    preferred[0] = 1024; // output width: whole rows
+    preferred[1] = 2;    // output height
+    preferred[2] = 16;   // output channels (NCHW)
   } else if (reduces) {
     preferred[0] = 16;
     preferred[1] = 1;
@@ -39,12 +44,25 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, bool hasContraction) {
   for (int axis = 0; axis < 3 && axis < rank; ++axis) {
     int64_t dim = rank - 1 - axis;
     int64_t tile = preferred[axis];
-    if (!type.isDynamicDim(dim))
-      tile = std::min(tile, std::max<int64_t>(type.getDimSize(dim), 1));
+    if (!type.isDynamicDim(dim)) {
+      int64_t extent = std::max<int64_t>(type.getDimSize(dim), 1);
+      // Convolution tiles must divide the output so every tile is static
+      // (what the convolution vectorizer needs).
+      tile = kind == RegionKind::Convolution
+                 ? largestDivisorAtMost(extent, tile)
+                 : std::min(tile, extent);
+    }
     tiling.tileSizes[dim] = tile;
     tiling.gridDims[axis] = dim;
   }
   return tiling;
+}
+
+int64_t largestDivisorAtMost(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, limit); d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
 }
 
 void setWorkgroupTiling(func::FuncOp kernel, const WorkgroupTiling &t) {

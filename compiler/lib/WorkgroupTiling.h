@@ -25,9 +25,14 @@ struct WorkgroupTiling {
   int64_t gridDims[3] = {-1, -1, -1};
 };
 
+/// What dominates a region's work; selects its tile shape.
+enum class RegionKind { Elementwise, Contraction, Convolution };
+
 /// Chooses tiles for a region whose first result is `result`.
-/// `hasContraction` selects matmul-sized tiles.
-WorkgroupTiling chooseWorkgroupTiling(mlir::Value result, bool hasContraction);
+WorkgroupTiling chooseWorkgroupTiling(mlir::Value result, RegionKind kind);
+
+/// Largest divisor of `extent` that is at most `limit` (1 if none larger).
+int64_t largestDivisorAtMost(int64_t extent, int64_t limit);
 
 void setWorkgroupTiling(mlir::func::FuncOp kernel, const WorkgroupTiling &t);
 WorkgroupTiling getWorkgroupTiling(mlir::func::FuncOp kernel);
