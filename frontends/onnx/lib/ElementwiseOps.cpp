@@ -168,8 +168,60 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
     return ctx.fail(node, "expects 2 inputs");
   Value base = (*inputs)[0], exponent = (*inputs)[1];
   Type t = elementTypeOf(base);
+  Type et = elementTypeOf(exponent);
+  if (isa<IntegerType>(t) && !t.isInteger(1)) {
+    // Integer base: the result has the base's type.
+    unsigned width = t.getIntOrFloatBitWidth();
+    if (isa<FloatType>(et)) {
+      // x^y computed in the exponent's float type (at least f64 for 64-bit
+      // bases), truncated toward zero like the reference's cast.
+      Type ft = width > 32 || et.getIntOrFloatBitWidth() > 32 ? (Type)ctx.builder.getF64Type()
+                                                              : (Type)ctx.builder.getF32Type();
+      auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value x = arith::SIToFPOp::create(b, l, ft, a[0]);
+        Value y = a[1];
+        if (et != ft)
+          y = arith::ExtFOp::create(b, l, ft, y);
+        return arith::FPToSIOp::create(b, l, t, math::PowFOp::create(b, l, x, y));
+      });
+      if (failed(r))
+        return failure();
+      ctx.setValue(node.output(0), *r);
+      return success();
+    }
+    if (!isa<IntegerType>(et) || et.isInteger(1))
+      return ctx.unsupported(node, "exponent type");
+    // Integer ^ integer: exact exponentiation by squaring over the exponent's
+    // bits (wrapping like the reference's fixed-width arithmetic). A negative
+    // exponent gives 1 / x^-y truncated: 1 for x == 1, +-1 for x == -1, else 0.
+    unsigned ew = et.getIntOrFloatBitWidth();
+    auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      Value x = a[0], e = a[1];
+      auto c = [&](Type ty, int64_t v) -> Value { return arith::ConstantOp::create(b, l, b.getIntegerAttr(ty, v)); };
+      Value result = c(t, 1), square = x;
+      for (unsigned k = 0; k + 1 < ew; ++k) {
+        Value bit = arith::AndIOp::create(b, l, arith::ShRSIOp::create(b, l, e, c(et, k)), c(et, 1));
+        Value set = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bit, c(et, 0));
+        result = arith::SelectOp::create(b, l, set, arith::MulIOp::create(b, l, result, square), result);
+        square = arith::MulIOp::create(b, l, square, square);
+      }
+      Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, e, c(et, 0));
+      Value odd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, arith::AndIOp::create(b, l, e, c(et, 1)),
+                                        c(et, 0));
+      Value isOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, c(t, 1));
+      Value isMinusOne = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, c(t, -1));
+      Value minusOnePow = arith::SelectOp::create(b, l, odd, c(t, -1), c(t, 1));
+      Value negResult = arith::SelectOp::create(b, l, isOne, c(t, 1),
+                                                arith::SelectOp::create(b, l, isMinusOne, minusOnePow, c(t, 0)));
+      return arith::SelectOp::create(b, l, negative, negResult, result);
+    });
+    if (failed(r))
+      return failure();
+    ctx.setValue(node.output(0), *r);
+    return success();
+  }
   if (!isa<FloatType>(t))
-    return ctx.unsupported(node, "only floating-point bases are supported");
+    return ctx.unsupported(node, "only floating-point and integer bases are supported");
   // x^2 with a constant exponent is a multiply.
   if (auto c = ctx.getConstant(node.input(1)); c && c->isSplat() &&
                                                isa<FloatType>(c->getElementType()) &&
@@ -183,7 +235,6 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
     ctx.setValue(node.output(0), *r);
     return success();
   }
-  Type et = elementTypeOf(exponent);
   auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
     Value e = a[1];
     if (isa<IntegerType>(et))
@@ -741,6 +792,47 @@ void registerElementwiseOps(OpRegistry &r) {
                                          arith::MinimumFOp::create(b, l, v, floatConst(b, l, t, 1)));
     return arith::MulFOp::create(b, l, x, hs);
   }));
+  // BitShift (opset 11, unsigned types only): shifts of width or more give 0.
+  r.add("BitShift", [](ImportContext &ctx, const onnx::NodeProto &node) -> LogicalResult {
+    auto inputs = tensorInputs(ctx, node);
+    if (failed(inputs))
+      return failure();
+    if (inputs->size() != 2)
+      return ctx.fail(node, "expects 2 inputs");
+    Type t = elementTypeOf((*inputs)[0]);
+    if (!isa<IntegerType>(t) || t.isInteger(1) || elementTypeOf((*inputs)[1]) != t)
+      return ctx.unsupported(node, "expects two unsigned integer inputs of the same type");
+    std::string direction = ctx.stringAttr(node, "direction", "");
+    if (direction != "LEFT" && direction != "RIGHT")
+      return ctx.fail(node, "direction must be LEFT or RIGHT");
+    bool left = direction == "LEFT";
+    unsigned width = t.getIntOrFloatBitWidth();
+    auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      Value shifted = left ? (Value)arith::ShLIOp::create(b, l, a[0], a[1])
+                           : (Value)arith::ShRUIOp::create(b, l, a[0], a[1]);
+      Value tooFar = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge, a[1],
+                                           arith::ConstantOp::create(b, l, b.getIntegerAttr(t, width)));
+      return arith::SelectOp::create(b, l, tooFar, arith::ConstantOp::create(b, l, b.getIntegerAttr(t, 0)),
+                                     shifted);
+    });
+    if (failed(r))
+      return failure();
+    ctx.setValue(node.output(0), *r);
+    return success();
+  }, 11);
+  // Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0); float inputs.
+  r.add("Shrink", unaryFloatWithAttrs([](OpBuilder &b, Location l, Value x, ImportContext &ctx,
+                                         const onnx::NodeProto &node) -> Value {
+    double lambd = ctx.floatAttr(node, "lambd", 0.5f);
+    double bias = ctx.floatAttr(node, "bias", 0.0f);
+    Type t = x.getType();
+    Value below = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, x, floatConst(b, l, t, -lambd));
+    Value above = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, floatConst(b, l, t, lambd));
+    Value plus = arith::AddFOp::create(b, l, x, floatConst(b, l, t, bias));
+    Value minus = arith::SubFOp::create(b, l, x, floatConst(b, l, t, bias));
+    Value inner = arith::SelectOp::create(b, l, above, minus, floatConst(b, l, t, 0));
+    return arith::SelectOp::create(b, l, below, plus, inner);
+  }), 9);
   r.add("ThresholdedRelu", unaryFloatWithAttrs([](OpBuilder &b, Location l, Value x, ImportContext &ctx,
                                                   const onnx::NodeProto &node) -> Value {
     double alpha = ctx.floatAttr(node, "alpha", 1.0f);

@@ -84,6 +84,7 @@ void registerLinalgOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
+void registerLossOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -221,6 +222,10 @@ mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> 
 /// Product of the sizes of `input` over `mask` as a scalar of float type `type`.
 mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> mask,
                          mlir::Type type);
+
+/// Numerically stable softmax (or log-softmax) of float tensor `x` over the
+/// dims where `mask` is true; same shape as `x`.
+mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> mask, bool isLog);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

@@ -8,7 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
+#include <map>
 
 using namespace mlir;
 
@@ -562,8 +565,10 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   Type et = xType.getElementType();
   if (!isa<FloatType>(et))
     return ctx.unsupported(node, "only floating-point pooling is supported");
-  if (node.output_size() > 1 && !node.output(1).empty())
-    return ctx.unsupported(node, "the Indices output is not supported");
+  bool wantIndices = isMax && node.output_size() > 1 && !node.output(1).empty();
+  int64_t storageOrder = ctx.intAttr(node, "storage_order", 0);
+  if (wantIndices && storageOrder != 0 && storageOrder != 1)
+    return ctx.fail(node, "storage_order must be 0 or 1");
   auto kernel = ctx.intsAttr(node, "kernel_shape");
   if (!kernel || kernel->size() != (oneD ? 1u : 2u))
     return ctx.fail(node, "kernel_shape has the wrong length");
@@ -654,6 +659,73 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
       result = *r;
     }
   }
+  if (wantIndices) {
+    // Indices: flattened position (row-major, or column-major within each
+    // H x W plane for storage_order 1) of the first maximum of each window,
+    // padding excluded; a generic over (n, c, i, j) with reduction loops over
+    // the window.
+    SmallVector<Value> dimValues;
+    for (int64_t d = 0; d < 4; ++d)
+      dimValues.push_back(ctx.toIndexValue(ctx.dim(*x, d)));
+    Value bestInit = ctx.filled(outSizes, ctx.scalarConstant(et, lowest));
+    Value indexInit = ctx.filled(outSizes, arith::ConstantOp::create(ctx.builder, ctx.loc,
+                                                                    ctx.builder.getI64IntegerAttr(-1)));
+    Value windowRange = ctx.empty({ctx.builder.getIndexAttr((*kernel)[0]), ctx.builder.getIndexAttr((*kernel)[1])},
+                                  ctx.builder.getI1Type());
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < 4; ++d)
+      outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+    AffineMap outMap = AffineMap::get(6, 0, outExprs, &ctx.context);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(6, 0, {ctx.builder.getAffineDimExpr(4), ctx.builder.getAffineDimExpr(5)}, &ctx.context),
+        outMap, outMap};
+    SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+    iterators.append(2, utils::IteratorType::reduction);
+    Value source = *x;
+    WindowAttrs w = *attrs;
+    auto g = linalg::GenericOp::create(
+        ctx.builder, ctx.loc, TypeRange{bestInit.getType(), indexInit.getType()}, ValueRange{windowRange},
+        ValueRange{bestInit, indexInit}, maps, iterators, [&](OpBuilder &b, Location l, ValueRange a) {
+          auto cst = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, l, v); };
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < 6; ++d)
+            idx.push_back(linalg::IndexOp::create(b, l, d));
+          Value inside = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+          SmallVector<Value> pos;
+          for (int64_t d = 0; d < 2; ++d) {
+            Value p = arith::SubIOp::create(
+                b, l,
+                arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, idx[2 + d], cst(w.strides[d])),
+                                      arith::MulIOp::create(b, l, idx[4 + d], cst(w.dilations[d]))),
+                cst(w.padLow[d]));
+            Value ok = arith::AndIOp::create(b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, p, cst(0)),
+                                             arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, p, dimValues[2 + d]));
+            inside = arith::AndIOp::create(b, l, inside, ok);
+            Value last = arith::SubIOp::create(b, l, dimValues[2 + d], cst(1));
+            pos.push_back(arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, p, cst(0)), last));
+          }
+          Value v = tensor::ExtractOp::create(b, l, source, ValueRange{idx[0], idx[1], pos[0], pos[1]});
+          Value first = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, a[2],
+                                              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0)));
+          Value greater = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, v, a[1]);
+          Value better = arith::AndIOp::create(b, l, inside, arith::OrIOp::create(b, l, greater, first));
+          Value plane = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, idx[0], dimValues[1]), idx[1]);
+          Value within = storageOrder == 0
+                             ? (Value)arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, pos[0], dimValues[3]), pos[1])
+                             : (Value)arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, pos[1], dimValues[2]), pos[0]);
+          Value flat = arith::AddIOp::create(
+              b, l, arith::MulIOp::create(b, l, plane, arith::MulIOp::create(b, l, dimValues[2], dimValues[3])), within);
+          flat = arith::IndexCastOp::create(b, l, b.getI64Type(), flat);
+          linalg::YieldOp::create(b, l,
+                                  ValueRange{arith::SelectOp::create(b, l, better, v, a[1]),
+                                             arith::SelectOp::create(b, l, better, flat, a[2])});
+        });
+    Value indices = g.getResult(1);
+    ctx.recordDims(indices, outSizes);
+    if (oneD)
+      indices = ctx.reshape(indices, {ctx.dim(indices, 0), ctx.dim(indices, 1), ctx.dim(indices, 3)});
+    ctx.setValue(node.output(1), indices);
+  }
   if (oneD)
     result = ctx.reshape(result, {ctx.dim(result, 0), ctx.dim(result, 1), ctx.dim(result, 3)});
   ctx.setValue(node.output(0), result);
@@ -726,7 +798,7 @@ LogicalResult convertGlobalPool(ImportContext &ctx, const onnx::NodeProto &node,
 
 LogicalResult convertPad(ImportContext &ctx, const onnx::NodeProto &node) {
   std::string mode = ctx.stringAttr(node, "mode", "constant");
-  if (mode != "constant")
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
     return ctx.unsupported(node, "mode '" + mode + "'");
   if (ImportContext::hasInput(node, 3))
     return ctx.unsupported(node, "the axes input");
@@ -764,7 +836,453 @@ LogicalResult convertPad(ImportContext &ctx, const onnx::NodeProto &node) {
     if (p < 0)
       return ctx.unsupported(node, "negative pads");
   SmallVector<int64_t> low(pads.begin(), pads.begin() + rank), high(pads.begin() + rank, pads.end());
-  ctx.setValue(node.output(0), padTensor(ctx, *x, low, high, ctx.scalarConstant(et, value)));
+  if (mode == "constant") {
+    ctx.setValue(node.output(0), padTensor(ctx, *x, low, high, ctx.scalarConstant(et, value)));
+    return success();
+  }
+  // edge / reflect: a gather-style generic reading the clamped (edge) or
+  // mirrored (reflect, without repeating the border) source index.
+  bool reflect = mode == "reflect";
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<Value> inSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto type = tensorType(*x);
+    bool padded = low[d] != 0 || high[d] != 0;
+    if (padded && type.isDynamicDim(d))
+      return ctx.unsupported(node, "mode '" + mode + "' on a dynamic dim");
+    if (padded && type.getDimSize(d) == 0)
+      return ctx.fail(node, "mode '" + mode + "' cannot pad an empty dim");
+    if (reflect && padded && (low[d] >= type.getDimSize(d) || high[d] >= type.getDimSize(d)))
+      return ctx.unsupported(node, "reflect pads must be smaller than the dim");
+    OpFoldResult in = ctx.dim(*x, d);
+    inSizes.push_back(ctx.toIndexValue(in));
+    SymDim sd = ctx.toSymDim(in);
+    outSizes.push_back(sd.isConstant() ? (OpFoldResult)ctx.builder.getIndexAttr(sd.constant + low[d] + high[d])
+                                       : in);
+  }
+  Value init = ctx.empty(outSizes, et);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  Value source = *x;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+                     SmallVector<AffineMap>{ctx.builder.getMultiDimIdentityMap(rank)}, parallel,
+                     [&](OpBuilder &b, Location l, ValueRange) {
+                       Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                       Value one = arith::ConstantIndexOp::create(b, l, 1);
+                       SmallVector<Value> src;
+                       for (int64_t d = 0; d < rank; ++d) {
+                         Value i = linalg::IndexOp::create(b, l, d);
+                         if (low[d] == 0 && high[d] == 0) {
+                           src.push_back(i);
+                           continue;
+                         }
+                         i = arith::SubIOp::create(b, l, i, arith::ConstantIndexOp::create(b, l, low[d]));
+                         Value last = arith::SubIOp::create(b, l, inSizes[d], one);
+                         if (reflect) {
+                           Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+                           i = arith::SelectOp::create(b, l, neg, arith::SubIOp::create(b, l, zero, i), i);
+                           Value over = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, i, last);
+                           Value mirrored = arith::SubIOp::create(b, l, arith::AddIOp::create(b, l, last, last), i);
+                           i = arith::SelectOp::create(b, l, over, mirrored, i);
+                         }
+                         src.push_back(arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, zero), last));
+                       }
+                       linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, source, src).getResult());
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// ConvTranspose (1-D to 3-D spatial) as one linalg.generic: loops (n, m,
+/// o...) parallel and (c in group, k...) reduction; y[n, m, o] = B[m] +
+/// sum x[n, g*Cg + c, i] * W[g*Cg + c, m % Mg, k] over i with
+/// o = i*stride + k*dilation - pad_begin (read with clamped tensor.extract,
+/// masked where i is not integral or out of range). Output size and pads
+/// follow the ONNX formulas for pads, output_padding, output_shape and
+/// auto_pad (SAME_UPPER puts the extra padding at the end).
+LogicalResult convertConvTranspose(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects at least 2 inputs");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto w = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(w))
+    return failure();
+  Value bias;
+  if (ImportContext::hasInput(node, 2)) {
+    auto b = ctx.getTensor(node, node.input(2));
+    if (failed(b))
+      return failure();
+    bias = *b;
+  }
+  auto xType = tensorType(*x), wType = tensorType(*w);
+  int64_t rank = xType.getRank(), s = rank - 2;
+  if (rank < 3 || rank > 5 || wType.getRank() != rank)
+    return ctx.unsupported(node, "only 1-D to 3-D transposed convolutions are supported");
+  Type et = xType.getElementType();
+  if (!isa<FloatType>(et) || wType.getElementType() != et)
+    return ctx.unsupported(node, "only floating-point convolutions are supported");
+  if (!wType.hasStaticShape())
+    return ctx.unsupported(node, "weights must have a static shape");
+  for (int64_t d = 1; d < rank; ++d)
+    if (xType.isDynamicDim(d))
+      return ctx.unsupported(node, "input channels and spatial dims must be static");
+  int64_t group = ctx.intAttr(node, "group", 1);
+  int64_t channels = xType.getDimSize(1);
+  if (group <= 0 || channels % group != 0 || wType.getDimSize(0) != channels)
+    return ctx.fail(node, "weights do not match the input channels / group");
+  int64_t cg = channels / group, mg = wType.getDimSize(1), outChannels = mg * group;
+  auto listAttr = [&](const char *name, int64_t def, size_t n) -> std::vector<int64_t> {
+    auto v = ctx.intsAttr(node, name);
+    return v ? *v : std::vector<int64_t>(n, def);
+  };
+  std::vector<int64_t> kernel(wType.getShape().begin() + 2, wType.getShape().end());
+  if (auto ks = ctx.intsAttr(node, "kernel_shape"); ks && *ks != kernel)
+    return ctx.fail(node, "kernel_shape does not match the weights");
+  std::vector<int64_t> strides = listAttr("strides", 1, s), dilations = listAttr("dilations", 1, s),
+                       outPad = listAttr("output_padding", 0, s), pads = listAttr("pads", 0, 2 * s);
+  if ((int64_t)strides.size() != s || (int64_t)dilations.size() != s || (int64_t)outPad.size() != s ||
+      (int64_t)pads.size() != 2 * s)
+    return ctx.fail(node, "strides/dilations/output_padding/pads have the wrong length");
+  std::string autoPad = ctx.stringAttr(node, "auto_pad", "NOTSET");
+  auto outputShape = ctx.intsAttr(node, "output_shape");
+  if (outputShape && (int64_t)outputShape->size() == rank)
+    outputShape = std::vector<int64_t>(outputShape->begin() + 2, outputShape->end());
+  if (outputShape && (int64_t)outputShape->size() != s)
+    return ctx.fail(node, "output_shape has the wrong length");
+  if (autoPad != "NOTSET" && autoPad != "VALID" && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    return ctx.fail(node, "unknown auto_pad '" + autoPad + "'");
+  if (autoPad == "VALID")
+    pads.assign(2 * s, 0);
+  std::vector<int64_t> outSpatial(s), padBegin(s);
+  for (int64_t d = 0; d < s; ++d) {
+    int64_t in = xType.getDimSize(d + 2);
+    int64_t full = strides[d] * (in - 1) + outPad[d] + (kernel[d] - 1) * dilations[d] + 1;
+    std::optional<int64_t> target;
+    if (outputShape)
+      target = (*outputShape)[d];
+    else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+      target = in * strides[d];
+    if (target) {
+      int64_t total = full - *target;
+      bool lower = autoPad == "SAME_LOWER";
+      padBegin[d] = lower ? total - total / 2 : total / 2;
+      outSpatial[d] = *target;
+    } else {
+      padBegin[d] = pads[d];
+      outSpatial[d] = full - pads[d] - pads[d + s];
+    }
+    if (outSpatial[d] < 0)
+      return ctx.fail(node, "negative output size");
+  }
+  SmallVector<OpFoldResult> outSizes{ctx.dim(*x, 0), ctx.builder.getIndexAttr(outChannels)};
+  for (int64_t d = 0; d < s; ++d)
+    outSizes.push_back(ctx.builder.getIndexAttr(outSpatial[d]));
+  // Output initialized with the bias (or zero).
+  Value init;
+  if (bias) {
+    if (tensorType(bias).getRank() != 1)
+      return ctx.fail(node, "bias must be 1-D");
+    Value empty = ctx.empty(outSizes, et);
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context),
+                                ctx.builder.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+    init = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{empty.getType()}, ValueRange{bias},
+                                     ValueRange{empty}, maps, parallel,
+                                     [](OpBuilder &b, Location l, ValueRange a) { linalg::YieldOp::create(b, l, a[0]); })
+               .getResult(0);
+  } else {
+    init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  }
+  // Loops: n, m, o_1..o_s (parallel), c, k_1..k_s (reduction). A dummy
+  // operand of shape (Cg, k...) gives the reduction loops their ranges.
+  int64_t numLoops = 2 * rank - 1;
+  SmallVector<OpFoldResult> rangeSizes{ctx.builder.getIndexAttr(cg)};
+  SmallVector<AffineExpr> rangeExprs, outExprs;
+  for (int64_t d = 0; d < s; ++d)
+    rangeSizes.push_back(ctx.builder.getIndexAttr(kernel[d]));
+  for (int64_t d = 0; d <= s; ++d)
+    rangeExprs.push_back(ctx.builder.getAffineDimExpr(rank + d));
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  Value ranges = ctx.empty(rangeSizes, ctx.builder.getI1Type());
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, rangeExprs, &ctx.context),
+                              AffineMap::get(numLoops, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(s + 1, utils::IteratorType::reduction);
+  Value xv = *x, wv = *w;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{ranges}, ValueRange{init}, maps,
+                     iterators,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       auto cst = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, l, v); };
+                       Value n = linalg::IndexOp::create(b, l, 0);
+                       Value m = linalg::IndexOp::create(b, l, 1);
+                       Value c = linalg::IndexOp::create(b, l, rank);
+                       Value g = arith::DivUIOp::create(b, l, m, cst(mg));
+                       Value inChannel = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, g, cst(cg)), c);
+                       Value mInGroup = arith::RemUIOp::create(b, l, m, cst(mg));
+                       Value valid = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+                       SmallVector<Value> xIdx{n, inChannel}, wIdx{inChannel, mInGroup};
+                       for (int64_t d = 0; d < s; ++d) {
+                         Value o = linalg::IndexOp::create(b, l, 2 + d);
+                         Value k = linalg::IndexOp::create(b, l, rank + 1 + d);
+                         // numerator = o + pad_begin - k * dilation; i = numerator / stride.
+                         Value num = arith::SubIOp::create(b, l, arith::AddIOp::create(b, l, o, cst(padBegin[d])),
+                                                           arith::MulIOp::create(b, l, k, cst(dilations[d])));
+                         Value nonNeg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, num, cst(0));
+                         Value safe = arith::MaxSIOp::create(b, l, num, cst(0));
+                         Value i = arith::DivUIOp::create(b, l, safe, cst(strides[d]));
+                         Value exact = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                                             arith::RemUIOp::create(b, l, safe, cst(strides[d])), cst(0));
+                         Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i,
+                                                               cst(xType.getDimSize(2 + d)));
+                         valid = arith::AndIOp::create(b, l, valid, arith::AndIOp::create(b, l, nonNeg, exact));
+                         valid = arith::AndIOp::create(b, l, valid, inRange);
+                         xIdx.push_back(arith::MinSIOp::create(b, l, i, cst(xType.getDimSize(2 + d) - 1)));
+                         wIdx.push_back(k);
+                       }
+                       Value xe = tensor::ExtractOp::create(b, l, xv, xIdx);
+                       Value we = tensor::ExtractOp::create(b, l, wv, wIdx);
+                       Value sum = arith::AddFOp::create(b, l, a[1], arith::MulFOp::create(b, l, xe, we));
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, valid, sum, a[1]));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Det (opset 11) of [*, M, M] with static M <= 4: a generic over the batch
+/// dims evaluating the Leibniz formula on the M*M extracted elements.
+LogicalResult convertDet(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = tensorType(*x);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (rank < 2 || type.isDynamicDim(rank - 1) || type.isDynamicDim(rank - 2) ||
+      type.getDimSize(rank - 1) != type.getDimSize(rank - 2))
+    return ctx.fail(node, "input must be [*, M, M] with static M");
+  int64_t m = type.getDimSize(rank - 1);
+  if (m > 4)
+    return ctx.unsupported(node, "matrices larger than 4x4");
+  int64_t batchRank = rank - 2;
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < batchRank; ++d)
+    sizes.push_back(ctx.dim(*x, d));
+  Value init = ctx.empty(sizes, et);
+  SmallVector<utils::IteratorType> parallel(batchRank, utils::IteratorType::parallel);
+  Value source = *x;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+                     SmallVector<AffineMap>{ctx.builder.getMultiDimIdentityMap(batchRank)}, parallel,
+                     [&](OpBuilder &b, Location l, ValueRange) {
+                       SmallVector<Value> batch;
+                       for (int64_t d = 0; d < batchRank; ++d)
+                         batch.push_back(linalg::IndexOp::create(b, l, d));
+                       auto at = [&](int64_t i, int64_t j) -> Value {
+                         SmallVector<Value> idx(batch);
+                         idx.push_back(arith::ConstantIndexOp::create(b, l, i));
+                         idx.push_back(arith::ConstantIndexOp::create(b, l, j));
+                         return tensor::ExtractOp::create(b, l, source, idx);
+                       };
+                       SmallVector<SmallVector<Value>> a(m);
+                       for (int64_t i = 0; i < m; ++i)
+                         for (int64_t j = 0; j < m; ++j)
+                           a[i].push_back(at(i, j));
+                       SmallVector<int64_t> perm;
+                       for (int64_t i = 0; i < m; ++i)
+                         perm.push_back(i);
+                       Value det = arith::ConstantOp::create(b, l, b.getFloatAttr(et, m == 0 ? 1.0 : 0.0));
+                       if (m > 0) {
+                         do {
+                           int64_t inversions = 0;
+                           for (int64_t i = 0; i < m; ++i)
+                             for (int64_t j = i + 1; j < m; ++j)
+                               inversions += perm[i] > perm[j];
+                           Value term = a[0][perm[0]];
+                           for (int64_t i = 1; i < m; ++i)
+                             term = arith::MulFOp::create(b, l, term, a[i][perm[i]]);
+                           det = inversions % 2 ? (Value)arith::SubFOp::create(b, l, det, term)
+                                                : (Value)arith::AddFOp::create(b, l, det, term);
+                         } while (std::next_permutation(perm.begin(), perm.end()));
+                       }
+                       linalg::YieldOp::create(b, l, det);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Einsum (opset 12) as one linalg.generic: one loop per label (ellipsis
+/// dims first, then letters in order of appearance), inputs read through
+/// their label maps (a repeated label reads a diagonal), product of the
+/// inputs accumulated into the zero-filled output; labels absent from the
+/// output are reduction loops. Implicit output: ellipsis dims, then the
+/// letters appearing exactly once in alphabetical order. Ellipsis dims must
+/// have the same count in every operand (no broadcasting of size-1 dims).
+LogicalResult convertEinsum(ImportContext &ctx, const onnx::NodeProto &node) {
+  std::string equation;
+  for (char c : ctx.stringAttr(node, "equation", ""))
+    if (c != ' ')
+      equation.push_back(c);
+  if (equation.empty())
+    return ctx.fail(node, "missing equation");
+  SmallVector<Value> operands;
+  for (int i = 0; i < node.input_size(); ++i) {
+    auto v = ctx.getTensor(node, node.input(i));
+    if (failed(v))
+      return failure();
+    operands.push_back(*v);
+  }
+  if (operands.empty())
+    return ctx.fail(node, "expects at least one input");
+  Type et = cast<RankedTensorType>(operands[0].getType()).getElementType();
+  for (Value v : operands)
+    if (cast<RankedTensorType>(v.getType()).getElementType() != et)
+      return ctx.fail(node, "inputs must have the same element type");
+  if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "unsupported element type");
+  size_t arrow = equation.find("->");
+  std::string lhs = equation.substr(0, arrow);
+  std::optional<std::string> rhs;
+  if (arrow != std::string::npos)
+    rhs = equation.substr(arrow + 2);
+  SmallVector<std::string> terms;
+  {
+    std::string cur;
+    for (char c : lhs) {
+      if (c == ',') {
+        terms.push_back(cur);
+        cur.clear();
+      } else {
+        cur.push_back(c);
+      }
+    }
+    terms.push_back(cur);
+  }
+  if (terms.size() != operands.size())
+    return ctx.fail(node, "equation has " + std::to_string(terms.size()) + " operands, node has " +
+                              std::to_string(operands.size()));
+  // Parses a term into labels: letters, or -1-k for the k-th ellipsis dim.
+  int64_t ellipsisCount = -1;
+  auto parse = [&](const std::string &term, int64_t rank, SmallVector<int> &labels) -> LogicalResult {
+    size_t dots = term.find("...");
+    std::string letters = term;
+    if (dots != std::string::npos)
+      letters.erase(dots, 3);
+    for (char c : letters)
+      if (!std::isalpha((unsigned char)c))
+        return ctx.fail(node, std::string("invalid character '") + c + "' in equation");
+    int64_t e = 0;
+    if (dots != std::string::npos && rank < 0) {
+      e = std::max<int64_t>(ellipsisCount, 0); // the output term
+    } else if (dots != std::string::npos) {
+      e = rank - (int64_t)letters.size();
+      if (e < 0)
+        return ctx.fail(node, "term '" + term + "' does not match its input rank");
+      if (ellipsisCount >= 0 && ellipsisCount != e)
+        return ctx.unsupported(node, "ellipsis with different ranks across operands (broadcasting)");
+      ellipsisCount = e;
+    } else if ((int64_t)letters.size() != rank && rank >= 0) {
+      return ctx.fail(node, "term '" + term + "' does not match its input rank");
+    }
+    for (size_t k = 0; k < term.size();) {
+      if (term.compare(k, 3, "...") == 0) {
+        for (int64_t j = 0; j < e; ++j)
+          labels.push_back(-1 - (int)j);
+        k += 3;
+      } else {
+        labels.push_back(term[k]);
+        ++k;
+      }
+    }
+    return success();
+  };
+  SmallVector<SmallVector<int>> inLabels(operands.size());
+  for (auto [k, term] : llvm::enumerate(terms))
+    if (failed(parse(term, cast<RankedTensorType>(operands[k].getType()).getRank(), inLabels[k])))
+      return failure();
+  SmallVector<int> outLabels;
+  if (rhs) {
+    if (rhs->find("...") != std::string::npos && ellipsisCount < 0)
+      return ctx.fail(node, "output uses '...' but no input does");
+    if (failed(parse(*rhs, -1, outLabels)))
+      return failure();
+  } else {
+    for (int64_t j = 0; j < std::max<int64_t>(ellipsisCount, 0); ++j)
+      outLabels.push_back(-1 - (int)j);
+    std::map<int, int> counts;
+    for (auto &ls : inLabels)
+      for (int l : ls)
+        if (l >= 0)
+          ++counts[l];
+    for (auto [l, n] : counts)
+      if (n == 1)
+        outLabels.push_back(l);
+  }
+  // Loop dims: ellipsis dims, then letters in order of first appearance.
+  SmallVector<int> loops;
+  for (int64_t j = 0; j < std::max<int64_t>(ellipsisCount, 0); ++j)
+    loops.push_back(-1 - (int)j);
+  for (auto &ls : inLabels)
+    for (int l : ls)
+      if (l >= 0 && !llvm::is_contained(loops, l))
+        loops.push_back(l);
+  auto loopOf = [&](int label) { return (int64_t)(llvm::find(loops, label) - loops.begin()); };
+  for (auto [k, l] : llvm::enumerate(outLabels)) {
+    if (!llvm::is_contained(loops, l))
+      return ctx.fail(node, "output label does not appear in the inputs");
+    if (llvm::is_contained(ArrayRef<int>(outLabels).take_front(k), l))
+      return ctx.fail(node, "output label repeated");
+  }
+  int64_t numLoops = loops.size();
+  SmallVector<AffineMap> maps;
+  for (auto &ls : inLabels) {
+    SmallVector<AffineExpr> exprs;
+    for (int l : ls)
+      exprs.push_back(ctx.builder.getAffineDimExpr(loopOf(l)));
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, &ctx.context));
+  }
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<OpFoldResult> outSizes;
+  for (int l : outLabels) {
+    outExprs.push_back(ctx.builder.getAffineDimExpr(loopOf(l)));
+    for (auto [k, ls] : llvm::enumerate(inLabels)) {
+      auto it = llvm::find(ls, l);
+      if (it != ls.end()) {
+        outSizes.push_back(ctx.dim(operands[k], it - ls.begin()));
+        break;
+      }
+    }
+  }
+  maps.push_back(AffineMap::get(numLoops, 0, outExprs, &ctx.context));
+  SmallVector<utils::IteratorType> iterators;
+  for (int l : loops)
+    iterators.push_back(llvm::is_contained(outLabels, l) ? utils::IteratorType::parallel
+                                                         : utils::IteratorType::reduction);
+  bool isFloat = isa<FloatType>(et);
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, operands, ValueRange{init}, maps, iterators,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value prod = a[0];
+                       for (size_t k = 1; k + 1 < a.size(); ++k)
+                         prod = isFloat ? (Value)arith::MulFOp::create(b, l, prod, a[k])
+                                        : (Value)arith::MulIOp::create(b, l, prod, a[k]);
+                       Value acc = a.back();
+                       linalg::YieldOp::create(b, l, isFloat ? (Value)arith::AddFOp::create(b, l, acc, prod)
+                                                             : (Value)arith::AddIOp::create(b, l, acc, prod));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
   return success();
 }
 
@@ -773,6 +1291,9 @@ LogicalResult convertPad(ImportContext &ctx, const onnx::NodeProto &node) {
 void registerLinalgOps(OpRegistry &r) {
   r.add("Gemm", convertGemm);
   r.add("MatMul", convertMatMul);
+  r.add("Einsum", convertEinsum, 12);
+  r.add("Det", convertDet, 11);
+  r.add("ConvTranspose", convertConvTranspose);
   r.add("Conv", convertConv);
   r.add("MaxPool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, true); });
   r.add("AveragePool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, false); });

@@ -40,7 +40,62 @@ Value mapOver(ImportContext &ctx, Value full, ArrayRef<Value> extras, ArrayRef<A
   return r;
 }
 
+} // namespace
+
+/// Numerically stable (log-)softmax of float tensor `x` over the dims in `mask`.
+Value softmaxOver(ImportContext &ctx, Value x, ArrayRef<bool> mask, bool isLog) {
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+  Value max = reduceDims(ctx, x, mask, ctx.scalarConstant(et, negInf),
+                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                           return arith::MaximumFOp::create(b, l, acc, e);
+                         });
+  // shifted = x - max; e = exp(shifted)
+  Value shifted = mapOver(ctx, x, {max}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], a[1]);
+  });
+  Value exps = mapOver(ctx, shifted, {}, {}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return math::ExpOp::create(b, l, a[0]);
+  });
+  Value sum = reduceDims(ctx, exps, mask, ctx.scalarConstant(et, 0),
+                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                           return arith::AddFOp::create(b, l, acc, e);
+                         });
+  if (isLog)
+    return mapOver(ctx, shifted, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+      return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+    });
+  return mapOver(ctx, exps, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0], a[1]);
+  });
+}
+
+namespace {
+
 LogicalResult convertSoftmax(ImportContext &ctx, const onnx::NodeProto &node, bool isLog) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  bool coerced = ctx.opset < 13;
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", coerced ? 1 : -1), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  SmallVector<bool> mask(rank, false);
+  for (int64_t d = 0; d < rank; ++d)
+    mask[d] = coerced ? d >= *axis : d == *axis;
+  ctx.setValue(node.output(0), softmaxOver(ctx, *x, mask, isLog));
+  return success();
+}
+
+/// Hardmax: 1 at the first maximum over the reduced dims (opset < 13: all
+/// dims from `axis`, row-major order; >= 13: the single `axis`), 0 elsewhere.
+/// NaN counts as the maximum, like numpy's argmax in the ONNX reference.
+LogicalResult convertHardmax(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
     return failure();
@@ -61,26 +116,156 @@ LogicalResult convertSoftmax(ImportContext &ctx, const onnx::NodeProto &node, bo
                          [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
                            return arith::MaximumFOp::create(b, l, acc, e);
                          });
-  // shifted = x - max; e = exp(shifted)
-  Value shifted = mapOver(ctx, *x, {max}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return arith::SubFOp::create(b, l, a[0], a[1]);
+  // Row-major linear position over the reduced dims.
+  SmallVector<Value> dimSizes;
+  for (int64_t d = 0; d < rank; ++d)
+    dimSizes.push_back(mask[d] ? ctx.toIndexValue(ctx.dim(*x, d)) : Value());
+  auto linearPosition = [&](OpBuilder &b, Location l) {
+    Value pos = arith::ConstantIndexOp::create(b, l, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!mask[d])
+        continue;
+      pos = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, pos, dimSizes[d]),
+                                  linalg::IndexOp::create(b, l, d));
+    }
+    return arith::IndexCastOp::create(b, l, b.getI64Type(), pos);
+  };
+  SmallVector<OpFoldResult> reducedSizes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!mask[d])
+      reducedSizes.push_back(ctx.dim(*x, d));
+  Value first = ctx.filled(reducedSizes, arith::ConstantOp::create(ctx.builder, ctx.loc,
+                                                                  ctx.builder.getI64IntegerAttr(INT64_MAX)));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(mask[d] ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+  AffineMap id = ctx.builder.getMultiDimIdentityMap(rank);
+  first = linalg::GenericOp::create(
+              ctx.builder, ctx.loc, TypeRange{first.getType()}, ValueRange{*x, max}, ValueRange{first},
+              SmallVector<AffineMap>{id, reducedMap, reducedMap}, iterators,
+              [&](OpBuilder &b, Location l, ValueRange a) {
+                Value eq = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], a[1]);
+                Value nan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, a[0], a[0]);
+                Value match = arith::OrIOp::create(b, l, eq, nan);
+                Value candidate = arith::MinSIOp::create(b, l, a[2], linearPosition(b, l));
+                linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, match, candidate, a[2]));
+              })
+              .getResult(0);
+  ctx.recordDims(first, reducedSizes);
+  Value one = ctx.scalarConstant(et, 1), zero = ctx.scalarConstant(et, 0);
+  Value result = mapOver(ctx, *x, {first}, {reducedMap}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1], linearPosition(b, l));
+    return arith::SelectOp::create(b, l, hit, one, zero);
   });
-  Value exps = mapOver(ctx, shifted, {}, {}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return math::ExpOp::create(b, l, a[0]);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// LRN: square_sum over the channel window [c - floor((size-1)/2),
+/// c + ceil((size-1)/2)] (one generic with a reduction loop over the window,
+/// clamped tensor.extract masked outside [0, C)), then
+/// y = x / (bias + alpha / size * square_sum)^beta.
+LogicalResult convertLRN(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = tensorType(*x);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (rank < 3)
+    return ctx.fail(node, "input must have rank >= 3");
+  int64_t size = ctx.intAttr(node, "size", 0);
+  if (size <= 0)
+    return ctx.fail(node, "size must be positive");
+  double alpha = ctx.floatAttr(node, "alpha", 1e-4f), beta = ctx.floatAttr(node, "beta", 0.75f),
+         bias = ctx.floatAttr(node, "bias", 1.0f);
+  int64_t before = (size - 1) / 2;
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  Value channels = ctx.toIndexValue(ctx.dim(*x, 1));
+  Value init = ctx.filled(sizes, ctx.scalarConstant(et, 0));
+  Value window = ctx.empty({ctx.builder.getIndexAttr(size)}, ctx.builder.getI1Type());
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, {ctx.builder.getAffineDimExpr(rank)}, &ctx.context),
+                              AffineMap::get(rank + 1, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value source = *x;
+  Value squareSum = linalg::GenericOp::create(
+                        ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init}, maps,
+                        iterators,
+                        [&](OpBuilder &b, Location l, ValueRange a) {
+                          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                          Value c = arith::SubIOp::create(
+                              b, l,
+                              arith::AddIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
+                                                    linalg::IndexOp::create(b, l, rank)),
+                              arith::ConstantIndexOp::create(b, l, before));
+                          Value valid = arith::AndIOp::create(
+                              b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, c, zero),
+                              arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, c, channels));
+                          Value last = arith::SubIOp::create(b, l, channels, arith::ConstantIndexOp::create(b, l, 1));
+                          SmallVector<Value> idx;
+                          for (int64_t d = 0; d < rank; ++d)
+                            idx.push_back(d == 1 ? (Value)arith::MinSIOp::create(
+                                                       b, l, arith::MaxSIOp::create(b, l, c, zero), last)
+                                                 : (Value)linalg::IndexOp::create(b, l, d));
+                          Value v = tensor::ExtractOp::create(b, l, source, idx);
+                          Value sum = arith::AddFOp::create(b, l, a[1], arith::MulFOp::create(b, l, v, v));
+                          linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, valid, sum, a[1]));
+                        })
+                        .getResult(0);
+  ctx.recordDims(squareSum, sizes);
+  AffineMap id = ctx.builder.getMultiDimIdentityMap(rank);
+  Value result = mapOver(ctx, *x, {squareSum}, {id}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    auto cst = [&](double v) -> Value { return arith::ConstantOp::create(b, l, b.getFloatAttr(et, v)); };
+    Value scaled = arith::AddFOp::create(b, l, cst(bias), arith::MulFOp::create(b, l, cst(alpha / size), a[1]));
+    return arith::DivFOp::create(b, l, a[0], math::PowFOp::create(b, l, scaled, cst(beta)));
   });
-  Value sum = reduceDims(ctx, exps, mask, ctx.scalarConstant(et, 0),
-                         [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
-                           return arith::AddFOp::create(b, l, acc, e);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// MeanVarianceNormalization (opset 9/13) following its ONNX function body:
+/// (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over `axes` (default
+/// [0, 2, 3]).
+LogicalResult convertMVN(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  Type et = tensorType(*x).getElementType();
+  if (!isa<FloatType>(et))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  std::vector<int64_t> axes = ctx.intsAttr(node, "axes").value_or(std::vector<int64_t>{0, 2, 3});
+  SmallVector<bool> mask(rank, false);
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (!n)
+      return ctx.fail(node, "axis " + std::to_string(a) + " is out of range");
+    mask[*n] = true;
+  }
+  AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
+  auto add = [](OpBuilder &b, Location l, Value acc, Value e) -> Value { return arith::AddFOp::create(b, l, acc, e); };
+  Value count = reducedCount(ctx, *x, mask, et);
+  Value sum = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, 0), add);
+  Value squares = mapOver(ctx, *x, {}, {}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::MulFOp::create(b, l, a[0], a[0]);
+  });
+  Value sumSquares = reduceDims(ctx, squares, mask, ctx.scalarConstant(et, 0), add);
+  Value result = mapOver(ctx, *x, {sum, sumSquares}, {reducedMap, reducedMap},
+                         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                           Value mean = arith::DivFOp::create(b, l, a[1], count);
+                           Value meanSq = arith::DivFOp::create(b, l, a[2], count);
+                           Value variance = arith::SubFOp::create(b, l, meanSq, arith::MulFOp::create(b, l, mean, mean));
+                           Value std = math::SqrtOp::create(b, l, variance);
+                           Value denom = arith::AddFOp::create(
+                               b, l, std, arith::ConstantOp::create(b, l, b.getFloatAttr(et, 1e-9)));
+                           return arith::DivFOp::create(b, l, arith::SubFOp::create(b, l, a[0], mean), denom);
                          });
-  Value result;
-  if (isLog)
-    result = mapOver(ctx, shifted, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-      return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
-    });
-  else
-    result = mapOver(ctx, exps, {sum}, {reducedMap}, [](OpBuilder &b, Location l, ValueRange a) -> Value {
-      return arith::DivFOp::create(b, l, a[0], a[1]);
-    });
   ctx.setValue(node.output(0), result);
   return success();
 }
@@ -296,6 +481,9 @@ LogicalResult convertBatchNorm(ImportContext &ctx, const onnx::NodeProto &node) 
 void registerNormalizationOps(OpRegistry &r) {
   r.add("Softmax", [](ImportContext &c, const onnx::NodeProto &n) { return convertSoftmax(c, n, false); });
   r.add("LogSoftmax", [](ImportContext &c, const onnx::NodeProto &n) { return convertSoftmax(c, n, true); });
+  r.add("Hardmax", convertHardmax);
+  r.add("LRN", convertLRN);
+  r.add("MeanVarianceNormalization", convertMVN, 9);
   r.add("LayerNormalization", convertLayerNorm, 17);
   r.add("BatchNormalization", convertBatchNorm);
   r.add("InstanceNormalization", convertInstanceNorm);

@@ -37,6 +37,7 @@ const OpRegistry &opRegistry() {
     registerShapeOps(r);
     registerReductionOps(r);
     registerNormalizationOps(r);
+    registerLossOps(r);
     return r;
   }();
   return registry;

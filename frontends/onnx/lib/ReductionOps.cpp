@@ -294,6 +294,124 @@ LogicalResult convertArgReduce(ImportContext &ctx, const onnx::NodeProto &node, 
   return success();
 }
 
+/// Cumulative sum of `x` along constant `axis`: a generic with one extra
+/// reduction loop k over the axis; out[i] += x[i with i_axis := k] when k is
+/// before (or, reversed, after) i_axis, inclusive unless `exclusive`.
+Value cumulativeSum(ImportContext &ctx, Value x, int64_t axis, bool exclusive, bool reverse) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  SmallVector<OpFoldResult> sizes = ctx.dims(x);
+  Value init = ctx.filled(sizes, ctx.scalarConstant(et, 0));
+  SmallVector<AffineExpr> readExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    readExprs.push_back(ctx.builder.getAffineDimExpr(d == axis ? rank : d));
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, readExprs, &ctx.context),
+                              AffineMap::get(rank + 1, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  arith::CmpIPredicate pred = reverse ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
+                                      : (exclusive ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init}, maps,
+                     iterators,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value k = linalg::IndexOp::create(b, l, rank);
+                       Value i = linalg::IndexOp::create(b, l, axis);
+                       Value take = arith::CmpIOp::create(b, l, pred, k, i);
+                       Value zero = arith::ConstantOp::create(b, l, isFloat ? (TypedAttr)b.getFloatAttr(et, 0)
+                                                                            : (TypedAttr)b.getIntegerAttr(et, 0));
+                       Value v = arith::SelectOp::create(b, l, take, a[0], zero);
+                       Value sum = isFloat ? (Value)arith::AddFOp::create(b, l, a[1], v)
+                                           : (Value)arith::AddIOp::create(b, l, a[1], v);
+                       linalg::YieldOp::create(b, l, sum);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  return result;
+}
+
+/// CumSum (opset 11/14). A constant axis gives one cumulative-sum generic; a
+/// runtime axis (a graph input: it does not change the result shape) gives
+/// one per possible axis and a final generic selecting by the axis value.
+LogicalResult convertCumSum(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects x and axis");
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (rank < 1)
+    return ctx.fail(node, "input must have rank >= 1");
+  if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "unsupported element type");
+  bool exclusive = ctx.intAttr(node, "exclusive", 0) != 0;
+  bool reverse = ctx.intAttr(node, "reverse", 0) != 0;
+  auto axisShape = ctx.getShapeTensor(node.input(1));
+  if (axisShape && axisShape->elements.size() == 1 && axisShape->elements[0].isConstant()) {
+    auto axis = normalizeAxis(axisShape->elements[0].constant, rank);
+    if (!axis)
+      return ctx.fail(node, "axis out of range");
+    ctx.setValue(node.output(0), cumulativeSum(ctx, *x, *axis, exclusive, reverse));
+    return success();
+  }
+  auto axisTensor = ctx.getTensor(node, node.input(1));
+  if (failed(axisTensor))
+    return failure();
+  auto axisType = cast<RankedTensorType>(axisTensor->getType());
+  if (axisType.getRank() > 1 || (axisType.getRank() == 1 && axisType.getDimSize(0) != 1) ||
+      !isa<IntegerType>(axisType.getElementType()))
+    return ctx.fail(node, "axis must be an integer scalar");
+  if (rank == 1) {
+    // Only axis 0 (or -1) is valid.
+    ctx.setValue(node.output(0), cumulativeSum(ctx, *x, 0, exclusive, reverse));
+    return success();
+  }
+  SmallVector<Value> candidates;
+  for (int64_t a = 0; a < rank; ++a)
+    candidates.push_back(cumulativeSum(ctx, *x, a, exclusive, reverse));
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  Value init = ctx.empty(sizes, et);
+  SmallVector<Value> inputs(candidates);
+  inputs.push_back(*axisTensor);
+  AffineMap id = ctx.builder.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps(rank, id);
+  SmallVector<AffineExpr> axisExprs;
+  if (axisType.getRank() == 1)
+    axisExprs.push_back(ctx.builder.getAffineConstantExpr(0));
+  maps.push_back(AffineMap::get(rank, 0, axisExprs, &ctx.context));
+  maps.push_back(id);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  Type axisEt = axisType.getElementType();
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, parallel,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value axis = a[rank];
+                       Value zero = arith::ConstantOp::create(b, l, b.getIntegerAttr(axisEt, 0));
+                       Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, axis, zero);
+                       Value wrapped = arith::AddIOp::create(
+                           b, l, axis, arith::ConstantOp::create(b, l, b.getIntegerAttr(axisEt, rank)));
+                       axis = arith::SelectOp::create(b, l, neg, wrapped, axis);
+                       Value v = a[rank - 1];
+                       for (int64_t c = rank - 2; c >= 0; --c) {
+                         Value is = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, axis,
+                                                          arith::ConstantOp::create(b, l, b.getIntegerAttr(axisEt, c)));
+                         v = arith::SelectOp::create(b, l, is, a[c], v);
+                       }
+                       linalg::YieldOp::create(b, l, v);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 } // namespace
 
 void registerReductionOps(OpRegistry &r) {
@@ -304,6 +422,7 @@ void registerReductionOps(OpRegistry &r) {
   r.add("ArgMax", [](ImportContext &c, const onnx::NodeProto &n) { return convertArgReduce(c, n, true); });
   r.add("ArgMin", [](ImportContext &c, const onnx::NodeProto &n) { return convertArgReduce(c, n, false); });
   r.add("ReduceSum", reduce(ReduceKind::Sum, 13));
+  r.add("CumSum", convertCumSum, 11);
   r.add("ReduceMean", reduce(ReduceKind::Mean, 18));
   r.add("ReduceMax", reduce(ReduceKind::Max, 18));
   r.add("ReduceMin", reduce(ReduceKind::Min, 18));

@@ -851,6 +851,15 @@ LogicalResult convertTile(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// Map from a rank-`rank` iteration space to a 0-D or one-element 1-D
+/// "scalar" tensor, read as an ordinary generic input.
+AffineMap scalarTensorMap(ImportContext &ctx, Value scalar, int64_t rank) {
+  SmallVector<AffineExpr> exprs;
+  if (tensorType(scalar).getRank() == 1)
+    exprs.push_back(ctx.builder.getAffineConstantExpr(0));
+  return AffineMap::get(rank, 0, exprs, &ctx.context);
+}
+
 LogicalResult convertTrilu(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
@@ -858,27 +867,51 @@ LogicalResult convertTrilu(ImportContext &ctx, const onnx::NodeProto &node) {
   int64_t rank = tensorType(*x).getRank();
   if (rank < 2)
     return ctx.fail(node, "input must have rank >= 2");
+  // k: absent (0), a constant, or a runtime scalar read inside the generic.
   int64_t k = 0;
+  Value kTensor;
   if (ImportContext::hasInput(node, 1)) {
     auto kt = ctx.getShapeTensor(node.input(1));
-    if (!kt || kt->elements.size() != 1 || !kt->elements[0].isConstant())
-      return ctx.unsupported(node, "k must be a constant");
-    k = kt->elements[0].constant;
+    if (kt && kt->elements.size() == 1 && kt->elements[0].isConstant()) {
+      k = kt->elements[0].constant;
+    } else {
+      auto kv = ctx.getTensor(node, node.input(1));
+      if (failed(kv))
+        return failure();
+      auto kType = tensorType(*kv);
+      if (kType.getRank() > 1 || (kType.getRank() == 1 && kType.getDimSize(0) != 1) ||
+          !isa<IntegerType>(kType.getElementType()))
+        return ctx.fail(node, "k must be an integer scalar");
+      kTensor = *kv;
+    }
   }
   bool upper = ctx.intAttr(node, "upper", 1) != 0;
   Type et = tensorType(*x).getElementType();
   SmallVector<OpFoldResult> sizes = ctx.dims(*x);
   Value init = ctx.empty(sizes, et);
-  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank), ctx.builder.getMultiDimIdentityMap(rank)};
+  SmallVector<Value> inputs{*x};
+  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank)};
+  if (kTensor) {
+    inputs.push_back(kTensor);
+    maps.push_back(scalarTensorMap(ctx, kTensor, rank));
+  }
+  maps.push_back(ctx.builder.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   Value zero = ctx.scalarConstant(et, 0);
   auto g = linalg::GenericOp::create(
-      ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{*x}, ValueRange{init}, maps, iterators,
+      ctx.builder, ctx.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps, iterators,
       [&](OpBuilder &b, Location l, ValueRange a) {
-        Value i = linalg::IndexOp::create(b, l, rank - 2);
-        Value j = linalg::IndexOp::create(b, l, rank - 1);
+        Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, rank - 2));
+        Value j = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, rank - 1));
         Value diff = arith::SubIOp::create(b, l, j, i);
-        Value kv = arith::ConstantIndexOp::create(b, l, k);
+        Value kv;
+        if (kTensor) {
+          kv = a[1];
+          if (kv.getType() != b.getI64Type())
+            kv = arith::ExtSIOp::create(b, l, b.getI64Type(), kv);
+        } else {
+          kv = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(k));
+        }
         Value keep = arith::CmpIOp::create(b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
                                            diff, kv);
         linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, keep, a[0], zero));
@@ -913,6 +946,522 @@ LogicalResult convertGatherElements(ImportContext &ctx, const onnx::NodeProto &n
         src[a] = clampIndex(b, l, wrapped, axisSize);
         return src;
       });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// ScatterElements (and the deprecated Scatter) as one generic over the data
+/// shape plus a reduction loop k over the indices' axis: output element i
+/// starts as data[i] and combines updates[j] for every j with j == i off the
+/// axis, j_axis == k and (wrapped) indices[j] == i_axis, in increasing k
+/// (so with reduction "none" the last duplicate wins, as in the reference).
+LogicalResult convertScatterElements(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 3)
+    return ctx.fail(node, "expects data, indices and updates");
+  auto data = ctx.getTensor(node, node.input(0));
+  auto indices = ctx.getTensor(node, node.input(1));
+  auto updates = ctx.getTensor(node, node.input(2));
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  int64_t rank = tensorType(*data).getRank();
+  if (tensorType(*indices).getRank() != rank || tensorType(*updates).getRank() != rank)
+    return ctx.fail(node, "data, indices and updates must have the same rank");
+  if (rank < 1)
+    return ctx.fail(node, "data must have rank >= 1");
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  std::string reduction = ctx.stringAttr(node, "reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul")
+    return ctx.unsupported(node, "reduction '" + reduction + "'");
+  Type et = tensorType(*data).getElementType();
+  bool isFloat = isa<FloatType>(et);
+  if (reduction != "none" && !isFloat && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "reduction on this element type");
+  int64_t a = *axis;
+  if (llvm::is_contained(tensorType(*indices).getShape(), 0)) {
+    ctx.setValue(node.output(0), *data); // no updates
+    return success();
+  }
+  SmallVector<OpFoldResult> sizes = ctx.dims(*data);
+  Value axisSize = ctx.toIndexValue(ctx.dim(*data, a));
+  SmallVector<Value> indexSizes;
+  for (int64_t d = 0; d < rank; ++d)
+    indexSizes.push_back(ctx.toIndexValue(ctx.dim(*indices, d)));
+  // Loop dims: d0..d(rank-1) over data, d(rank) over the indices' axis.
+  SmallVector<AffineExpr> kExpr{ctx.builder.getAffineDimExpr(rank)};
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  // A dummy read of the indices along k gives the loop its range.
+  Value kRange = ctx.empty({ctx.dim(*indices, a)}, ctx.builder.getI1Type());
+  SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, kExpr, &ctx.context),
+                              AffineMap::get(rank + 1, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{data->getType()}, ValueRange{kRange}, ValueRange{*data},
+                     maps, iterators,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value acc = args[1];
+                       Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                       Value one = arith::ConstantIndexOp::create(b, l, 1);
+                       Value k = linalg::IndexOp::create(b, l, rank);
+                       Value valid = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+                       SmallVector<Value> j;
+                       for (int64_t d = 0; d < rank; ++d) {
+                         if (d == a) {
+                           j.push_back(k);
+                           continue;
+                         }
+                         Value i = linalg::IndexOp::create(b, l, d);
+                         Value inRange = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, indexSizes[d]);
+                         valid = arith::AndIOp::create(b, l, valid, inRange);
+                         Value last = arith::SubIOp::create(b, l, indexSizes[d], one);
+                         j.push_back(arith::MinSIOp::create(b, l, i, last));
+                       }
+                       Value target = tensor::ExtractOp::create(b, l, *indices, j);
+                       Value ti = arith::IndexCastOp::create(b, l, b.getIndexType(), target);
+                       Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, ti, zero);
+                       ti = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, ti, axisSize), ti);
+                       Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, ti,
+                                                         linalg::IndexOp::create(b, l, a));
+                       valid = arith::AndIOp::create(b, l, valid, hit);
+                       Value u = tensor::ExtractOp::create(b, l, *updates, j);
+                       Value combined = u;
+                       if (reduction == "add")
+                         combined = isFloat ? (Value)arith::AddFOp::create(b, l, acc, u)
+                                            : (Value)arith::AddIOp::create(b, l, acc, u);
+                       else if (reduction == "mul")
+                         combined = isFloat ? (Value)arith::MulFOp::create(b, l, acc, u)
+                                            : (Value)arith::MulIOp::create(b, l, acc, u);
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, valid, combined, acc));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Reads index tuple component `t` of `indices` at batch position `batch`
+/// (inside a generic body), wraps a negative value by `size` and clamps it.
+Value ndIndexComponent(OpBuilder &b, Location l, Value indices, ArrayRef<Value> batch, int64_t t, Value size) {
+  SmallVector<Value> at(batch.begin(), batch.end());
+  at.push_back(arith::ConstantIndexOp::create(b, l, t));
+  Value v = arith::IndexCastOp::create(b, l, b.getIndexType(), tensor::ExtractOp::create(b, l, indices, at));
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, v, zero);
+  return arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, v, size), v);
+}
+
+/// GatherND (opset 11-12+, batch_dims): a gather-style generic over
+/// indices.shape[:-1] + data.shape[batch_dims + m:], m = indices.shape[-1]
+/// (must be static).
+LogicalResult convertGatherND(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto data = ctx.getTensor(node, node.input(0));
+  auto indices = ctx.getTensor(node, node.input(1));
+  if (failed(data) || failed(indices))
+    return failure();
+  int64_t r = tensorType(*data).getRank(), q = tensorType(*indices).getRank();
+  int64_t bd = ctx.intAttr(node, "batch_dims", 0);
+  if (q < 1 || r < 1)
+    return ctx.fail(node, "data and indices must have rank >= 1");
+  int64_t m = tensorType(*indices).getDimSize(q - 1);
+  if (ShapedType::isDynamic(m))
+    return ctx.unsupported(node, "the last dim of indices must be static");
+  if (bd < 0 || bd >= std::min(r, q) || bd + m > r)
+    return ctx.fail(node, "batch_dims / index length out of range");
+  SmallVector<OpFoldResult> outSizes;
+  for (int64_t d = 0; d < q - 1; ++d)
+    outSizes.push_back(ctx.dim(*indices, d));
+  for (int64_t d = bd + m; d < r; ++d)
+    outSizes.push_back(ctx.dim(*data, d));
+  SmallVector<Value> dataSizes;
+  for (int64_t d = 0; d < r; ++d)
+    dataSizes.push_back(ctx.toIndexValue(ctx.dim(*data, d)));
+  Value result = gatherGeneric(ctx, *data, outSizes, {}, {}, [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange) {
+    SmallVector<Value> src(idx.begin(), idx.begin() + bd);
+    ArrayRef<Value> batch = idx.take_front(q - 1);
+    for (int64_t t = 0; t < m; ++t)
+      src.push_back(clampIndex(b, l, ndIndexComponent(b, l, *indices, batch, t, dataSizes[bd + t]), dataSizes[bd + t]));
+    for (int64_t d = q - 1; d < (int64_t)idx.size(); ++d)
+      src.push_back(idx[d]);
+    return src;
+  });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// ScatterND (reduction none/add/mul): one generic over the data shape plus
+/// reduction loops over indices.shape[:-1]; output element i starts as
+/// data[i] and combines updates[p, i[m:]] for every batch position p whose
+/// (wrapped) index tuple equals i[:m], in lexicographic order of p (so with
+/// "none" the last duplicate wins).
+LogicalResult convertScatterND(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 3)
+    return ctx.fail(node, "expects data, indices and updates");
+  auto data = ctx.getTensor(node, node.input(0));
+  auto indices = ctx.getTensor(node, node.input(1));
+  auto updates = ctx.getTensor(node, node.input(2));
+  if (failed(data) || failed(indices) || failed(updates))
+    return failure();
+  int64_t r = tensorType(*data).getRank(), q = tensorType(*indices).getRank();
+  if (q < 1 || r < 1)
+    return ctx.fail(node, "data and indices must have rank >= 1");
+  int64_t m = tensorType(*indices).getDimSize(q - 1);
+  if (ShapedType::isDynamic(m))
+    return ctx.unsupported(node, "the last dim of indices must be static");
+  if (m > r || tensorType(*updates).getRank() != q - 1 + r - m)
+    return ctx.fail(node, "updates must have shape indices.shape[:-1] + data.shape[m:]");
+  std::string reduction = ctx.stringAttr(node, "reduction", "none");
+  if (reduction != "none" && reduction != "add" && reduction != "mul")
+    return ctx.unsupported(node, "reduction '" + reduction + "'");
+  Type et = tensorType(*data).getElementType();
+  bool isFloat = isa<FloatType>(et);
+  if (reduction != "none" && !isFloat && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "reduction on this element type");
+  if (llvm::is_contained(tensorType(*indices).getShape(), 0)) {
+    ctx.setValue(node.output(0), *data); // no updates
+    return success();
+  }
+  SmallVector<OpFoldResult> sizes = ctx.dims(*data);
+  SmallVector<Value> dataSizes;
+  for (int64_t d = 0; d < r; ++d)
+    dataSizes.push_back(ctx.toIndexValue(ctx.dim(*data, d)));
+  SmallVector<OpFoldResult> batchSizes;
+  SmallVector<AffineExpr> batchExprs, outExprs;
+  for (int64_t d = 0; d < q - 1; ++d) {
+    batchSizes.push_back(ctx.dim(*indices, d));
+    batchExprs.push_back(ctx.builder.getAffineDimExpr(r + d));
+  }
+  for (int64_t d = 0; d < r; ++d)
+    outExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  int64_t numLoops = r + q - 1;
+  // A dummy operand over the batch dims gives the reduction loops their ranges.
+  Value batchRange = ctx.empty(batchSizes, ctx.builder.getI1Type());
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, batchExprs, &ctx.context),
+                              AffineMap::get(numLoops, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(r, utils::IteratorType::parallel);
+  iterators.append(q - 1, utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{data->getType()}, ValueRange{batchRange}, ValueRange{*data},
+                     maps, iterators,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value acc = args[1];
+                       SmallVector<Value> i, p;
+                       for (int64_t d = 0; d < r; ++d)
+                         i.push_back(linalg::IndexOp::create(b, l, d));
+                       for (int64_t d = 0; d < q - 1; ++d)
+                         p.push_back(linalg::IndexOp::create(b, l, r + d));
+                       Value match = arith::ConstantOp::create(b, l, b.getBoolAttr(true));
+                       for (int64_t t = 0; t < m; ++t) {
+                         Value v = ndIndexComponent(b, l, *indices, p, t, dataSizes[t]);
+                         match = arith::AndIOp::create(
+                             b, l, match, arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, v, i[t]));
+                       }
+                       SmallVector<Value> at(p.begin(), p.end());
+                       at.append(i.begin() + m, i.end());
+                       Value u = tensor::ExtractOp::create(b, l, *updates, at);
+                       Value combined = u;
+                       if (reduction == "add")
+                         combined = isFloat ? (Value)arith::AddFOp::create(b, l, acc, u)
+                                            : (Value)arith::AddIOp::create(b, l, acc, u);
+                       else if (reduction == "mul")
+                         combined = isFloat ? (Value)arith::MulFOp::create(b, l, acc, u)
+                                            : (Value)arith::MulIOp::create(b, l, acc, u);
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, match, combined, acc));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// EyeLike: a 2-D tensor of the input's shape with ones where
+/// column - row == k; element type from `dtype` or the input.
+LogicalResult convertEyeLike(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  if (tensorType(*x).getRank() != 2)
+    return ctx.fail(node, "input must be 2-D");
+  Type et = tensorType(*x).getElementType();
+  if (const onnx::AttributeProto *dtype = ctx.attr(node, "dtype")) {
+    et = convertElementType(ctx.context, static_cast<int>(dtype->i()));
+    if (!et)
+      return ctx.unsupported(node, "dtype " + std::to_string(dtype->i()));
+  }
+  int64_t k = ctx.intAttr(node, "k", 0);
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  Value init = ctx.empty(sizes, et);
+  Value one = ctx.scalarConstant(et, 1), zero = ctx.scalarConstant(et, 0);
+  SmallVector<utils::IteratorType> parallel(2, utils::IteratorType::parallel);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+                     SmallVector<AffineMap>{ctx.builder.getMultiDimIdentityMap(2)}, parallel,
+                     [&](OpBuilder &b, Location l, ValueRange) {
+                       Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 0));
+                       Value j = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, 1));
+                       Value diag = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, arith::SubIOp::create(b, l, j, i),
+                                                          arith::ConstantOp::create(b, l, b.getI64IntegerAttr(k)));
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, diag, one, zero));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// ReverseSequence (opset 10): along time_axis, reverses the first
+/// sequence_lens[b] elements of each batch entry b (runtime lengths, clamped
+/// to the time dim); the rest is copied.
+LogicalResult convertReverseSequence(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects input and sequence_lens");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto lens = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(lens))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  if (rank < 2 || tensorType(*lens).getRank() != 1)
+    return ctx.fail(node, "expects input of rank >= 2 and 1-D sequence_lens");
+  int64_t timeAxis = ctx.intAttr(node, "time_axis", 0), batchAxis = ctx.intAttr(node, "batch_axis", 1);
+  if (!((timeAxis == 0 && batchAxis == 1) || (timeAxis == 1 && batchAxis == 0)))
+    return ctx.fail(node, "time_axis and batch_axis must be 0 and 1");
+  Value timeSize = ctx.toIndexValue(ctx.dim(*x, timeAxis));
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(batchAxis)}, &ctx.context)};
+  Value result = gatherGeneric(ctx, *x, sizes, ValueRange{*lens}, maps,
+                               [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange args) {
+                                 Value len = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+                                 Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                                 len = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, len, zero), timeSize);
+                                 Value t = idx[timeAxis];
+                                 Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
+                                 Value reversed = arith::SubIOp::create(
+                                     b, l, arith::SubIOp::create(b, l, len, arith::ConstantIndexOp::create(b, l, 1)), t);
+                                 SmallVector<Value> src(idx.begin(), idx.end());
+                                 src[timeAxis] = arith::SelectOp::create(b, l, inside, reversed, t);
+                                 return src;
+                               });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// OneHot (opset 9/11): depth must be a constant (it is the size of the new
+/// axis); values = [off, on] may be a runtime tensor. Negative indices wrap
+/// by depth (opset 11); out-of-range indices give an all-off row.
+LogicalResult convertOneHot(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 3)
+    return ctx.fail(node, "expects indices, depth and values");
+  auto indices = ctx.getTensor(node, node.input(0));
+  auto values = ctx.getTensor(node, node.input(2));
+  if (failed(indices) || failed(values))
+    return failure();
+  std::optional<int64_t> depth;
+  if (auto c = ctx.getConstant(node.input(1)); c && c->getNumElements() == 1) {
+    if (isa<FloatType>(c->getElementType()))
+      depth = (int64_t)(*c->getValues<APFloat>().begin()).convertToDouble();
+    else
+      depth = (*c->getValues<APInt>().begin()).getSExtValue();
+  } else if (auto st = ctx.getShapeTensor(node.input(1));
+             st && st->elements.size() == 1 && st->elements[0].isConstant()) {
+    depth = st->elements[0].constant;
+  }
+  if (!depth)
+    return ctx.unsupported(node, "depth must be a constant (it determines the output shape)");
+  if (*depth < 1)
+    return ctx.fail(node, "depth must be positive");
+  auto vType = tensorType(*values);
+  if (vType.getRank() != 1 || vType.getDimSize(0) != 2)
+    return ctx.fail(node, "values must be a 2-element 1-D tensor");
+  Type it = tensorType(*indices).getElementType();
+  if (!isa<IntegerType>(it) && !isa<FloatType>(it))
+    return ctx.unsupported(node, "indices element type");
+  int64_t inRank = tensorType(*indices).getRank(), rank = inRank + 1;
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", -1), rank);
+  if (!axis)
+    return ctx.fail(node, "axis out of range");
+  int64_t a = *axis;
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t d = 0, k = 0; d < rank; ++d) {
+    if (d == a) {
+      sizes.push_back(ctx.builder.getIndexAttr(*depth));
+      continue;
+    }
+    sizes.push_back(ctx.dim(*indices, k++));
+    inExprs.push_back(ctx.builder.getAffineDimExpr(d));
+  }
+  Type et = vType.getElementType();
+  Value init = ctx.empty(sizes, et);
+  SmallVector<AffineMap> maps{AffineMap::get(rank, 0, inExprs, &ctx.context),
+                              ctx.builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  bool wrap = ctx.opset >= 11;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{*indices}, ValueRange{init}, maps,
+                     parallel,
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value i = args[0];
+                       if (isa<FloatType>(it))
+                         i = arith::FPToSIOp::create(b, l, b.getI64Type(), i);
+                       else if (it.getIntOrFloatBitWidth() < 64)
+                         i = arith::ExtSIOp::create(b, l, b.getI64Type(), i);
+                       Value zero = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
+                       Value dep = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*depth));
+                       if (wrap) {
+                         Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
+                         i = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, i, dep), i);
+                       }
+                       Value j = arith::IndexCastOp::create(b, l, b.getI64Type(), linalg::IndexOp::create(b, l, a));
+                       Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i, j);
+                       Value off = tensor::ExtractOp::create(b, l, *values, ValueRange{arith::ConstantIndexOp::create(b, l, 0)});
+                       Value on = tensor::ExtractOp::create(b, l, *values, ValueRange{arith::ConstantIndexOp::create(b, l, 1)});
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, hit, on, off));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// GridSample (opset 16, 4-D, static H_in/W_in) as one gather-style generic
+/// over (N, C, H_out, W_out), following PyTorch's grid_sample (the ONNX
+/// reference): unnormalize with align_corners, padding zeros/border/
+/// reflection, modes bilinear, nearest (round half to even) and bicubic
+/// (A = -0.75, padding applied per tap).
+LogicalResult convertGridSample(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects X and grid");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto grid = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(grid))
+    return failure();
+  auto xType = tensorType(*x), gType = tensorType(*grid);
+  Type et = xType.getElementType();
+  if (xType.getRank() != 4 || gType.getRank() != 4)
+    return ctx.unsupported(node, "only 4-D inputs are supported");
+  if (!isa<FloatType>(et) || gType.getElementType() != et)
+    return ctx.unsupported(node, "only floating-point inputs of one type are supported");
+  if (xType.isDynamicDim(2) || xType.isDynamicDim(3))
+    return ctx.unsupported(node, "input spatial dims must be static");
+  if (!gType.isDynamicDim(3) && gType.getDimSize(3) != 2)
+    return ctx.fail(node, "grid must be [N, H_out, W_out, 2]");
+  std::string mode = ctx.stringAttr(node, "mode", "bilinear");
+  std::string padding = ctx.stringAttr(node, "padding_mode", "zeros");
+  bool align = ctx.intAttr(node, "align_corners", 0) != 0;
+  if (mode != "bilinear" && mode != "nearest" && mode != "bicubic")
+    return ctx.unsupported(node, "mode '" + mode + "'");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return ctx.unsupported(node, "padding_mode '" + padding + "'");
+  int64_t inH = xType.getDimSize(2), inW = xType.getDimSize(3);
+  if (inH == 0 || inW == 0)
+    return ctx.fail(node, "empty input spatial dims");
+  SmallVector<OpFoldResult> sizes{ctx.dim(*x, 0), ctx.dim(*x, 1), ctx.dim(*grid, 1), ctx.dim(*grid, 2)};
+  Value init = ctx.empty(sizes, et);
+  auto gridMap = [&](int64_t component) {
+    return AffineMap::get(4, 0,
+                          {ctx.builder.getAffineDimExpr(0), ctx.builder.getAffineDimExpr(2),
+                           ctx.builder.getAffineDimExpr(3), ctx.builder.getAffineConstantExpr(component)},
+                          &ctx.context);
+  };
+  SmallVector<AffineMap> maps{gridMap(0), gridMap(1), ctx.builder.getMultiDimIdentityMap(4)};
+  SmallVector<utils::IteratorType> parallel(4, utils::IteratorType::parallel);
+  Value source = *x;
+  Value result = linalg::GenericOp::create(
+      ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{*grid, *grid}, ValueRange{init}, maps, parallel,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        auto f = [&](double v) -> Value { return arith::ConstantOp::create(b, l, b.getFloatAttr(et, v)); };
+        auto add = [&](Value p, Value q) -> Value { return arith::AddFOp::create(b, l, p, q); };
+        auto sub = [&](Value p, Value q) -> Value { return arith::SubFOp::create(b, l, p, q); };
+        auto mul = [&](Value p, Value q) -> Value { return arith::MulFOp::create(b, l, p, q); };
+        auto unnormalize = [&](Value g, int64_t size) -> Value {
+          if (align)
+            return mul(mul(add(g, f(1)), f(0.5)), f(size - 1));
+          return mul(sub(mul(add(g, f(1)), f(size)), f(1)), f(0.5));
+        };
+        auto clip = [&](Value c, int64_t size) -> Value {
+          return arith::MinimumFOp::create(b, l, arith::MaximumFOp::create(b, l, c, f(0)), f(size - 1));
+        };
+        auto reflectCoord = [&](Value c, int64_t twiceLow, int64_t twiceHigh) -> Value {
+          if (twiceLow == twiceHigh)
+            return f(0);
+          double lo = twiceLow / 2.0, span = (twiceHigh - twiceLow) / 2.0;
+          Value in = math::AbsFOp::create(b, l, sub(c, f(lo)));
+          Value extra = arith::RemFOp::create(b, l, in, f(span));
+          Value flips = math::FloorOp::create(b, l, arith::DivFOp::create(b, l, in, f(span)));
+          Value half = mul(flips, f(0.5));
+          Value even = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, math::FloorOp::create(b, l, half), half);
+          return arith::SelectOp::create(b, l, even, add(extra, f(lo)), add(sub(f(span), extra), f(lo)));
+        };
+        auto applyPadding = [&](Value c, int64_t size) -> Value {
+          if (padding == "border")
+            return clip(c, size);
+          if (padding == "reflection") {
+            c = align ? reflectCoord(c, 0, 2 * (size - 1)) : reflectCoord(c, -1, 2 * size - 1);
+            return clip(c, size);
+          }
+          return c;
+        };
+        Value n = linalg::IndexOp::create(b, l, 0), ch = linalg::IndexOp::create(b, l, 1);
+        // Value at integer-valued float coordinates, 0 when out of bounds.
+        auto sample = [&](Value fx, Value fy) -> Value {
+          Value inX = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, fx, f(0)),
+                                            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, fx, f(inW - 1)));
+          Value inY = arith::AndIOp::create(b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, fy, f(0)),
+                                            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, fy, f(inH - 1)));
+          Value inside = arith::AndIOp::create(b, l, inX, inY);
+          // Out-of-bounds (or NaN) coordinates read element 0 and are masked.
+          auto toIndex = [&](Value c, int64_t) -> Value {
+            Value safe = arith::SelectOp::create(b, l, inside, c, f(0));
+            Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), safe);
+            return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+          };
+          Value v = tensor::ExtractOp::create(b, l, source, ValueRange{n, ch, toIndex(fy, inH), toIndex(fx, inW)});
+          return arith::SelectOp::create(b, l, inside, v, f(0));
+        };
+        Value ix = unnormalize(a[0], inW), iy = unnormalize(a[1], inH);
+        Value out;
+        if (mode == "nearest") {
+          ix = applyPadding(ix, inW);
+          iy = applyPadding(iy, inH);
+          out = sample(math::RoundEvenOp::create(b, l, ix), math::RoundEvenOp::create(b, l, iy));
+        } else if (mode == "bilinear") {
+          ix = applyPadding(ix, inW);
+          iy = applyPadding(iy, inH);
+          Value x0 = math::FloorOp::create(b, l, ix), y0 = math::FloorOp::create(b, l, iy);
+          Value x1 = add(x0, f(1)), y1 = add(y0, f(1));
+          Value wx1 = sub(ix, x0), wx0 = sub(x1, ix), wy1 = sub(iy, y0), wy0 = sub(y1, iy);
+          out = add(add(mul(sample(x0, y0), mul(wx0, wy0)), mul(sample(x1, y0), mul(wx1, wy0))),
+                    add(mul(sample(x0, y1), mul(wx0, wy1)), mul(sample(x1, y1), mul(wx1, wy1))));
+        } else {
+          const double A = -0.75;
+          auto conv1 = [&](Value t) -> Value { // ((A+2)t - (A+3)) t^2 + 1
+            return add(mul(mul(sub(mul(f(A + 2), t), f(A + 3)), t), t), f(1));
+          };
+          auto conv2 = [&](Value t) -> Value { // ((A t - 5A) t + 8A) t - 4A
+            return sub(mul(add(mul(sub(mul(f(A), t), f(5 * A)), t), f(8 * A)), t), f(4 * A));
+          };
+          auto coefficients = [&](Value t) -> SmallVector<Value> {
+            return {conv2(add(t, f(1))), conv1(t), conv1(sub(f(1), t)), conv2(sub(f(2), t))};
+          };
+          Value x0 = math::FloorOp::create(b, l, ix), y0 = math::FloorOp::create(b, l, iy);
+          SmallVector<Value> cx = coefficients(sub(ix, x0)), cy = coefficients(sub(iy, y0));
+          out = f(0);
+          for (int64_t j = 0; j < 4; ++j) {
+            Value ty = applyPadding(add(y0, f(j - 1)), inH);
+            Value row = f(0);
+            for (int64_t i = 0; i < 4; ++i) {
+              Value tx = applyPadding(add(x0, f(i - 1)), inW);
+              row = add(row, mul(sample(tx, ty), cx[i]));
+            }
+            out = add(out, mul(row, cy[j]));
+          }
+        }
+        linalg::YieldOp::create(b, l, out);
+      }).getResult(0);
+  ctx.recordDims(result, sizes);
   ctx.setValue(node.output(0), result);
   return success();
 }
@@ -959,6 +1508,14 @@ void registerShapeOps(OpRegistry &r) {
   r.add("Tile", convertTile, 6);
   r.add("Trilu", convertTrilu);
   r.add("GatherElements", convertGatherElements);
+  r.add("ScatterElements", convertScatterElements, 11);
+  r.add("Scatter", convertScatterElements, 9, 10);
+  r.add("GatherND", convertGatherND, 11);
+  r.add("EyeLike", convertEyeLike, 9);
+  r.add("OneHot", convertOneHot, 9);
+  r.add("GridSample", convertGridSample, 16);
+  r.add("ReverseSequence", convertReverseSequence, 10);
+  r.add("ScatterND", convertScatterND, 11);
   r.add("DepthToSpace", [](ImportContext &c, const onnx::NodeProto &n) { return convertDepthSpace(c, n, true); });
   r.add("SpaceToDepth", [](ImportContext &c, const onnx::NodeProto &n) { return convertDepthSpace(c, n, false); });
   r.add("Shape", convertShape);
