@@ -36,3 +36,7 @@ conformance: build
 
 clean:
 	rm -rf $(BUILD)
+
+# One label of the suite at a time (labels: unit, lit, e2e, onnx, example).
+lit unit e2e: build
+	cd $(BUILD) && ctest -L '^$@$$' --output-on-failure -j $(JOBS)
