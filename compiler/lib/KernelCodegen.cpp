@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -288,32 +289,6 @@ void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
   }
 }
 
-/// An elementwise consumer of a matmul/reduction (bias + ReLU) may write its
-/// result over its producer's: making the producer's result its destination
-/// lets the whole chain run in place in the output buffer, with no
-/// temporary for the intermediate.
-void reuseProducerAsDestination(RewriterBase &rewriter, func::FuncOp kernel) {
-  kernel.walk([&](linalg::GenericOp consumer) {
-    if (consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1)
-      return;
-    OpOperand *init = consumer.getDpsInitOperand(0);
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
-        consumer.payloadUsesValueFromOperand(init) ||
-        !consumer.getMatchingIndexingMap(init).isIdentity())
-      return;
-    for (OpOperand *input : consumer.getDpsInputOperands()) {
-      Value value = input->get();
-      auto producer = value.getDefiningOp<linalg::LinalgOp>();
-      if (!producer || !value.hasOneUse() ||
-          value.getType() != init->get().getType() ||
-          !consumer.getMatchingIndexingMap(input).isIdentity())
-        continue;
-      rewriter.modifyOpInPlace(consumer, [&] { init->set(value); });
-      return;
-    }
-  });
-}
-
 /// Keeps loop-carried vector tiles in registers: a transfer_read/write pair
 /// of an accumulator inside a loop (the matmul's C tile across K) becomes a
 /// vector iter_arg. Done on tensors, where the pair is visibly a subset of
@@ -372,21 +347,20 @@ void fuseRemainingProducers(RewriterBase &rewriter,
   if (loops.empty())
     return;
   Operation *innermost = loops.back().getOperation();
-  // Fusing one slice can erase or create others: look again after each one.
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    tensor::ExtractSliceOp candidate;
-    innermost->walk([&](tensor::ExtractSliceOp slice) {
-      Operation *producer = slice.getSource().getDefiningOp();
-      if (!candidate && isa_and_nonnull<linalg::FillOp, linalg::CopyOp>(producer) &&
-          !innermost->isAncestor(producer))
-        candidate = slice;
-    });
-    if (!candidate)
-      return;
-    rewriter.setInsertionPoint(candidate);
-    // Replaces the slice's uses with the fused producer's tile on success.
-    if (!scf::tileAndFuseProducerOfSlice(rewriter, candidate, loops))
-      return;
+  SmallVector<tensor::ExtractSliceOp> candidates;
+  innermost->walk([&](tensor::ExtractSliceOp slice) {
+    Operation *producer = slice.getSource().getDefiningOp();
+    if (isa_and_nonnull<linalg::FillOp, linalg::CopyOp>(producer) &&
+        !innermost->isAncestor(producer))
+      candidates.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : candidates) {
+    rewriter.setInsertionPoint(slice);
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+    if (fused)
+      rewriter.replaceAllUsesWith(slice.getResult(),
+                                  fused->tiledAndFusedProducer);
   }
 }
 
@@ -408,7 +382,6 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   WorkgroupTiling tiling = getWorkgroupTiling(kernel);
   Value state = kernel.getArgument(0);
   uniquifyEmptyTensors(rewriter, kernel);
-  reuseProducerAsDestination(rewriter, kernel);
 
   // Map result-dim tiles onto loop tiles.
   SmallVector<int64_t> loopTiles(root.getLoopIteratorTypes().size(), 0);
@@ -460,6 +433,9 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   {
     RewritePatternSet patterns(kernel.getContext());
     tensor::populateFoldTensorEmptyPatterns(patterns);
+    // tensor.dim of the untiled ops (loop bounds) would keep them alive.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, kernel.getContext());
     if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
       return failure();
   }
