@@ -73,6 +73,25 @@ Value softmaxOver(ImportContext &ctx, Value x, ArrayRef<bool> mask, bool isLog) 
 
 namespace {
 
+/// The dims Softmax, LogSoftmax and Hardmax reduce over: before opset 13 the
+/// input is coerced to 2-D at `axis` (default 1), so every dim from `axis`
+/// on; from opset 13 only `axis` (default -1). Null after reporting a bad
+/// axis.
+std::optional<SmallVector<bool>> softmaxReducedDims(ImportContext &ctx,
+                                                     const onnx::NodeProto &node,
+                                                     int64_t rank) {
+  bool coerced = ctx.opset < 13;
+  auto axis = normalizeAxis(ctx.intAttr(node, "axis", coerced ? 1 : -1), rank);
+  if (!axis) {
+    (void)ctx.fail(node, "axis out of range");
+    return std::nullopt;
+  }
+  SmallVector<bool> mask(rank, false);
+  for (int64_t d = 0; d < rank; ++d)
+    mask[d] = coerced ? d >= *axis : d == *axis;
+  return mask;
+}
+
 LogicalResult convertSoftmax(ImportContext &ctx, const onnx::NodeProto &node, bool isLog) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
@@ -81,13 +100,10 @@ LogicalResult convertSoftmax(ImportContext &ctx, const onnx::NodeProto &node, bo
   Type et = tensorType(*x).getElementType();
   if (!isa<FloatType>(et))
     return ctx.unsupported(node, "only floating-point inputs are supported");
-  bool coerced = ctx.opset < 13;
-  auto axis = normalizeAxis(ctx.intAttr(node, "axis", coerced ? 1 : -1), rank);
-  if (!axis)
-    return ctx.fail(node, "axis out of range");
-  SmallVector<bool> mask(rank, false);
-  for (int64_t d = 0; d < rank; ++d)
-    mask[d] = coerced ? d >= *axis : d == *axis;
+  std::optional<SmallVector<bool>> reduced = softmaxReducedDims(ctx, node, rank);
+  if (!reduced)
+    return failure();
+  SmallVector<bool> mask = std::move(*reduced);
   ctx.setValue(node.output(0), softmaxOver(ctx, *x, mask, isLog));
   return success();
 }
@@ -103,13 +119,10 @@ LogicalResult convertHardmax(ImportContext &ctx, const onnx::NodeProto &node) {
   Type et = tensorType(*x).getElementType();
   if (!isa<FloatType>(et))
     return ctx.unsupported(node, "only floating-point inputs are supported");
-  bool coerced = ctx.opset < 13;
-  auto axis = normalizeAxis(ctx.intAttr(node, "axis", coerced ? 1 : -1), rank);
-  if (!axis)
-    return ctx.fail(node, "axis out of range");
-  SmallVector<bool> mask(rank, false);
-  for (int64_t d = 0; d < rank; ++d)
-    mask[d] = coerced ? d >= *axis : d == *axis;
+  std::optional<SmallVector<bool>> reduced = softmaxReducedDims(ctx, node, rank);
+  if (!reduced)
+    return failure();
+  SmallVector<bool> mask = std::move(*reduced);
   AffineMap reducedMap = droppedDimsMap(&ctx.context, mask);
   double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
   Value max = reduceDims(ctx, *x, mask, ctx.scalarConstant(et, negInf),
