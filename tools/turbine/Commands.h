@@ -17,6 +17,7 @@ void registerCompileCommand(CLI::App &app, int &exitCode);
 void registerRunCommand(CLI::App &app, int &exitCode);
 void registerBenchCommand(CLI::App &app, int &exitCode);
 void registerConformanceCommand(CLI::App &app, int &exitCode);
+void registerParamsCommand(CLI::App &app, int &exitCode);
 
 } // namespace turbine::tools
 

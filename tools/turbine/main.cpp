@@ -1,9 +1,9 @@
 //===- main.cpp - The `turbine` command-line tool -------------------------===//
 //
 // One binary, IREE-style subcommands: `compile` (model -> .tmod artifact),
-// `run` (invoke a function of an artifact), `bench` (time its calls) and
-// `conformance` (the ONNX backend tests). The driver only dispatches; each
-// subcommand lives in its own file.
+// `run` (invoke a function of an artifact), `bench` (time its calls),
+// `conformance` (the ONNX backend tests) and `params` (parameter files). The
+// driver only dispatches; each subcommand lives in its own file.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   turbine::tools::registerRunCommand(app, exitCode);
   turbine::tools::registerBenchCommand(app, exitCode);
   turbine::tools::registerConformanceCommand(app, exitCode);
+  turbine::tools::registerParamsCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
