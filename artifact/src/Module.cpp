@@ -204,6 +204,8 @@ json metaToJson(const Module &module) {
     jp["shape"] = p.shape;
     jp["offset"] = p.offset;
     jp["size"] = p.size;
+    if (p.external)
+      jp["external"] = true;
     parameters.push_back(std::move(jp));
   }
   json meta;
@@ -535,11 +537,18 @@ void readMeta(const json &meta, Module &module) {
     p.shape = shapeField(parameters[i], path, /*allowDynamic=*/false);
     p.offset = static_cast<uint64_t>(intField(parameters[i], "offset", path, 0));
     p.size = static_cast<uint64_t>(intField(parameters[i], "size", path, 0));
+    if (parameters[i].contains("external")) {
+      if (!parameters[i]["external"].is_boolean())
+        corrupt(path + ".external: expected a boolean");
+      p.external = parameters[i]["external"].get<bool>();
+    }
+    if (p.external && p.offset != 0)
+      corrupt(path + " ('" + p.name + "'): an external parameter has no offset");
     if (p.offset % kSectionAlignment != 0)
       corrupt(path + " ('" + p.name + "'): offset " + std::to_string(p.offset) +
               " is not 64-byte aligned");
-    if (p.offset > module.paramData.size() ||
-        p.size > module.paramData.size() - p.offset)
+    if (!p.external && (p.offset > module.paramData.size() ||
+                        p.size > module.paramData.size() - p.offset))
       corrupt(path + " ('" + p.name + "'): bytes [" + std::to_string(p.offset) +
               ", " + std::to_string(p.offset + p.size) +
               ") lie outside the params section of " +

@@ -258,24 +258,10 @@ private:
   }
 
   Status stepParam(const Instruction &inst) {
-    const auto &params = module_.artifact.parameters;
+    const std::vector<Tensor> &params = module_.parameters;
     if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= params.size())
       return fail("parameter index " + std::to_string(inst.imm) + " out of range");
-    const artifact::Parameter &p = params[inst.imm];
-    const Tensor &storage = module_.paramStorage;
-    if (p.offset > storage.byteSize() || p.size > storage.byteSize() - p.offset)
-      return fail("parameter '" + p.name + "' lies outside the params section");
-    char *base = const_cast<char *>(storage.dataAs<char>()) + p.offset;
-    // The view keeps the parameter storage alive through a copy of its handle.
-    auto holder = std::make_shared<Tensor>(storage);
-    std::shared_ptr<const void> keepAlive(holder, holder->data());
-    Result<Tensor> view = Tensor::wrap(p.dtype, p.shape, base, std::move(keepAlive),
-                                       /*readOnly=*/true);
-    if (!view)
-      return fail("parameter '" + p.name + "': " + view.message());
-    if (view->byteSize() != p.size)
-      return fail("parameter '" + p.name + "' size does not match its type");
-    return setBuffer(inst.dst, std::move(*view));
+    return setBuffer(inst.dst, params[inst.imm]);
   }
 
   Status stepDispatch(const Instruction &inst) {

@@ -27,8 +27,9 @@ struct LoadedModule {
   int libraryFd = -1;
   /// Entry point of artifact.kernels[i].
   std::vector<turbine_kernel_fn_t> kernels;
-  /// All parameter bytes, 64-byte aligned (u8 tensor), viewed read-only.
-  Tensor paramStorage;
+  /// artifact.parameters[i] as a read-only tensor: a view of the embedded
+  /// params section or of a bound parameter file, made once at load.
+  std::vector<Tensor> parameters;
 
   LoadedModule() = default;
   LoadedModule(const LoadedModule &) = delete;

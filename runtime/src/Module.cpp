@@ -2,7 +2,8 @@
 //
 // Validates the artifact (artifact::deserialize), writes its kernel library
 // into an anonymous memfd and dlopens it through /proc/self/fd, resolves all
-// kernel symbols, and copies the parameters into aligned storage.
+// kernel symbols, copies the embedded parameters into aligned storage and
+// binds external ones to the parameter files given.
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Module.h"
 
@@ -44,6 +45,31 @@ Status writeAll(int fd, const std::string &bytes) {
 }
 
 /// Maps the kernel library and resolves every kernel symbol.
+/// A read-only view of embedded parameter `p` inside `storage` (the params
+/// section; the artifact reader checked the bounds).
+Result<Tensor> embeddedParameter(const artifact::Parameter &p, const Tensor &storage) {
+  char *base = const_cast<char *>(storage.dataAs<char>()) + p.offset;
+  auto holder = std::make_shared<Tensor>(storage);
+  std::shared_ptr<const void> keepAlive(holder, holder->data());
+  return Tensor::wrap(p.dtype, p.shape, base, std::move(keepAlive), /*readOnly=*/true);
+}
+
+/// External parameter `p` from the first of `files` that holds its name.
+Result<Tensor> bindExternalParameter(const artifact::Parameter &p,
+                                     const std::vector<ParameterIndex> &files) {
+  for (const ParameterIndex &file : files)
+    if (const ParameterEntry *entry = file.find(p.name))
+      return file.tensor(*entry, p.dtype, p.shape);
+  std::string searched;
+  for (const ParameterIndex &file : files)
+    searched += (searched.empty() ? "'" : ", '") + file.origin() + "'";
+  return Status::error("external parameter '" + p.name + "' (" +
+                       formatTensorType(p.dtype, p.shape) + ") " +
+                       (files.empty() ? std::string("needs a parameter file (none given; "
+                                                    "pass --parameters=FILE.irpa)")
+                                      : "is not in " + searched));
+}
+
 Status loadKernels(detail::LoadedModule &module) {
   const artifact::Module &a = module.artifact;
   const std::string prefix = "artifact '" + module.label + "'";
@@ -91,19 +117,21 @@ Module::Module(std::shared_ptr<const detail::LoadedModule> state)
 
 const std::string &Module::label() const { return state_->label; }
 
-Result<std::shared_ptr<Module>> Module::load(const std::string &path) try {
+Result<std::shared_ptr<Module>>
+Module::load(const std::string &path, const std::vector<ParameterIndex> &parameterFiles) try {
   auto state = std::make_shared<detail::LoadedModule>();
   state->label = path;
   std::string error;
   if (!artifact::readFile(path, state->artifact, error))
     return Status::error(error);
-  return finishLoading(state);
+  return finishLoading(state, parameterFiles);
 } catch (const std::exception &e) {
   return Status::error("cannot load artifact '" + path + "': " + e.what());
 }
 
-Result<std::shared_ptr<Module>> Module::loadFromBytes(const std::string &bytes,
-                                                      const std::string &label) try {
+Result<std::shared_ptr<Module>>
+Module::loadFromBytes(const std::string &bytes, const std::string &label,
+                     const std::vector<ParameterIndex> &parameterFiles) try {
   auto state = std::make_shared<detail::LoadedModule>();
   state->label = label;
   std::string error;
@@ -114,23 +142,30 @@ Result<std::shared_ptr<Module>> Module::loadFromBytes(const std::string &bytes,
       error = "artifact '" + label + "' " + error.substr(generic.size());
     return Status::error(error);
   }
-  return finishLoading(state);
+  return finishLoading(state, parameterFiles);
 } catch (const std::exception &e) {
   return Status::error("cannot load artifact '" + label + "': " + e.what());
 }
 
 Result<std::shared_ptr<Module>>
-Module::finishLoading(std::shared_ptr<detail::LoadedModule> state) {
+Module::finishLoading(std::shared_ptr<detail::LoadedModule> state,
+                      const std::vector<ParameterIndex> &parameterFiles) {
   if (Status s = loadKernels(*state); !s)
     return s;
   artifact::Module &a = state->artifact;
-  Result<Tensor> params = Tensor::fromBytes(
+  Result<Tensor> storage = Tensor::fromBytes(
       DType::u8, {static_cast<int64_t>(a.paramData.size())}, a.paramData.data(),
       a.paramData.size());
-  if (!params)
+  if (!storage)
     return Status::error("artifact '" + state->label +
-                         "': cannot load parameters: " + params.message());
-  state->paramStorage = std::move(*params);
+                         "': cannot load parameters: " + storage.message());
+  for (const artifact::Parameter &p : a.parameters) {
+    Result<Tensor> tensor = p.external ? bindExternalParameter(p, parameterFiles)
+                                       : embeddedParameter(p, *storage);
+    if (!tensor)
+      return Status::error("artifact '" + state->label + "': " + tensor.message());
+    state->parameters.push_back(std::move(*tensor));
+  }
   std::string().swap(a.library);
   std::string().swap(a.paramData);
   return std::shared_ptr<Module>(new Module(std::move(state)));

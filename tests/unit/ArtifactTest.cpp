@@ -290,6 +290,31 @@ TEST(Artifact, ParameterChecks) {
   EXPECT_NE(errorFor(serialize(m)).find("does not match its type"), std::string::npos);
 }
 
+TEST(Artifact, ExternalParameters) {
+  Module m = sampleModule();
+  Parameter ext;
+  ext.name = "encoder.weight";
+  ext.dtype = DType::f16;
+  ext.shape = {1000, 1000}; // far larger than the params section: no bytes here
+  ext.size = 2000000;
+  ext.external = true;
+  m.parameters.push_back(ext);
+  Module back;
+  std::string error;
+  ASSERT_TRUE(deserialize(serialize(m), back, error)) << error;
+  ASSERT_EQ(back.parameters.size(), 2u);
+  EXPECT_FALSE(back.parameters[0].external);
+  EXPECT_TRUE(back.parameters[1].external);
+  EXPECT_EQ(back.parameters[1].name, "encoder.weight");
+
+  m.parameters[1].offset = 64; // external parameters have no offset
+  EXPECT_NE(errorFor(serialize(m)).find("an external parameter has no offset"),
+            std::string::npos);
+  m.parameters[1].offset = 0;
+  m.parameters[1].size = 3; // still checked against the type
+  EXPECT_NE(errorFor(serialize(m)).find("does not match its type"), std::string::npos);
+}
+
 TEST(Artifact, ReturnCountMustMatchOutputs) {
   Module m = sampleModule();
   m.functions[0].code.back().operands = {2, 2};

@@ -77,7 +77,7 @@ int benchCommand(const BenchOptions &options) {
     return reportError("--min_time must not be negative");
 
   const InvocationOptions &invocation = options.invocation;
-  Result<std::shared_ptr<Module>> module = Module::load(invocation.modulePath);
+  Result<std::shared_ptr<Module>> module = loadModule(invocation);
   if (!module)
     return reportError(module.message());
   Result<Function> function = selectFunction(**module, invocation.functionName);

@@ -3,6 +3,7 @@
 //   turbine compile model.onnx -o model.tmod
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
+//   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 //
 // Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
 // upstream dialects), runs the compiler's phases and writes one artifact. The
@@ -11,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "ModelCompiler.h"
+#include "ParameterExternalization.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -31,6 +33,8 @@ struct CompileArgs {
   std::string dumpPhases;
   std::string targetCpu = "host";
   int optLevel = 3;
+  std::string externalizeParams;
+  uint64_t externalizeMinBytes = 256;
 };
 
 int fail(const std::string &message) {
@@ -58,6 +62,13 @@ int runCompile(const CompileArgs &args) {
     return fail("input file '" + args.input + "' does not exist");
   if (!args.output.empty() && llvm::sys::fs::equivalent(args.input, args.output))
     return fail("output file '" + args.output + "' is the input file");
+  if (!args.externalizeParams.empty()) {
+    if (options.stopAfter)
+      return fail("--externalize-params needs an artifact to write (not --compile-to)");
+    for (const std::string &other : {args.input, args.output})
+      if (llvm::sys::fs::equivalent(other, args.externalizeParams))
+        return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
+  }
 
   std::string error;
   std::string stoppedModuleText;
@@ -76,6 +87,12 @@ int runCompile(const CompileArgs &args) {
       return fail("cannot write '" + args.output + "': " + ec.message());
     os << stoppedModuleText;
     return 0;
+  }
+  if (!args.externalizeParams.empty()) {
+    auto moved = externalizeParameters(artifact, args.externalizeParams,
+                                       args.externalizeMinBytes);
+    if (!moved)
+      return fail(moved.message());
   }
   if (!artifact::writeFile(artifact, args.output, error))
     return fail(error);
@@ -101,6 +118,12 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "LLVM CPU name for kernels ('host' = this machine)");
   cmd->add_option("--opt-level", args->optLevel, "LLVM optimization level 0-3")
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--externalize-params", args->externalizeParams,
+                  "Write the weights to this parameter file (.irpa, or .safetensors) "
+                  "instead of the artifact; bind it with `turbine run --parameters`");
+  cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
+                  "Only parameters at least this large are externalized")
+      ->capture_default_str();
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
 }
 

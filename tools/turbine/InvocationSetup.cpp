@@ -22,12 +22,29 @@ void addInvocationOptions(CLI::App &command, InvocationOptions &options) {
                   "or '@x.npy' (repeat in argument order)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command
+      .add_option("--parameters", options.parameterFiles,
+                  "Parameter file (.irpa or .safetensors) holding the artifact's "
+                  "external parameters (repeatable; first match wins)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command.add_option("--device", options.device, "local-sync or local-task")
       ->capture_default_str();
   command
       .add_option("--task_workers", options.taskWorkers,
                   "local-task threads incl. the caller (0: all cores)")
       ->capture_default_str();
+}
+
+Result<std::shared_ptr<Module>> loadModule(const InvocationOptions &options) {
+  std::vector<ParameterIndex> files;
+  for (const std::string &path : options.parameterFiles) {
+    Result<ParameterIndex> file = ParameterIndex::open(path);
+    if (!file)
+      return Status::error("--parameters: " + file.message());
+    files.push_back(std::move(*file));
+  }
+  return Module::load(options.modulePath, files);
 }
 
 Result<Function> selectFunction(const Module &module, const std::string &name) {

@@ -25,13 +25,18 @@ struct InvocationOptions {
   std::string modulePath;
   std::string functionName;
   std::vector<std::string> inputs;
+  std::vector<std::string> parameterFiles;
   std::string device = "local-task";
   int taskWorkers = 0;
 };
 
-/// Adds the positional `module` and --function, --input, --device and
-/// --task_workers to `command`, bound to `options`.
+/// Adds the positional `module` and --function, --input, --parameters,
+/// --device and --task_workers to `command`, bound to `options`.
 void addInvocationOptions(CLI::App &command, InvocationOptions &options);
+
+/// Opens the --parameters files and loads the module with them bound.
+runtime::Result<std::shared_ptr<runtime::Module>>
+loadModule(const InvocationOptions &options);
 
 /// Picks `name`, or the module's only function when `name` is empty.
 runtime::Result<runtime::Function>

@@ -61,7 +61,7 @@ Status emitResult(const Tensor &result, size_t i, const std::string &spec,
 
 int runCommand(const RunOptions &options) {
   const InvocationOptions &invocation = options.invocation;
-  Result<std::shared_ptr<Module>> module = Module::load(invocation.modulePath);
+  Result<std::shared_ptr<Module>> module = loadModule(invocation);
   if (!module)
     return reportError(module.message());
   Result<Function> function = selectFunction(**module, invocation.functionName);

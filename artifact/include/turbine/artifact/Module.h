@@ -3,7 +3,9 @@
 // A `.tmod` artifact is one file holding everything the runtime needs:
 //   * reflection and the host program of every entry function (JSON),
 //   * the native code of all kernels (an ELF shared object, see KernelABI.h),
-//   * constant parameters (raw little-endian bytes, 64-byte aligned).
+//   * constant parameters (raw little-endian bytes, 64-byte aligned), or,
+//     for parameters compiled as external, only their name and type: their
+//     bytes come from a parameter file (.irpa / .safetensors) bound at load.
 //
 // File layout (all integers little-endian):
 //   offset 0   char[8]  magic "TURBMOD\0"
@@ -98,13 +100,14 @@ struct Function {
   std::vector<Instruction> code;
 };
 
-/// A constant tensor stored in the params section.
+/// A constant tensor stored in the params section, or an external one.
 struct Parameter {
   std::string name;
   DType dtype = DType::f32;
   std::vector<int64_t> shape;
-  uint64_t offset = 0; // into the params section, 64-byte aligned
-  uint64_t size = 0;   // bytes
+  uint64_t offset = 0;   // into the params section, 64-byte aligned (0 if external)
+  uint64_t size = 0;     // bytes
+  bool external = false; // bytes come from a parameter file named at load time
 };
 
 /// The whole artifact in memory.
