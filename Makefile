@@ -25,9 +25,12 @@ test: build
 demo: build
 	@bash examples/demo/run_demo.sh $(BUILD)
 
-# Turbine matmul vs OpenBLAS sgemm (see benchmarks/README.md).
+# Side-by-side benchmarks (see benchmarks/README.md): sgemm vs OpenBLAS,
+# per-dispatch overhead, whole models vs ONNX Runtime and torch.
 bench: build
 	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
+	bash benchmarks/run_dispatch_benchmark.sh $(BUILD)
+	/usr/bin/python3 benchmarks/models/run_model_benchmark.py $(BUILD)
 
 # ONNX backend tests, all suites (libonnx-testdata); rewrites the coverage doc.
 # Exits 0 when the run completes, failing tests included.

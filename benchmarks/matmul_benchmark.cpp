@@ -1,7 +1,7 @@
 //===- matmul_benchmark.cpp - Turbine matmul artifacts vs OpenBLAS sgemm --===//
 //
 // Times C = A * B (f32, row-major) computed two ways in one process: by a
-// precompiled Turbine artifact (`<dir>/matmul_<n>.tmod`, function `main(A, B)`,
+// precompiled Turbine artifact (`<dir>/matmul_<MxNxK>.tmod`, `main(A, B)`,
 // loaded with the runtime library) and by OpenBLAS `cblas_sgemm`. Both get the
 // same random inputs and the same thread count (--threads: Turbine runs on
 // local-sync for 1, on local-task with that many workers otherwise; OpenBLAS
@@ -43,7 +43,7 @@ using BenchClock = std::chrono::steady_clock;
 /// Command-line options.
 struct MatmulBenchmarkOptions {
   std::string artifactDir;
-  std::vector<int64_t> sizes = {256, 512, 1024};
+  std::vector<std::string> shapes = {"256x256x256", "512x512x512"};
   int threads = 1;
   int repetitions = 50;
   int warmup = 5;
@@ -247,9 +247,8 @@ int runMatmulBenchmark(const MatmulBenchmarkOptions &options) {
              "ratio t/o", "max |err|");
 
   bool allMatch = true;
-  for (int64_t size : options.sizes) {
-    std::string artifactPath =
-        options.artifactDir + "/matmul_" + std::to_string(size) + ".tmod";
+  for (const std::string &shape : options.shapes) {
+    std::string artifactPath = options.artifactDir + "/matmul_" + shape + ".tmod";
     Result<MatmulMeasurement> result = measureMatmul(artifactPath, **device, options);
     if (!result) {
       std::fprintf(stderr, "matmul_benchmark: error: %s\n", result.message().c_str());
@@ -258,10 +257,9 @@ int runMatmulBenchmark(const MatmulBenchmarkOptions &options) {
     const MatmulMeasurement &r = *result;
     bool matches = r.maxAbsError <= options.tolerance;
     allMatch = allMatch && matches;
-    std::string shape = fmt::format("{}x{}x{}", r.m, r.n, r.k);
     fmt::print("  {:>14} {:>7} {:>11.3f} {:>9.1f} {:>11.3f} {:>9.1f} {:>15.2f} "
                "{:>11.2e}{}\n",
-               shape, options.threads, r.turbine.medianMs, r.turbine.gflops,
+               fmt::format("{}x{}x{}", r.m, r.n, r.k), options.threads, r.turbine.medianMs, r.turbine.gflops,
                r.openblas.medianMs, r.openblas.gflops,
                r.turbine.gflops / r.openblas.gflops, r.maxAbsError,
                matches ? "" : "  MISMATCH");
@@ -285,9 +283,9 @@ int main(int argc, char **argv) {
   MatmulBenchmarkOptions options;
   CLI::App app{"Times Turbine matmul artifacts against OpenBLAS cblas_sgemm"};
   app.add_option("artifact_dir", options.artifactDir,
-                 "Directory holding matmul_<n>.tmod (from run_matmul_benchmark.sh)")
+                 "Directory holding matmul_<MxNxK>.tmod (from run_matmul_benchmark.sh)")
       ->required();
-  app.add_option("--sizes", options.sizes, "Square sizes n to run (M = N = K = n)")
+  app.add_option("--shapes", options.shapes, "Shapes MxNxK to run (artifact names)")
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--threads", options.threads,

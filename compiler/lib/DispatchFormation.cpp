@@ -256,6 +256,9 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
   for (Operation *op : region.ops) {
     if (isa<linalg::Conv2DNchwFchwOp>(op))
       kind = RegionKind::Convolution;
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
+                 linalg::PoolingNhwcSumOp>(op))
+      kind = RegionKind::ChannelsLastWindow;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))
       kind = RegionKind::Contraction;

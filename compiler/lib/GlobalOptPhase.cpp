@@ -1,6 +1,7 @@
 //===- GlobalOptPhase.cpp - Whole-program simplification and fusion -------===//
 //
-// Generalizes elementwise-like named linalg ops (so they can fuse), folds
+// Moves NCHW convolutions and pooling to NHWC (ChannelsLastConvolutions.cpp),
+// generalizes elementwise-like named linalg ops (so they can fuse), folds
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
 // ops into single generics (a producer fuses when it has one use), resolves
 // tensor.dim of intermediate values to dims of the function arguments, and
@@ -52,6 +53,7 @@ static void generalizeElementwiseNamedOps(ModuleOp module) {
 
 LogicalResult runGlobalOptPhase(ModuleOp module) {
   MLIRContext *context = module.getContext();
+  convertConvolutionsToChannelsLast(module);
   generalizeElementwiseNamedOps(module);
 
   RewritePatternSet patterns(context);

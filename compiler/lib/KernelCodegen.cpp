@@ -255,18 +255,37 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
 
-/// Rewrites the unit-height convolution tiles as 1-D convolutions and
+/// NHWC convolution or pooling inside a workgroup tile, as register tiles of
+/// 8 output pixels of one row by up to 32 channels, one kernel position and
+/// (convolution) one input channel at a time: the convolution's tile is then
+/// an 8x32x1 matmul step, the same register tile as tileMatmul's, whose
+/// accumulators stay in registers across the kh, kw and c loops. Sizes divide
+/// the (static) extents; unit rows make them 1-D once decomposed.
+void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
+  // Loops: n, oh, ow, f|c, kh, kw[, c].
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return;
+  SmallVector<int64_t> tiles = {1, 1, largestDivisorAtMost(ranges[2], 8),
+                                largestDivisorAtMost(ranges[3], 32), 1, 1};
+  if (ranges.size() == 7)
+    tiles.push_back(1);
+  (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
 /// vectorizes those with static shapes.
 void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
   RewritePatternSet patterns(kernel.getContext());
   linalg::populateDecomposeConvolutionPatterns(patterns);
   (void)applyPatternsGreedily(kernel, std::move(patterns));
   SmallVector<linalg::LinalgOp> convolutions;
-  kernel.walk([&](linalg::Conv1DNcwFcwOp op) {
-    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
-    if (linalgOp.hasPureTensorSemantics() &&
-        !llvm::any_of(linalgOp.getStaticLoopRanges(), ShapedType::isDynamic))
-      convolutions.push_back(linalgOp);
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
+            linalg::PoolingNwcSumOp>(op.getOperation()) &&
+        op.hasPureTensorSemantics() &&
+        !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+      convolutions.push_back(op);
   });
   for (linalg::LinalgOp op : convolutions)
     vectorizeOp(rewriter, op, {});
@@ -446,6 +465,9 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       tileMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
+                 linalg::PoolingNhwcSumOp>(op.getOperation()))
+      tileChannelsLastWindow(rewriter, op);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }

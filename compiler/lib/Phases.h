@@ -30,6 +30,9 @@ mlir::ModuleOp getKernelsModule(mlir::ModuleOp module, bool create);
 
 mlir::LogicalResult runInputPhase(mlir::ModuleOp module);
 mlir::LogicalResult runGlobalOptPhase(mlir::ModuleOp module);
+/// Part of global-opt: NCHW convolutions and pooling become NHWC ones between
+/// transposes (ChannelsLastConvolutions.cpp).
+void convertConvolutionsToChannelsLast(mlir::ModuleOp module);
 mlir::LogicalResult runDispatchPhase(mlir::ModuleOp module);
 mlir::LogicalResult runCodegenPhase(mlir::ModuleOp module,
                                     const CompileOptions &options);

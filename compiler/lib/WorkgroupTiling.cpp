@@ -1,6 +1,9 @@
 //===- WorkgroupTiling.cpp - Workgroup tile size heuristics ---------------===//
 #include "WorkgroupTiling.h"
 
+#include <algorithm>
+#include <array>
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,6 +35,10 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     preferred[0] = 1024; // output width: whole rows
     preferred[1] = 2;    // output height
     preferred[2] = 16;   // output channels (NCHW)
+  } else if (kind == RegionKind::ChannelsLastWindow) {
+    preferred[0] = 32;   // output channels (NHWC): one register tile wide
+    preferred[1] = 1024; // output width: whole rows
+    preferred[2] = 2;    // output height
   } else if (reduces) {
     preferred[0] = 16;
     preferred[1] = 1;
@@ -48,13 +55,19 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
       int64_t extent = std::max<int64_t>(type.getDimSize(dim), 1);
       // Convolution tiles must divide the output so every tile is static
       // (what the convolution vectorizer needs).
-      tile = kind == RegionKind::Convolution
-                 ? largestDivisorAtMost(extent, tile)
-                 : std::min(tile, extent);
+      bool window = kind == RegionKind::Convolution ||
+                    kind == RegionKind::ChannelsLastWindow;
+      tile = window ? largestDivisorAtMost(extent, tile) : std::min(tile, extent);
     }
     tiling.tileSizes[dim] = tile;
     tiling.gridDims[axis] = dim;
   }
+  // NHWC windows: walk the grid pixels first (x = width, y = height) and
+  // channel tiles last, so consecutive workgroups reuse one channel tile's
+  // filter slice from cache (late ResNet stages stream megabytes of filter
+  // for a handful of pixels).
+  if (kind == RegionKind::ChannelsLastWindow && rank == 4)
+    std::copy_n(std::array<int64_t, 3>{2, 1, 3}.begin(), 3, tiling.gridDims);
   return tiling;
 }
 

@@ -26,7 +26,9 @@ struct WorkgroupTiling {
 };
 
 /// What dominates a region's work; selects its tile shape.
-enum class RegionKind { Elementwise, Contraction, Convolution };
+/// What a dispatch region's root is, for tile size choices. Convolution is an
+/// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling.
+enum class RegionKind { Elementwise, Contraction, Convolution, ChannelsLastWindow };
 
 /// Chooses tiles for a region whose first result is `result`.
 WorkgroupTiling chooseWorkgroupTiling(mlir::Value result, RegionKind kind);

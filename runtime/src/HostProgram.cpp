@@ -9,7 +9,9 @@
 #include "HostProgram.h"
 
 #include "LoadedModule.h"
+#include "turbine/runtime/Profiling.h"
 
+#include <chrono>
 #include <limits>
 #include <string>
 
@@ -298,7 +300,14 @@ private:
     state.constants = constants_.data();
     for (int i = 0; i < 3; ++i)
       state.workgroup_count[i] = counts[i];
+    if (!dispatchProfilingEnabled()) {
+      device_.dispatch(module_.kernels[inst.imm], state);
+      return Status::success();
+    }
+    auto start = std::chrono::steady_clock::now();
     device_.dispatch(module_.kernels[inst.imm], state);
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    recordDispatch(module_.artifact.kernels[inst.imm], elapsed.count());
     return Status::success();
   }
 

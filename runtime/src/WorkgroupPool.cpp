@@ -1,9 +1,11 @@
 //===- WorkgroupPool.cpp - Threads that share a dispatch's workgroups ----===//
 //
 // Workgroups are linearized (x fastest, then y, then z) and claimed in small
-// chunks from an atomic counter by the caller and every worker. The caller
-// returns once every worker has acknowledged the job, so the job fields are
-// never touched after run() returns.
+// chunks from an atomic counter by the caller and every worker that joins.
+// A worker joins by incrementing the count in `job_` while the dispatch is
+// open; after running its own share the caller closes the dispatch and waits
+// only for the workers that joined, so the job fields are never touched after
+// run() returns and a worker that wakes late does not delay it.
 //===----------------------------------------------------------------------===//
 #include "WorkgroupPool.h"
 
@@ -22,6 +24,8 @@ namespace {
 constexpr int kWorkerSpinIterations = 4000;
 /// Spin iterations before the caller starts yielding while waiting.
 constexpr int kCallerSpinIterations = 20000;
+constexpr uint64_t kJobClosed = uint64_t(1) << 31;
+constexpr uint64_t kJobActiveMask = kJobClosed - 1;
 } // namespace
 
 WorkgroupPool::WorkgroupPool(int backgroundThreads) {
@@ -60,6 +64,15 @@ void WorkgroupPool::runWorkgroups() {
   }
 }
 
+bool WorkgroupPool::tryJoin(uint64_t generation) {
+  uint64_t job = job_.load(std::memory_order_acquire);
+  while ((job >> 32) == (generation & 0xffffffffu) && !(job & kJobClosed)) {
+    if (job_.compare_exchange_weak(job, job + 1, std::memory_order_acq_rel))
+      return true;
+  }
+  return false;
+}
+
 void WorkgroupPool::workerLoop() {
   uint64_t seen = 0;
   while (true) {
@@ -78,8 +91,10 @@ void WorkgroupPool::workerLoop() {
     if (stop_.load())
       return;
     seen = current;
+    if (!tryJoin(current))
+      continue;
     runWorkgroups();
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
+    job_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 
@@ -93,14 +108,17 @@ void WorkgroupPool::run(turbine_kernel_fn_t kernel,
   int participants = threadCount() + 1;
   chunk_ = std::max<int64_t>(1, total_ / (int64_t(participants) * 8));
   next_.store(0, std::memory_order_relaxed);
-  pending_.store(threadCount(), std::memory_order_relaxed);
-  generation_.fetch_add(1); // seq_cst: publishes the job, ordered before sleeping_
+  uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  job_.store((generation & 0xffffffffu) << 32, std::memory_order_release);
+  generation_.store(generation); // seq_cst: publishes the job, ordered before sleeping_
   if (sleeping_.load() > 0) {
     { std::lock_guard<std::mutex> lock(sleepMutex_); }
     wake_.notify_all();
   }
   runWorkgroups();
-  for (int i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) {
+  // Every workgroup is claimed; workers that have not joined yet never will.
+  job_.fetch_or(kJobClosed, std::memory_order_acq_rel);
+  for (int i = 0; (job_.load(std::memory_order_acquire) & kJobActiveMask) != 0; ++i) {
     if (i < kCallerSpinIterations)
       TURBINE_CPU_RELAX();
     else

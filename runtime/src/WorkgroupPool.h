@@ -3,7 +3,10 @@
 // A fixed set of worker threads that, together with the calling thread, run
 // all workgroups of one dispatch at a time. Workers spin briefly on a
 // generation counter before sleeping on a condition variable, so back-to-back
-// dispatches cost about a microsecond of handoff.
+// dispatches cost about a microsecond of handoff. The caller never waits for
+// a worker that has not joined the dispatch: a worker descheduled by a busy
+// machine finds the dispatch closed when it wakes and skips it, so a late
+// worker costs nothing but its share of the work, done by the caller.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_SRC_WORKGROUPPOOL_H
 #define TURBINE_RUNTIME_SRC_WORKGROUPPOOL_H
@@ -36,6 +39,8 @@ public:
 private:
   void workerLoop();
   void runWorkgroups();
+  /// Joins dispatch `generation` unless it is closed or over.
+  bool tryJoin(uint64_t generation);
 
   std::vector<std::thread> threads_;
   std::mutex dispatchMutex_;
@@ -48,7 +53,9 @@ private:
 
   alignas(64) std::atomic<int64_t> next_{0};
   alignas(64) std::atomic<uint64_t> generation_{0};
-  alignas(64) std::atomic<int> pending_{0};
+  /// The dispatch workers may join: generation (high 32 bits), a closed bit
+  /// and the number of workers that joined (low bits).
+  alignas(64) std::atomic<uint64_t> job_{0};
   alignas(64) std::atomic<int> sleeping_{0};
   std::atomic<bool> stop_{false};
   std::mutex sleepMutex_;

@@ -37,6 +37,7 @@ struct BenchOptions {
   InvocationOptions invocation;
   int repetitions = 20;
   int warmup = 3;
+  bool profile = false;
   /// Seconds; 0 = stop after --repetitions calls.
   double minTimeSeconds = 0;
 };
@@ -99,6 +100,10 @@ int benchCommand(const BenchOptions &options) {
                          results.message());
   }
 
+  if (options.profile) {
+    setDispatchProfiling(true);
+    resetDispatchProfile();
+  }
   const double minTimeMs = options.minTimeSeconds * 1e3;
   std::vector<double> callTimesMs;
   callTimesMs.reserve(static_cast<size_t>(options.repetitions));
@@ -131,6 +136,9 @@ int benchCommand(const BenchOptions &options) {
              summary.totalMs > 0 ? 1e3 * static_cast<double>(callTimesMs.size()) /
                                        summary.totalMs
                                  : 0.0);
+  if (options.profile)
+    fmt::print("\nKERNELS over the measured calls (dispatch launch to completion):\n{}",
+               formatDispatchProfile());
   return 0;
 }
 
@@ -149,6 +157,8 @@ void registerBenchCommand(CLI::App &app, int &exitCode) {
   bench->add_option("--warmup", options->warmup,
                     "Untimed calls before the timed ones")
       ->capture_default_str();
+  bench->add_flag("--profile", options->profile,
+                  "Also print the time per kernel over the measured calls");
   bench->add_option("--min_time", options->minTimeSeconds,
                     "Keep timing calls past --repetitions until they add up "
                     "to this many seconds (0: off)")

@@ -15,6 +15,7 @@
 #include "turbine/runtime/Device.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Module.h"
+#include "turbine/runtime/Profiling.h"
 #include "turbine/runtime/Status.h"
 #include "turbine/runtime/Tensor.h"
 #include "turbine/runtime/TensorCompare.h"

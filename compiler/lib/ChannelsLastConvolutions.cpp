@@ -1,0 +1,104 @@
+//===- ChannelsLastConvolutions.cpp - NCHW convolutions and pooling to NHWC ===//
+//
+// ONNX and PyTorch convolutions are NCHW, but CPU kernels want the channels
+// innermost: with NHWC data a convolution's register tile is a small matmul
+// (output pixels x output channels, one input channel at a time) and pooling
+// vectorizes over channels. Like IREE's global optimization, this rewrites
+//   conv_2d_nchw_fchw(x, w, acc)  ->  T(conv_2d_nhwc_hwcf(T(x), T(w), T(acc)))
+//   pooling_nchw_{max,sum}(x, win, acc) -> T(pooling_nhwc_{max,sum}(T(x), win, T(acc)))
+// with linalg.transpose ops. A constant filter's transpose folds at compile
+// time; the other transposes are generalized and fused by global-opt, which
+// composes a transpose back to NCHW with the elementwise ops after it and the
+// transpose to NHWC of the next convolution or pooling into identity maps, so
+// conv-bn-relu-pool-conv chains stay in NHWC and only the graph's edges pay
+// for a layout change.
+//===----------------------------------------------------------------------===//
+#include "Phases.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+namespace {
+
+constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};  // NCHW -> NHWC
+constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2}; // NHWC -> NCHW
+constexpr int64_t kFilterToHwcf[] = {2, 3, 1, 0};    // FCHW -> HWCF
+
+/// linalg.transpose of `value`: dim i of the result is dim perm[i] of `value`.
+Value transpose(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : perm)
+    sizes.push_back(tensor::getMixedSize(b, loc, value, d));
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, perm)->getResult(0);
+}
+
+/// The accumulator in NHWC: a fill is made anew (so it stays a fill, which
+/// dispatch formation puts into the consumer's kernel), anything else is
+/// transposed.
+Value channelsLastInit(OpBuilder &b, Location loc, Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return transpose(b, loc, init, kToChannelsLast);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : kToChannelsLast)
+    sizes.push_back(tensor::getMixedSize(b, loc, init, d));
+  Value empty = tensor::EmptyOp::create(
+      b, loc, sizes, cast<RankedTensorType>(init.getType()).getElementType());
+  return linalg::FillOp::create(b, loc, fill.getDpsInputs()[0], empty)->getResult(0);
+}
+
+SmallVector<NamedAttribute> windowAttributes(OpBuilder &b, Operation *op) {
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute attr = op->getAttr(name))
+      attrs.push_back(b.getNamedAttr(name, attr));
+  return attrs;
+}
+
+/// Replaces `op` (NCHW, inputs {x, second}) with `NhwcOp` on transposed
+/// operands; `second` is transposed with `secondPerm` (empty: kept).
+template <typename NhwcOp>
+void rewriteToChannelsLast(IRRewriter &rewriter, linalg::LinalgOp op,
+                           ArrayRef<int64_t> secondPerm) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value x = transpose(rewriter, loc, op.getDpsInputs()[0], kToChannelsLast);
+  Value second = op.getDpsInputs()[1];
+  if (!secondPerm.empty())
+    second = transpose(rewriter, loc, second, secondPerm);
+  Value acc = channelsLastInit(rewriter, loc, op.getDpsInits()[0]);
+  auto nhwc = NhwcOp::create(rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, second},
+                             ValueRange{acc}, windowAttributes(rewriter, op));
+  rewriter.replaceOp(op, transpose(rewriter, loc, nhwc->getResult(0), kToChannelsFirst));
+}
+
+} // namespace
+
+void convertConvolutionsToChannelsLast(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics() &&
+        isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
+            op.getOperation()))
+      ops.push_back(op);
+  });
+  IRRewriter rewriter(module.getContext());
+  for (linalg::LinalgOp op : ops) {
+    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      rewriteToChannelsLast<linalg::Conv2DNhwcHwcfOp>(rewriter, op, kFilterToHwcf);
+    else if (isa<linalg::PoolingNchwMaxOp>(op.getOperation()))
+      rewriteToChannelsLast<linalg::PoolingNhwcMaxOp>(rewriter, op, {});
+    else
+      rewriteToChannelsLast<linalg::PoolingNhwcSumOp>(rewriter, op, {});
+  }
+}
+
+} // namespace turbine::compiler
