@@ -56,10 +56,68 @@ Value floatConst(OpBuilder &b, Location l, Type t, double v) {
   return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }
 
+/// Scalar conversion between any two supported element types. The
+/// `...Unsigned` flags say whether an integer side is ONNX unsigned
+/// (uitofp/fptoui/extui instead of the signed forms); bool is unsigned.
+Value convertScalar(OpBuilder &b, Location l, Value v, Type to, bool fromUnsigned = false,
+                    bool toUnsigned = false) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  fromUnsigned |= from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? (Value)arith::ExtFOp::create(b, l, to, v)
+               : (Value)arith::TruncFOp::create(b, l, to, v);
+  if (!fromFloat && toFloat)
+    return fromUnsigned ? (Value)arith::UIToFPOp::create(b, l, to, v)
+                        : (Value)arith::SIToFPOp::create(b, l, to, v);
+  if (fromFloat && !toFloat) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, floatConst(b, l, from, 0));
+    return toUnsigned ? (Value)arith::FPToUIOp::create(b, l, to, v)
+                      : (Value)arith::FPToSIOp::create(b, l, to, v);
+  }
+  // integer -> integer
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
+                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return fromUnsigned ? (Value)arith::ExtUIOp::create(b, l, to, v)
+                        : (Value)arith::ExtSIOp::create(b, l, to, v);
+  return arith::TruncIOp::create(b, l, to, v);
+}
+
+/// max/min of two scalars: NaN-propagating for floats, signed or unsigned for integers.
+Value emitMax(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, l, x, y);
+  return isUnsigned ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
+}
+Value emitMin(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, l, x, y);
+  return isUnsigned ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
+}
+
+/// The unsigned form of a signed integer comparison (eq/ne unchanged).
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::slt: return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle: return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt: return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge: return arith::CmpIPredicate::uge;
+  default: return p;
+  }
+}
+
 /// Binary arithmetic kinds shared by the tensor and the symbolic paths.
 enum class BinaryKind { Add, Sub, Mul, Div };
 
-Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value y) {
+/// `isUnsigned`: integer operands are ONNX unsigned (only Div differs).
+Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value y,
+                       bool isUnsigned = false) {
   bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
   case BinaryKind::Add:
@@ -69,7 +127,9 @@ Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value
   case BinaryKind::Mul:
     return isFloat ? (Value)arith::MulFOp::create(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
   case BinaryKind::Div:
-    return isFloat ? (Value)arith::DivFOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
+    if (isFloat)
+      return arith::DivFOp::create(b, l, x, y);
+    return isUnsigned ? (Value)arith::DivUIOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
   }
   return x;
 }
@@ -131,8 +191,9 @@ OpHandler binary(BinaryKind kind) {
     Type t = elementTypeOf((*inputs)[0]);
     if (t != elementTypeOf((*inputs)[1]))
       return ctx.fail(node, "operand element types differ");
+    bool isUnsigned = ctx.isUnsigned(node.input(0));
     auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
-      return emitBinaryScalar(b, l, kind, a[0], a[1]);
+      return emitBinaryScalar(b, l, kind, a[0], a[1], isUnsigned);
     });
     if (failed(r))
       return failure();
@@ -169,6 +230,8 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
   Value base = (*inputs)[0], exponent = (*inputs)[1];
   Type t = elementTypeOf(base);
   Type et = elementTypeOf(exponent);
+  bool baseUnsigned = ctx.isUnsigned(node.input(0));
+  bool exponentUnsigned = ctx.isUnsigned(node.input(1));
   if (isa<IntegerType>(t) && !t.isInteger(1)) {
     // Integer base: the result has the base's type.
     unsigned width = t.getIntOrFloatBitWidth();
@@ -178,11 +241,9 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
       Type ft = width > 32 || et.getIntOrFloatBitWidth() > 32 ? (Type)ctx.builder.getF64Type()
                                                               : (Type)ctx.builder.getF32Type();
       auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value x = arith::SIToFPOp::create(b, l, ft, a[0]);
-        Value y = a[1];
-        if (et != ft)
-          y = arith::ExtFOp::create(b, l, ft, y);
-        return arith::FPToSIOp::create(b, l, t, math::PowFOp::create(b, l, x, y));
+        Value x = convertScalar(b, l, a[0], ft, baseUnsigned);
+        Value y = convertScalar(b, l, a[1], ft);
+        return convertScalar(b, l, math::PowFOp::create(b, l, x, y), t, false, baseUnsigned);
       });
       if (failed(r))
         return failure();
@@ -199,12 +260,16 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
       Value x = a[0], e = a[1];
       auto c = [&](Type ty, int64_t v) -> Value { return arith::ConstantOp::create(b, l, b.getIntegerAttr(ty, v)); };
       Value result = c(t, 1), square = x;
-      for (unsigned k = 0; k + 1 < ew; ++k) {
-        Value bit = arith::AndIOp::create(b, l, arith::ShRSIOp::create(b, l, e, c(et, k)), c(et, 1));
+      // A signed exponent's sign bit is handled below; an unsigned one's is a power.
+      unsigned bits = exponentUnsigned ? ew : ew - 1;
+      for (unsigned k = 0; k < bits; ++k) {
+        Value bit = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, e, c(et, k)), c(et, 1));
         Value set = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bit, c(et, 0));
         result = arith::SelectOp::create(b, l, set, arith::MulIOp::create(b, l, result, square), result);
         square = arith::MulIOp::create(b, l, square, square);
       }
+      if (exponentUnsigned)
+        return result;
       Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, e, c(et, 0));
       Value odd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, arith::AndIOp::create(b, l, e, c(et, 1)),
                                         c(et, 0));
@@ -236,13 +301,7 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
     return success();
   }
   auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
-    Value e = a[1];
-    if (isa<IntegerType>(et))
-      e = arith::SIToFPOp::create(b, l, t, e);
-    else if (et != t)
-      e = et.getIntOrFloatBitWidth() < t.getIntOrFloatBitWidth()
-              ? (Value)arith::ExtFOp::create(b, l, t, e)
-              : (Value)arith::TruncFOp::create(b, l, t, e);
+    Value e = convertScalar(b, l, a[1], t, exponentUnsigned);
     return (Value)math::PowFOp::create(b, l, a[0], e);
   });
   if (failed(r))
@@ -261,16 +320,14 @@ OpHandler variadic(BinaryKind kindForSum, bool isMax, bool isMin) {
     for (Value v : *inputs)
       if (elementTypeOf(v) != t)
         return ctx.fail(node, "operand element types differ");
-    bool isFloat = isa<FloatType>(t);
+    bool isUnsigned = ctx.isUnsigned(node.input(0));
     auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
       Value acc = a[0];
       for (Value v : a.drop_front()) {
         if (isMax)
-          acc = isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, v)
-                        : (Value)arith::MaxSIOp::create(b, l, acc, v);
+          acc = emitMax(b, l, acc, v, isUnsigned);
         else if (isMin)
-          acc = isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, v)
-                        : (Value)arith::MinSIOp::create(b, l, acc, v);
+          acc = emitMin(b, l, acc, v, isUnsigned);
         else
           acc = emitBinaryScalar(b, l, kindForSum, acc, v);
       }
@@ -293,11 +350,13 @@ OpHandler comparison(arith::CmpFPredicate fpred, arith::CmpIPredicate ipred) {
     Type t = elementTypeOf((*inputs)[0]);
     if (elementTypeOf((*inputs)[1]) != t)
       return ctx.fail(node, "operand element types differ");
+    arith::CmpIPredicate pred =
+        ctx.isUnsigned(node.input(0)) ? unsignedPredicate(ipred) : ipred;
     auto r = ctx.elementwise(node, *inputs, ctx.builder.getI1Type(),
                              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                                if (isa<FloatType>(t))
                                  return arith::CmpFOp::create(b, l, fpred, a[0], a[1]);
-                               return arith::CmpIOp::create(b, l, ipred, a[0], a[1]);
+                               return arith::CmpIOp::create(b, l, pred, a[0], a[1]);
                              });
     if (failed(r))
       return failure();
@@ -342,35 +401,6 @@ LogicalResult convertWhere(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-/// Scalar conversion between any two supported element types.
-Value convertScalar(OpBuilder &b, Location l, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? (Value)arith::ExtFOp::create(b, l, to, v)
-               : (Value)arith::TruncFOp::create(b, l, to, v);
-  if (!fromFloat && toFloat)
-    return from.isInteger(1) ? (Value)arith::UIToFPOp::create(b, l, to, v)
-                             : (Value)arith::SIToFPOp::create(b, l, to, v);
-  if (fromFloat && !toFloat) {
-    if (to.isInteger(1))
-      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, floatConst(b, l, from, 0));
-    return arith::FPToSIOp::create(b, l, to, v);
-  }
-  // integer -> integer
-  if (to.isInteger(1))
-    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
-                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
-  if (from.isInteger(1))
-    return arith::ExtUIOp::create(b, l, to, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? (Value)arith::ExtSIOp::create(b, l, to, v)
-             : (Value)arith::TruncIOp::create(b, l, to, v);
-}
-
 LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
   const onnx::AttributeProto *to = ctx.attr(node, "to");
   if (!to)
@@ -387,9 +417,11 @@ LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
   auto inputs = tensorInputs(ctx, node);
   if (failed(inputs))
     return failure();
+  bool fromUnsigned = ctx.isUnsigned(node.input(0));
+  bool toUnsigned = ImportContext::isUnsignedOnnxType(static_cast<int>(to->i()));
   auto r = ctx.elementwise(node, ValueRange{(*inputs)[0]}, target,
                            [&](OpBuilder &b, Location l, ValueRange a) {
-                             return convertScalar(b, l, a[0], target);
+                             return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
                            });
   if (failed(r))
     return failure();
@@ -411,13 +443,14 @@ LogicalResult convertClipWithTensorBounds(ImportContext &ctx, const onnx::NodePr
       return ctx.fail(node, "min/max must be scalars of the input's type");
     operands.push_back(*v);
   }
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   auto r = ctx.elementwise(node, operands, elementTypeOf(x), [&](OpBuilder &b, Location l, ValueRange a) {
     Value v = a[0];
     size_t next = 1;
     if (hasMin)
-      v = arith::MaximumFOp::create(b, l, v, a[next++]);
+      v = emitMax(b, l, v, a[next++], isUnsigned);
     if (hasMax)
-      v = arith::MinimumFOp::create(b, l, v, a[next++]);
+      v = emitMin(b, l, v, a[next++], isUnsigned);
     return v;
   });
   if (failed(r))
@@ -431,8 +464,14 @@ LogicalResult convertClip(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   Type t = elementTypeOf(*x);
-  if (!isa<FloatType>(t))
-    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (ctx.opset < 11 && !isa<FloatType>(t))
+    return ctx.unsupported(node, "only floating-point inputs are supported before opset 11");
+  if (t.isInteger(1))
+    return ctx.unsupported(node, "bool inputs are not supported");
+  // Integer inputs (opset >= 11): the bounds are scalar tensors of the
+  // input's type, compared signed or unsigned; an absent bound clips nothing.
+  if (isa<IntegerType>(t))
+    return convertClipWithTensorBounds(ctx, node, *x);
   std::optional<double> lo, hi;
   if (ctx.opset < 11) {
     lo = ctx.floatAttr(node, "min", -3.402823e+38f);
@@ -597,9 +636,13 @@ LogicalResult convertMod(ImportContext &ctx, const onnx::NodeProto &node) {
   bool fmod = ctx.intAttr(node, "fmod", 0) != 0;
   if (isa<FloatType>(t) && !fmod)
     return ctx.fail(node, "fmod must be 1 for floating-point inputs");
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
     if (isa<FloatType>(t))
       return arith::RemFOp::create(b, l, a[0], a[1]);
+    // Unsigned operands: both fmod modes are the plain remainder.
+    if (isUnsigned)
+      return arith::RemUIOp::create(b, l, a[0], a[1]);
     Value rem = arith::RemSIOp::create(b, l, a[0], a[1]);
     if (fmod)
       return rem;
@@ -646,8 +689,9 @@ LogicalResult convertCastLike(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x) || failed(like))
     return failure();
   Type target = elementTypeOf(*like);
+  bool fromUnsigned = ctx.isUnsigned(node.input(0)), toUnsigned = ctx.isUnsigned(node.input(1));
   auto r = ctx.elementwise(node, ValueRange{*x}, target, [&](OpBuilder &b, Location l, ValueRange a) {
-    return convertScalar(b, l, a[0], target);
+    return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
   });
   if (failed(r))
     return failure();

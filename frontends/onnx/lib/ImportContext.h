@@ -132,6 +132,31 @@ public:
   /// i.e. shape-computation ops on it can be evaluated at import time.
   bool isShapeLike(const std::string &name) const { return getShapeTensor(name).has_value(); }
 
+  //===--- ONNX element types (signedness) ---------------------------------===//
+  // MLIR integers are signless, so whether an integer value is unsigned
+  // (ONNX uint8..uint64) is tracked here per value name. The graph walk
+  // records graph inputs, initializers and every node output (from ONNX type
+  // inference, else the declared graph output type, else the handler's own
+  // setOnnxType, else input 0's type); handlers choose unsigned arithmetic
+  // (divui, ult, uitofp, extui, ...) through isUnsigned().
+
+  /// Records the ONNX TensorProto data type of value `name`.
+  void setOnnxType(const std::string &name, int onnxType) { onnxTypes[name] = onnxType; }
+  /// The recorded ONNX data type of `name`, if any.
+  std::optional<int> onnxType(const std::string &name) const {
+    auto it = onnxTypes.find(name);
+    return it == onnxTypes.end() ? std::nullopt : std::optional<int>(it->second);
+  }
+  /// True when `name` holds ONNX uint8/16/32/64 elements.
+  bool isUnsigned(const std::string &name) const {
+    std::optional<int> t = onnxType(name);
+    return t && isUnsignedOnnxType(*t);
+  }
+  static bool isUnsignedOnnxType(int onnxType) {
+    return onnxType == onnx::TensorProto::UINT8 || onnxType == onnx::TensorProto::UINT16 ||
+           onnxType == onnx::TensorProto::UINT32 || onnxType == onnx::TensorProto::UINT64;
+  }
+
   //===--- errors ---------------------------------------------------------===//
 
   /// Records "unsupported ONNX op 'T' (node 'n', opset N, domain 'd')"
@@ -200,6 +225,7 @@ private:
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;
+  std::map<std::string, int> onnxTypes;
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
