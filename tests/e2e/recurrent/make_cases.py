@@ -1,0 +1,98 @@
+"""Writes RNN/GRU/LSTM cases for the e2e.recurrent tests: CASE.onnx plus
+CASE_in<i>.npy inputs and CASE_out<i>.npy expected outputs.
+
+References are independent of Turbine: PyTorch modules (exported with
+torch.onnx: bidirectional GRU with linear_before_reset=1, bidirectional LSTM,
+batch-first LSTM, ReLU RNN) and a plain NumPy loop for what the exporter
+never emits (sequence_lens, reverse direction, clip, LeakyRelu with alpha).
+Usage: make_cases.py OUTPUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper
+
+
+def save_arrays(out_dir, case, inputs, outputs):
+    for i, v in enumerate(inputs):
+        np.save(os.path.join(out_dir, f"{case}_in{i}.npy"), v)
+    for i, v in enumerate(outputs):
+        np.save(os.path.join(out_dir, f"{case}_out{i}.npy"), v)
+
+
+class Unpack(torch.nn.Module):
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x):
+        y, h = self.cell(x)
+        return (y, h[0], h[1]) if isinstance(h, tuple) else (y, h)
+
+
+def torch_cases(out_dir):
+    torch.manual_seed(0)
+    cases = [("gru_bidirectional", torch.nn.GRU(3, 4, bidirectional=True), (5, 2, 3)),
+             ("lstm_bidirectional", torch.nn.LSTM(3, 4, bidirectional=True), (5, 2, 3)),
+             ("rnn_relu_bidirectional", torch.nn.RNN(3, 4, bidirectional=True, nonlinearity="relu"), (5, 2, 3)),
+             ("lstm_batch_first", torch.nn.LSTM(3, 5, batch_first=True), (2, 4, 3))]
+    for case, cell, shape in cases:
+        model = Unpack(cell).eval()
+        x = torch.randn(*shape)
+        torch.onnx.export(model, (x,), os.path.join(out_dir, case + ".onnx"), opset_version=14)
+        with torch.no_grad():
+            outs = model(x)
+        save_arrays(out_dir, case, [x.numpy()], [o.numpy() for o in outs])
+
+
+def numpy_rnn_case(out_dir, direction):
+    """RNN with sequence_lens, initial_h, clip and LeakyRelu(alpha=0.2)."""
+    rng = np.random.default_rng(1)
+    T, B, I, H = 4, 3, 2, 3
+    node = helper.make_node("RNN", ["X", "W", "R", "B", "L", "H0"], ["Y", "Y_h"], hidden_size=H,
+                            direction=direction, clip=0.7, activations=["LeakyRelu"],
+                            activation_alpha=[0.2])
+    f32 = TensorProto.FLOAT
+    inputs = [("X", f32, [T, B, I]), ("W", f32, [1, H, I]), ("R", f32, [1, H, H]),
+              ("B", f32, [1, 2 * H]), ("L", TensorProto.INT32, [B]), ("H0", f32, [1, B, H])]
+    graph = helper.make_graph(
+        [node], "rnn", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info("Y", f32, [T, 1, B, H]),
+         helper.make_tensor_value_info("Y_h", f32, [1, B, H])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    case = f"rnn_{direction}_sequence_lens"
+    onnx.save(model, os.path.join(out_dir, case + ".onnx"))
+    X = rng.standard_normal((T, B, I), dtype=np.float32)
+    W = rng.standard_normal((1, H, I), dtype=np.float32)
+    R = rng.standard_normal((1, H, H), dtype=np.float32)
+    Bias = rng.standard_normal((1, 2 * H), dtype=np.float32)
+    L = np.array([4, 2, 1], np.int32)
+    H0 = rng.standard_normal((1, B, H), dtype=np.float32)
+    Y = np.zeros((T, 1, B, H), np.float32)
+    Yh = np.zeros((1, B, H), np.float32)
+    for b in range(B):
+        h = H0[0, b]
+        steps = range(L[b]) if direction == "forward" else range(L[b] - 1, -1, -1)
+        for t in steps:
+            pre = np.clip(X[t, b] @ W[0].T + h @ R[0].T + Bias[0, :H] + Bias[0, H:], -0.7, 0.7)
+            h = np.where(pre < 0, 0.2 * pre, pre)
+            Y[t, 0, b] = h
+        Yh[0, b] = h
+    save_arrays(out_dir, case, [X, W, R, Bias, L, H0], [Y, Yh])
+
+
+def main():
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    torch_cases(out_dir)
+    numpy_rnn_case(out_dir, "forward")
+    numpy_rnn_case(out_dir, "reverse")
+
+
+if __name__ == "__main__":
+    main()
