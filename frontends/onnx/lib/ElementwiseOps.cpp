@@ -56,39 +56,6 @@ Value floatConst(OpBuilder &b, Location l, Type t, double v) {
   return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }
 
-/// Scalar conversion between any two supported element types. The
-/// `...Unsigned` flags say whether an integer side is ONNX unsigned
-/// (uitofp/fptoui/extui instead of the signed forms); bool is unsigned.
-Value convertScalar(OpBuilder &b, Location l, Value v, Type to, bool fromUnsigned = false,
-                    bool toUnsigned = false) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  fromUnsigned |= from.isInteger(1);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? (Value)arith::ExtFOp::create(b, l, to, v)
-               : (Value)arith::TruncFOp::create(b, l, to, v);
-  if (!fromFloat && toFloat)
-    return fromUnsigned ? (Value)arith::UIToFPOp::create(b, l, to, v)
-                        : (Value)arith::SIToFPOp::create(b, l, to, v);
-  if (fromFloat && !toFloat) {
-    if (to.isInteger(1))
-      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, floatConst(b, l, from, 0));
-    return toUnsigned ? (Value)arith::FPToUIOp::create(b, l, to, v)
-                      : (Value)arith::FPToSIOp::create(b, l, to, v);
-  }
-  // integer -> integer
-  if (to.isInteger(1))
-    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
-                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return fromUnsigned ? (Value)arith::ExtUIOp::create(b, l, to, v)
-                        : (Value)arith::ExtSIOp::create(b, l, to, v);
-  return arith::TruncIOp::create(b, l, to, v);
-}
-
 /// max/min of two scalars: NaN-propagating for floats, signed or unsigned for integers.
 Value emitMax(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
   if (isa<FloatType>(x.getType()))
@@ -733,6 +700,39 @@ OpHandler preluHandler() {
 }
 
 } // namespace
+
+/// Scalar conversion between any two supported element types. The
+/// `...Unsigned` flags say whether an integer side is ONNX unsigned
+/// (uitofp/fptoui/extui instead of the signed forms); bool is unsigned.
+Value convertScalar(OpBuilder &b, Location l, Value v, Type to, bool fromUnsigned,
+                    bool toUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  fromUnsigned |= from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? (Value)arith::ExtFOp::create(b, l, to, v)
+               : (Value)arith::TruncFOp::create(b, l, to, v);
+  if (!fromFloat && toFloat)
+    return fromUnsigned ? (Value)arith::UIToFPOp::create(b, l, to, v)
+                        : (Value)arith::SIToFPOp::create(b, l, to, v);
+  if (fromFloat && !toFloat) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, arith::ConstantOp::create(b, l, b.getFloatAttr(from, 0)));
+    return toUnsigned ? (Value)arith::FPToUIOp::create(b, l, to, v)
+                      : (Value)arith::FPToSIOp::create(b, l, to, v);
+  }
+  // integer -> integer
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
+                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return fromUnsigned ? (Value)arith::ExtUIOp::create(b, l, to, v)
+                        : (Value)arith::ExtSIOp::create(b, l, to, v);
+  return arith::TruncIOp::create(b, l, to, v);
+}
 
 void registerElementwiseOps(OpRegistry &r) {
   r.add("Add", binary(BinaryKind::Add));

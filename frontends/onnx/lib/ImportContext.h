@@ -86,6 +86,10 @@ void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
 void registerRecurrentOps(OpRegistry &registry);
+void registerQuantizationOps(OpRegistry &registry);
+/// The handler registered for default-domain `opType` at `opset`, or null
+/// (for ops expressed through others, e.g. ConvInteger through Conv).
+const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -253,6 +257,11 @@ mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<b
 /// Numerically stable softmax (or log-softmax) of float tensor `x` over the
 /// dims where `mask` is true; same shape as `x`.
 mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> mask, bool isLog);
+
+/// Scalar conversion between any two supported element types; the flags
+/// say whether an integer side is ONNX unsigned (uitofp/fptoui/extui).
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, mlir::Type to,
+                          bool fromUnsigned = false, bool toUnsigned = false);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

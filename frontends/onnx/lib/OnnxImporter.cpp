@@ -39,10 +39,19 @@ const OpRegistry &opRegistry() {
     registerNormalizationOps(r);
     registerLossOps(r);
     registerRecurrentOps(r);
+    registerQuantizationOps(r);
     return r;
   }();
   return registry;
 }
+
+} // namespace
+
+const OpHandler *lookupOpHandler(const std::string &opType, int opset) {
+  return opRegistry().lookup(opType, opset);
+}
+
+namespace {
 
 /// Ranked tensor type and per-dim names of a graph input or output.
 struct ValueSignature {
