@@ -492,18 +492,103 @@ LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
   return forwardValue(ctx, node, node.output(0));
 }
 
+/// Uniform [0, 1) f32 per element from a counter-based hash of the element's
+/// linear index and `seed` (murmur3's 32-bit finalizer): deterministic for a
+/// given seed, independent of how the generic is tiled or parallelized.
+Value uniformAtIndex(OpBuilder &b, Location l, ArrayRef<OpFoldResult> sizes, int64_t seed) {
+  Type i32 = b.getI32Type();
+  auto c32 = [&](uint32_t v) {
+    return arith::ConstantOp::create(b, l, b.getIntegerAttr(i32, static_cast<int32_t>(v)));
+  };
+  Value linear = arith::ConstantIndexOp::create(b, l, 0);
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    Value sizeValue = isa<Value>(size) ? cast<Value>(size)
+                                       : (Value)arith::ConstantIndexOp::create(
+                                             b, l, cast<IntegerAttr>(cast<Attribute>(size)).getInt());
+    linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, sizeValue),
+                                   linalg::IndexOp::create(b, l, d));
+  }
+  Value h = arith::IndexCastUIOp::create(b, l, i32, linear);
+  h = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, h, c32(0x9E3779B1u)),
+                            c32(static_cast<uint32_t>(seed) * 0x85EBCA77u + 0x27D4EB2Fu));
+  auto mix = [&](uint32_t shift) { h = arith::XOrIOp::create(b, l, h, arith::ShRUIOp::create(b, l, h, c32(shift))); };
+  mix(16);
+  h = arith::MulIOp::create(b, l, h, c32(0x85EBCA6Bu));
+  mix(13);
+  h = arith::MulIOp::create(b, l, h, c32(0xC2B2AE35u));
+  mix(16);
+  Value top24 = arith::ShRUIOp::create(b, l, h, c32(8));
+  Value u = arith::UIToFPOp::create(b, l, b.getF32Type(), top24);
+  return arith::MulFOp::create(b, l, u, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f / 16777216.0f)));
+}
+
+/// Dropout with a runtime training_mode (or a constant true): in training
+/// mode each element is kept when its uniform draw is >= ratio and scaled by
+/// 1 / (1 - ratio). The draws come from uniformAtIndex, not from any other
+/// framework's generator, so masks for 0 < ratio < 1 differ from e.g. NumPy's;
+/// ratio 0 keeps everything and ratio 1 drops everything exactly.
+LogicalResult convertTrainingDropout(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  auto mode = ctx.getTensor(node, node.input(2));
+  if (failed(x) || failed(mode))
+    return failure();
+  Type t = elementTypeOf(*x);
+  if (!isa<FloatType>(t))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (!elementTypeOf(*mode).isInteger(1) || cast<RankedTensorType>(mode->getType()).getRank() != 0)
+    return ctx.fail(node, "training_mode must be a bool scalar");
+  Value ratio;
+  if (ImportContext::hasInput(node, 1)) {
+    auto r = ctx.getTensor(node, node.input(1));
+    if (failed(r))
+      return failure();
+    if (!isa<FloatType>(elementTypeOf(*r)) || cast<RankedTensorType>(r->getType()).getRank() != 0)
+      return ctx.fail(node, "ratio must be a floating-point scalar");
+    ratio = *r;
+  } else {
+    ratio = arith::ConstantOp::create(  // the default ratio 0.5
+        ctx.builder, ctx.loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, t), ctx.builder.getFloatAttr(t, 0.5).getValue()));
+  }
+  int64_t seed = ctx.intAttr(node, "seed", 0);
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  auto mask = ctx.elementwise(node, ValueRange{*x, ratio, *mode}, ctx.builder.getI1Type(),
+                              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                Value u = uniformAtIndex(b, l, sizes, seed);
+                                Value r = convertScalar(b, l, a[1], b.getF32Type());
+                                Value keep = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, u, r);
+                                Value notTraining = arith::XOrIOp::create(
+                                    b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+                                return arith::OrIOp::create(b, l, keep, notTraining);
+                              });
+  if (failed(mask))
+    return failure();
+  auto y = ctx.elementwise(node, ValueRange{*x, *mask, ratio, *mode}, t,
+                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             Value r = convertScalar(b, l, a[2], t);
+                             Value one = floatConst(b, l, t, 1.0);
+                             Value scaled = arith::DivFOp::create(b, l, a[0], arith::SubFOp::create(b, l, one, r));
+                             Value dropped = arith::SelectOp::create(b, l, a[1], scaled, floatConst(b, l, t, 0.0));
+                             return arith::SelectOp::create(b, l, a[3], dropped, a[0]);
+                           });
+  if (failed(y))
+    return failure();
+  ctx.setValue(node.output(0), *y);
+  if (node.output_size() > 1 && !node.output(1).empty())
+    ctx.setValue(node.output(1), *mask);
+  return success();
+}
+
 LogicalResult convertDropout(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 1)
     return ctx.fail(node, "expects 1 input");
-  // Inference only: a training_mode that is not a constant false would need
-  // random masks, which an identity would silently get wrong.
+  // training_mode (opset 12+) that is not a constant false: random masks.
   if (ImportContext::hasInput(node, 2)) {
-    auto mode = ctx.getShapeTensor(node.input(2));
-    if (!mode || !llvm::all_of(mode->elements, [](const SymDim &d) {
-          return d.isConstant() && d.constant == 0;
-        }))
-      return ctx.unsupported(node, "training_mode must be a constant false "
-                                   "(Dropout is imported for inference only)");
+    auto mode = ctx.getConstant(node.input(2));
+    bool constantFalse = mode && mode->getNumElements() == 1 && mode->getElementType().isInteger(1) &&
+                         !*mode->getValues<bool>().begin();
+    if (!constantFalse)
+      return convertTrainingDropout(ctx, node);
   }
   if (failed(forwardValue(ctx, node, node.output(0))))
     return failure();

@@ -1,10 +1,14 @@
-"""Writes RNN/GRU/LSTM cases for the e2e.recurrent tests: CASE.onnx plus
+"""Writes ONNX op cases for the onnx_ops e2e tests: CASE.onnx plus
 CASE_in<i>.npy inputs and CASE_out<i>.npy expected outputs.
 
-References are independent of Turbine: PyTorch modules (exported with
-torch.onnx: bidirectional GRU with linear_before_reset=1, bidirectional LSTM,
-batch-first LSTM, ReLU RNN) and a plain NumPy loop for what the exporter
-never emits (sequence_lens, reverse direction, clip, LeakyRelu with alpha).
+References are independent of Turbine:
+- RNN/GRU/LSTM: PyTorch modules (exported with torch.onnx: bidirectional GRU
+  with linear_before_reset=1, bidirectional LSTM, batch-first LSTM, ReLU RNN)
+  and a plain NumPy loop for what the exporter never emits (sequence_lens,
+  reverse direction, clip, LeakyRelu with alpha).
+- Dropout in training mode: exact cases (ratio 0 keeps x, ratio 1 drops all,
+  training_mode false is the identity) and the kept fraction of a large
+  tensor, which must be close to 1 - ratio (checked with a tolerance).
 Usage: make_cases.py OUTPUT_DIR
 """
 import os
@@ -86,12 +90,50 @@ def numpy_rnn_case(out_dir, direction):
     save_arrays(out_dir, case, [X, W, R, Bias, L, H0], [Y, Yh])
 
 
+def dropout_cases(out_dir):
+    f32, b1 = TensorProto.FLOAT, TensorProto.BOOL
+    shape = [100, 100]
+    # y and mask of Dropout(x, ratio, training_mode).
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3)
+    graph = helper.make_graph(
+        [node], "dropout",
+        [helper.make_tensor_value_info("x", f32, shape), helper.make_tensor_value_info("r", f32, []),
+         helper.make_tensor_value_info("t", b1, [])],
+        [helper.make_tensor_value_info("y", f32, shape), helper.make_tensor_value_info("m", b1, shape)])
+    save_model(out_dir, "dropout_training", graph)
+    x = np.random.default_rng(2).standard_normal(shape, dtype=np.float32)
+    keep_all = np.ones(shape, bool)
+    save_arrays(out_dir, "dropout_training_ratio0", [x, np.float32(0), np.bool_(True)], [x, keep_all])
+    save_arrays(out_dir, "dropout_training_ratio1", [x, np.float32(1), np.bool_(True)],
+                [np.zeros(shape, np.float32), ~keep_all])
+    save_arrays(out_dir, "dropout_not_training", [x, np.float32(0.75), np.bool_(False)], [x, keep_all])
+    # Kept fraction: mean(Cast(mask)) over 10^4 elements, expected 1 - ratio.
+    nodes = [helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3),
+             helper.make_node("Cast", ["m"], ["mf"], to=f32),
+             helper.make_node("ReduceMean", ["mf"], ["kept"], keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "dropout_kept",
+        [helper.make_tensor_value_info("x", f32, shape), helper.make_tensor_value_info("r", f32, []),
+         helper.make_tensor_value_info("t", b1, [])],
+        [helper.make_tensor_value_info("kept", f32, [])])
+    save_model(out_dir, "dropout_kept_fraction", graph)
+    save_arrays(out_dir, "dropout_kept_fraction", [x, np.float32(0.75), np.bool_(True)], [np.float32(0.25)])
+
+
+def save_model(out_dir, name, graph, opset=13):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out_dir, name + ".onnx"))
+
+
 def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
     torch_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")
+    dropout_cases(out_dir)
 
 
 if __name__ == "__main__":
