@@ -662,6 +662,36 @@ TEST(OnnxImporterErrors, RecurrentWithUnknownActivationIsRejected) {
       << r.error;
 }
 
+TEST(OnnxImporter, QuantizeLinearRoundsHalfToEvenAndSaturates) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::FLOAT, "");
+  m.input("scale", {3}, onnx::TensorProto::FLOAT, "");
+  m.input("zp", {3}, onnx::TensorProto::INT8, "");
+  m.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"});
+  m.output("q", {2, 3}, onnx::TensorProto::INT8, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  expectWithinContract(*r.module);
+  for (const char *op : {"math.roundeven", "arith.fptosi", "-1.280000e+02", "1.270000e+02"})
+    EXPECT_TRUE(contains(r.text, op)) << op << "\n" << r.text;
+}
+
+TEST(OnnxImporterErrors, PerAxisDequantizeWithBadAxisIsRejected) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::UINT8, "");
+  m.input("scale", {3}, onnx::TensorProto::FLOAT, "");
+  auto *dq = m.node("DequantizeLinear", {"x", "scale"}, {"y"}, "dq0");
+  ModelBuilder::intAttr(dq, "axis", 5);
+  m.output("y", {2, 3}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'dq0' (DequantizeLinear, opset 13): axis 5 is out of range "
+                                "for an input of rank 2"))
+      << r.error;
+}
+
 TEST(OnnxImporterErrors, BadBytes) {
   mlir::MLIRContext context;
   Imported r = importBytes(context, std::string("\xff\xff\xff garbage", 12), "bad.onnx");
