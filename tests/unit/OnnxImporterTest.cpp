@@ -643,6 +643,22 @@ TEST(OnnxImporterErrors, RecurrentWithDynamicSequenceLengthIsRejected) {
       << r.error;
 }
 
+TEST(OnnxImporterErrors, RecurrentBeyondTheUnrollingLimitIsRejected) {
+  ModelBuilder m(14);
+  m.input("x", {300, 1, 2}, onnx::TensorProto::FLOAT, "");
+  m.floatInit("w", {1, 3, 2});
+  m.floatInit("r", {1, 3, 3});
+  auto *rnn = m.node("RNN", {"x", "w", "r"}, {"y"}, "rnn0");
+  ModelBuilder::intAttr(rnn, "hidden_size", 3);
+  m.output("y", {300, 1, 1, 3}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "(node 'rnn0', opset 14, domain ''): sequence length 300 exceeds the "
+                                "unrolling limit of 256 steps"))
+      << r.error;
+}
+
 TEST(OnnxImporterErrors, RecurrentWithUnknownActivationIsRejected) {
   ModelBuilder m(14);
   m.input("x", {2, 2, 4}, onnx::TensorProto::FLOAT, "");
