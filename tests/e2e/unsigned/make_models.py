@@ -12,8 +12,8 @@ import onnx
 from onnx import TensorProto, helper
 
 
-def save(out_dir, name, node, inputs, outputs):
-    graph = helper.make_graph([node], name, inputs, outputs)
+def save(out_dir, name, node, inputs, outputs, initializers=()):
+    graph = helper.make_graph([node], name, inputs, outputs, initializer=list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 7
     onnx.checker.check_model(model)
@@ -40,6 +40,11 @@ def main():
          [tensor("x", u8, [2])], [tensor("z", TensorProto.INT32, [2])])
     save(out_dir, "mod_u8", helper.make_node("Mod", ["x", "y"], ["z"]),
          [tensor("x", u8, [2]), tensor("y", u8, [2])], [tensor("z", u8, [2])])
+    bounds = [helper.make_tensor("lo", u8, [], [10]), helper.make_tensor("hi", u8, [], [250])]
+    save(out_dir, "clip_u8", helper.make_node("Clip", ["x", "lo", "hi"], ["z"]),
+         [tensor("x", u8, [3])], [tensor("z", u8, [3])], bounds)
+    save(out_dir, "reducemax_u32", helper.make_node("ReduceMax", ["x"], ["z"], keepdims=0),
+         [tensor("x", u32, [3])], [tensor("z", u32, [])])
     save(out_dir, "argmax_u16", helper.make_node("ArgMax", ["x"], ["z"], axis=0, keepdims=0),
          [tensor("x", u16, [3])], [tensor("z", TensorProto.INT64, [])])
 
