@@ -3,7 +3,8 @@
 // The recurrent ops are unrolled at import time over their (static) sequence
 // length: the input projection X*W^T of all time steps is one contraction
 // generic per direction, each step adds one contraction H*R^T and one
-// elementwise generic for the gates (GRU with linear_before_reset = 0 needs a
+// elementwise generic for the gates (LSTM: one generic with two results, cell
+// and hidden state; GRU with linear_before_reset = 0 needs a
 // second contraction on r (.) H). Gate blocks are addressed by reshaping
 // W/R/B/P to [dirs, gates, hidden, ...] so every indexing map is a projection
 // with constants (no slicing ops). Y, Y_h and Y_c are assembled by one
@@ -28,7 +29,7 @@ namespace {
 enum class CellKind { Rnn, Gru, Lstm };
 
 /// Longest sequence unrolled at import time: the IR grows linearly with the
-/// steps (a 64-step LSTM compiles in about 30 s on 2 busy cores).
+/// steps (a 64-step LSTM, 2 kernels per step, compiles in about 20 s on 2 busy cores).
 constexpr int64_t kMaxUnrolledSteps = 256;
 
 /// One activation function of the spec with its alpha/beta.
@@ -124,25 +125,40 @@ struct GenericBuilder {
   Value build(ArrayRef<OpFoldResult> sizes, Type elementType,
               function_ref<Value(OpBuilder &, Location, ValueRange)> body,
               Value init = nullptr) {
+    if (!init)
+      init = ctx.empty(sizes, elementType);
+    return buildMulti(sizes, {init}, [&](OpBuilder &b, Location l, ValueRange args) {
+      return SmallVector<Value>{body(b, l, args)};
+    })[0];
+  }
+
+  /// The same with several outputs of `sizes`, initialized by `inits`; the
+  /// body returns one value per output.
+  SmallVector<Value>
+  buildMulti(ArrayRef<OpFoldResult> sizes, ArrayRef<Value> inits,
+             function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
     unsigned parallel = sizes.size();
     SmallVector<AffineMap> allMaps = maps;
     SmallVector<AffineExpr> outExprs; // identity over the first `parallel` loops
     for (unsigned i = 0; i < parallel; ++i)
       outExprs.push_back(d(i));
-    allMaps.push_back(AffineMap::get(numDims, 0, outExprs, &ctx.context));
+    for (size_t i = 0; i < inits.size(); ++i)
+      allMaps.push_back(AffineMap::get(numDims, 0, outExprs, &ctx.context));
     SmallVector<utils::IteratorType> iterators(numDims, utils::IteratorType::parallel);
     for (unsigned i = parallel; i < numDims; ++i)
       iterators[i] = utils::IteratorType::reduction;
-    if (!init)
-      init = ctx.empty(sizes, elementType);
+    SmallVector<Type> types;
+    for (Value v : inits)
+      types.push_back(v.getType());
     auto generic = linalg::GenericOp::create(
-        ctx.builder, ctx.loc, TypeRange{init.getType()}, inputs, ValueRange{init}, allMaps,
-        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        ctx.builder, ctx.loc, types, inputs, inits, allMaps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
           linalg::YieldOp::create(b, l, body(b, l, args));
         });
-    Value result = generic.getResult(0);
-    ctx.recordDims(result, sizes);
-    return result;
+    SmallVector<Value> results(generic.getResults());
+    for (Value r : results)
+      ctx.recordDims(r, sizes);
+    return results;
   }
 };
 
@@ -372,43 +388,34 @@ void runDirection(ImportContext &ctx, const Recurrent &rc, int64_t dir, bool rev
         return masked(b, l, o, a, t, fresh, a[o.hPrev]);
       });
     } else {
-      // LSTM gates i, o, f, c; peepholes P = [Pi, Po, Pf]. The cell state
-      // and the hidden state are two generics sharing the gate arithmetic.
-      auto gatesOf = [&](StepScalars &sc, const StepOperands &o, ValueRange a, Value &ig,
-                         Value &fg, Value &cNew) {
+      // LSTM gates i, o, f, c; peepholes P = [Pi, Po, Pf]. One generic
+      // yields the new cell state and hidden state.
+      GenericBuilder g(ctx, 2);
+      StepOperands o = addStepOperands(g, rc, dir, t, xw, hr, h, c);
+      SmallVector<Value> inits{ctx.empty(sizes, rc.et), ctx.empty(sizes, rc.et)};
+      SmallVector<Value> next = g.buildMulti(sizes, inits, [&](OpBuilder &b, Location l, ValueRange a) {
+        StepScalars sc{rc, b, l};
         Value cPrev = a[o.cPrev];
         Value iPre = gateSum(sc, o, a, 0), fPre = gateSum(sc, o, a, 2);
         if (o.peep >= 0) {
           iPre = sc.add(iPre, sc.mul(a[o.peep + 0], cPrev));
           fPre = sc.add(fPre, sc.mul(a[o.peep + 2], cPrev));
         }
-        ig = sc.act(dir, 0, iPre);
-        fg = rc.inputForget ? (Value)arith::SubFOp::create(sc.b, sc.l, fconst(sc.b, sc.l, rc.et, 1), ig)
-                            : sc.act(dir, 0, fPre);
+        Value ig = sc.act(dir, 0, iPre);
+        Value fg = rc.inputForget ? (Value)arith::SubFOp::create(b, l, fconst(b, l, rc.et, 1), ig)
+                                  : sc.act(dir, 0, fPre);
         Value cand = sc.act(dir, 1, gateSum(sc, o, a, 3));
-        cNew = sc.add(sc.mul(fg, cPrev), sc.mul(ig, cand));
-      };
-      GenericBuilder gc(ctx, 2);
-      StepOperands oc = addStepOperands(gc, rc, dir, t, xw, hr, h, c);
-      Value cNext = gc.build(sizes, rc.et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        StepScalars sc{rc, b, l};
-        Value ig, fg, cNew;
-        gatesOf(sc, oc, a, ig, fg, cNew);
-        return masked(b, l, oc, a, t, cNew, a[oc.cPrev]);
-      });
-      GenericBuilder gh(ctx, 2);
-      StepOperands oh = addStepOperands(gh, rc, dir, t, xw, hr, h, c);
-      h = gh.build(sizes, rc.et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        StepScalars sc{rc, b, l};
-        Value ig, fg, cNew;
-        gatesOf(sc, oh, a, ig, fg, cNew);
-        Value oPre = gateSum(sc, oh, a, 1);
-        if (oh.peep >= 0)
-          oPre = sc.add(oPre, sc.mul(a[oh.peep + 1], cNew));
+        Value cNew = sc.add(sc.mul(fg, cPrev), sc.mul(ig, cand));
+        Value oPre = gateSum(sc, o, a, 1);
+        if (o.peep >= 0)
+          oPre = sc.add(oPre, sc.mul(a[o.peep + 1], cNew));
         Value og = sc.act(dir, 0, oPre);
-        Value fresh = sc.mul(og, applyActivation(b, l, rc.acts[dir * rc.numActs + 2], cNew));
-        return masked(b, l, oh, a, t, fresh, a[oh.hPrev]);
+        Value hNew = sc.mul(og, applyActivation(b, l, rc.acts[dir * rc.numActs + 2], cNew));
+        return SmallVector<Value>{masked(b, l, o, a, t, cNew, cPrev),
+                                  masked(b, l, o, a, t, hNew, a[o.hPrev])};
       });
+      Value cNext = next[0];
+      h = next[1];
       c = cNext;
     }
     yPerTime[t] = stepOutput(ctx, rc, h, t);
