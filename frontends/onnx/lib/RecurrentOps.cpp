@@ -175,7 +175,7 @@ struct Recurrent {
   bool linearBeforeReset = false, inputForget = false;
   Type et;
   Value x, w, r, bias, seqLens, initialH, initialC, peep; ///< w/r/bias/peep reshaped per gate
-  OpFoldResult batch, inputSize;
+  OpFoldResult batch;
   SmallVector<Activation> acts; ///< per direction: numActs entries each
   int numActs = 1;
 };
@@ -424,12 +424,11 @@ void runDirection(ImportContext &ctx, const Recurrent &rc, int64_t dir, bool rev
   finalC = c;
 }
 
-/// Assembles per-(time, direction) [B, H] pieces into `outer` leading dims
-/// (e.g. Y: [T, D, B, H]) by selecting on the leading indices; `position`
-/// maps the output's leading dims onto the piece list's (t, d) order.
+/// Assembles [B, H] pieces, pieces[d][t], into Y ([T, D, B, H], or
+/// [B, T, D, H] for layout 1) when `withTime`, else into Y_h/Y_c ([D, B, H]
+/// or [B, D, H]) from pieces[d][0], by selecting on the output indices.
 Value assemble(ImportContext &ctx, const Recurrent &rc, ArrayRef<SmallVector<Value>> pieces,
                bool withTime) {
-  // pieces[d][t]
   int64_t numT = withTime ? rc.steps : 1;
   int64_t numD = pieces.size();
   // Output dims in order; layout 0: [T?, D, B, H]; layout 1: [B, T?, D, H].
@@ -594,7 +593,6 @@ LogicalResult convertRecurrent(ImportContext &ctx, const onnx::NodeProto &node, 
     return failure();
   rc.x = *x;
   rc.batch = ctx.dim(*x, rc.batchFirst ? 0 : 1);
-  rc.inputSize = ctx.dim(*x, 2);
   rc.w = ctx.reshape(*w, {idx(D), idx(G), idx(H), ctx.dim(*w, 2)});
   rc.r = ctx.reshape(*r, {idx(D), idx(G), idx(H), idx(H)});
   if (*b) {
