@@ -255,7 +255,8 @@ FailureOr<Value> shiftedF64(ImportContext &ctx, const onnx::NodeProto &node, int
 }
 
 /// Runs the float handler of `opType` on `operands` (same attributes as
-/// `node`) and returns its output.
+/// `node`) and returns its output. The node keeps its own op type and name,
+/// so the handler's errors name the op the model used (e.g. QLinearConv).
 FailureOr<Value> viaFloatOp(ImportContext &ctx, const onnx::NodeProto &node, const std::string &opType,
                             ArrayRef<Value> operands) {
   const OpHandler *handler = lookupOpHandler(opType, ctx.opset);
@@ -264,7 +265,6 @@ FailureOr<Value> viaFloatOp(ImportContext &ctx, const onnx::NodeProto &node, con
     return failure();
   }
   onnx::NodeProto rewritten = node;
-  rewritten.set_op_type(opType);
   rewritten.clear_input();
   rewritten.clear_output();
   for (auto [i, v] : llvm::enumerate(operands)) {
