@@ -5,7 +5,8 @@ References are independent of Turbine:
 - RNN/GRU/LSTM: PyTorch modules (exported with torch.onnx: bidirectional GRU
   with linear_before_reset=1, bidirectional LSTM, batch-first LSTM, ReLU RNN)
   and a plain NumPy loop for what the exporter never emits (sequence_lens,
-  reverse direction, clip, LeakyRelu with alpha).
+  reverse direction, clip, LeakyRelu with alpha; a bidirectional batch-first
+  LSTM with peepholes, input_forget and HardSigmoid alpha/beta).
 - Dropout in training mode: exact cases (ratio 0 keeps x, ratio 1 drops all,
   training_mode false is the identity) and the kept fraction of a large
   tensor, which must be close to 1 - ratio (checked with a tolerance).
@@ -90,6 +91,62 @@ def numpy_rnn_case(out_dir, direction):
     save_arrays(out_dir, case, [X, W, R, Bias, L, H0], [Y, Yh])
 
 
+def numpy_lstm_case(out_dir):
+    """Bidirectional LSTM, batch-first (layout 1), with sequence_lens,
+    initial_h/initial_c, peepholes, clip, input_forget and HardSigmoid gates."""
+    rng = np.random.default_rng(4)
+    T, B, I, H, D = 3, 2, 2, 3, 2
+    node = helper.make_node("LSTM", ["X", "W", "R", "B", "L", "H0", "C0", "P"], ["Y", "Y_h", "Y_c"],
+                            hidden_size=H, direction="bidirectional", layout=1, clip=1.5,
+                            input_forget=1, activations=["HardSigmoid", "Tanh", "Tanh"] * 2,
+                            activation_alpha=[0.3, 0.25], activation_beta=[0.4, 0.6])
+    f32 = TensorProto.FLOAT
+    inputs = [("X", f32, [B, T, I]), ("W", f32, [D, 4 * H, I]), ("R", f32, [D, 4 * H, H]),
+              ("B", f32, [D, 8 * H]), ("L", TensorProto.INT32, [B]), ("H0", f32, [B, D, H]),
+              ("C0", f32, [B, D, H]), ("P", f32, [D, 3 * H])]
+    graph = helper.make_graph(
+        [node], "lstm", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info("Y", f32, [B, T, D, H]),
+         helper.make_tensor_value_info("Y_h", f32, [B, D, H]),
+         helper.make_tensor_value_info("Y_c", f32, [B, D, H])])
+    save_model(out_dir, "lstm_bidirectional_full", graph, opset=14)
+    X = rng.standard_normal((B, T, I), dtype=np.float32)
+    W = rng.standard_normal((D, 4 * H, I), dtype=np.float32)
+    R = rng.standard_normal((D, 4 * H, H), dtype=np.float32)
+    Bias = rng.standard_normal((D, 8 * H), dtype=np.float32)
+    L = np.array([3, 2], np.int32)
+    H0 = rng.standard_normal((B, D, H), dtype=np.float32)
+    C0 = rng.standard_normal((B, D, H), dtype=np.float32)
+    P = rng.standard_normal((D, 3 * H), dtype=np.float32)
+    Y = np.zeros((B, T, D, H), np.float32)
+    Yh = np.zeros((B, D, H), np.float32)
+    Yc = np.zeros((B, D, H), np.float32)
+    alphas, betas = [0.3, 0.25], [0.4, 0.6]
+    clip = lambda v: np.clip(v, -1.5, 1.5)
+    for d in range(D):
+        f = lambda v: np.clip(alphas[d] * clip(v) + betas[d], 0, 1)  # HardSigmoid
+        g = lambda v: np.tanh(clip(v))
+        Wi, Wo, Wf, Wc = np.split(W[d], 4)
+        Ri, Ro, Rf, Rc = np.split(R[d], 4)
+        wb, rb = np.split(Bias[d], 2)
+        bi, bo, bf, bc = np.split(wb + rb, 4)
+        Pi, Po, Pf = np.split(P[d], 3)
+        for b in range(B):
+            h, c = H0[b, d], C0[b, d]
+            steps = range(L[b]) if d == 0 else range(L[b] - 1, -1, -1)
+            for t in steps:
+                x = X[b, t]
+                i = f(x @ Wi.T + h @ Ri.T + Pi * c + bi)
+                fg = 1 - i  # input_forget
+                cand = g(x @ Wc.T + h @ Rc.T + bc)
+                c = fg * c + i * cand
+                o = f(x @ Wo.T + h @ Ro.T + Po * c + bo)
+                h = o * np.tanh(c)
+                Y[b, t, d] = h
+            Yh[b, d], Yc[b, d] = h, c
+    save_arrays(out_dir, "lstm_bidirectional_full", [X, W, R, Bias, L, H0, C0, P], [Y, Yh, Yc])
+
+
 def dropout_cases(out_dir):
     f32, b1 = TensorProto.FLOAT, TensorProto.BOOL
     shape = [100, 100]
@@ -133,6 +190,7 @@ def main():
     torch_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")
+    numpy_lstm_case(out_dir)
     dropout_cases(out_dir)
 
 
