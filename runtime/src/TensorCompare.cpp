@@ -56,9 +56,15 @@ std::string compareTensors(const Tensor &expected, const Tensor &actual,
                formatValue(atol) + ", rtol " + formatValue(rtol) + ")";
     } else {
       int64_t e = elementAsInt(expected, i), a = elementAsInt(actual, i);
-      if (e != a)
-        return "index " + formatIndex(expected.shape(), i) + ": expected " +
-               std::to_string(e) + ", got " + std::to_string(a);
+      if (e == a)
+        continue;
+      // u64 values above INT64_MAX are printed as the unsigned numbers they are.
+      bool isU64 = expected.dtype() == DType::u64;
+      auto text = [&](int64_t v) {
+        return isU64 ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
+      };
+      return "index " + formatIndex(expected.shape(), i) + ": expected " + text(e) +
+             ", got " + text(a);
     }
   }
   return "";

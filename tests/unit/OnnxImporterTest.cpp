@@ -576,6 +576,157 @@ TEST(OnnxImporter, MaxPoolWithIndices) {
 
 //===--- errors ---------------------------------------------------------===//
 
+TEST(OnnxImporter, UnsignedIntegersUseUnsignedArithmetic) {
+  ModelBuilder m(13);
+  m.input("a", {4}, onnx::TensorProto::UINT16, "");
+  m.input("b", {4}, onnx::TensorProto::UINT16, "");
+  m.input("c", {4}, onnx::TensorProto::UINT32, "");
+  m.input("d", {4}, onnx::TensorProto::UINT32, "");
+  m.node("Div", {"a", "b"}, {"q"});
+  m.node("Less", {"c", "d"}, {"lt"});
+  m.node("Max", {"c", "d"}, {"mx"});
+  m.node("Mod", {"a", "b"}, {"md"});
+  auto *cast = m.node("Cast", {"c"}, {"f"});
+  ModelBuilder::intAttr(cast, "to", onnx::TensorProto::FLOAT);
+  auto *widen = m.node("Cast", {"a"}, {"w"});
+  ModelBuilder::intAttr(widen, "to", onnx::TensorProto::INT64);
+  m.output("q", {4}, onnx::TensorProto::UINT16, "");
+  m.output("lt", {4}, onnx::TensorProto::BOOL, "");
+  m.output("mx", {4}, onnx::TensorProto::UINT32, "");
+  m.output("md", {4}, onnx::TensorProto::UINT16, "");
+  m.output("f", {4}, onnx::TensorProto::FLOAT, "");
+  m.output("w", {4}, onnx::TensorProto::INT64, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  expectWithinContract(*r.module);
+  for (const char *op : {"arith.divui", "arith.cmpi ult", "arith.maxui", "arith.remui",
+                         "arith.uitofp", "arith.extui", "turbine.dtype = \"u16\"",
+                         "turbine.dtype = \"u32\""})
+    EXPECT_TRUE(contains(r.text, op)) << op << "\n" << r.text;
+  for (const char *op : {"arith.divsi", "arith.cmpi slt", "arith.maxsi", "arith.sitofp", "arith.extsi"})
+    EXPECT_FALSE(contains(r.text, op)) << op << "\n" << r.text;
+}
+
+TEST(OnnxImporter, LstmIsUnrolledOverItsStaticSequence) {
+  ModelBuilder m(14);
+  m.input("x", {3, 2, 4}, onnx::TensorProto::FLOAT, "");
+  m.floatInit("w", {2, 20, 4});
+  m.floatInit("r", {2, 20, 5});
+  auto *lstm = m.node("LSTM", {"x", "w", "r"}, {"y", "y_h", "y_c"});
+  ModelBuilder::intAttr(lstm, "hidden_size", 5);
+  ModelBuilder::stringAttr(lstm, "direction", "bidirectional");
+  m.output("y", {3, 2, 2, 5}, onnx::TensorProto::FLOAT, "");
+  m.output("y_h", {2, 2, 5}, onnx::TensorProto::FLOAT, "");
+  m.output("y_c", {2, 2, 5}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  expectWithinContract(*r.module);
+  EXPECT_TRUE(contains(r.text, "tensor<3x2x2x5xf32>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.tanh")) << r.text;
+}
+
+TEST(OnnxImporterErrors, RecurrentWithDynamicSequenceLengthIsRejected) {
+  ModelBuilder m(14);
+  m.input("x", {-1, 2, 4}, onnx::TensorProto::FLOAT, "seq");
+  m.floatInit("w", {1, 15, 4});
+  m.floatInit("r", {1, 15, 5});
+  auto *gru = m.node("GRU", {"x", "w", "r"}, {"y"}, "gru0");
+  ModelBuilder::intAttr(gru, "hidden_size", 5);
+  m.output("y", {-1, 1, 2, 5}, onnx::TensorProto::FLOAT, "seq");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'GRU' (node 'gru0', opset 14, domain ''): the "
+                                "sequence length (X dim 0) must be static"))
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, RecurrentBeyondTheUnrollingLimitIsRejected) {
+  ModelBuilder m(14);
+  m.input("x", {300, 1, 2}, onnx::TensorProto::FLOAT, "");
+  m.floatInit("w", {1, 3, 2});
+  m.floatInit("r", {1, 3, 3});
+  auto *rnn = m.node("RNN", {"x", "w", "r"}, {"y"}, "rnn0");
+  ModelBuilder::intAttr(rnn, "hidden_size", 3);
+  m.output("y", {300, 1, 1, 3}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "(node 'rnn0', opset 14, domain ''): sequence length 300 exceeds the "
+                                "unrolling limit of 256 steps"))
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, RecurrentWithUnknownActivationIsRejected) {
+  ModelBuilder m(14);
+  m.input("x", {2, 2, 4}, onnx::TensorProto::FLOAT, "");
+  m.floatInit("w", {1, 5, 4});
+  m.floatInit("r", {1, 5, 5});
+  auto *rnn = m.node("RNN", {"x", "w", "r"}, {"y"}, "rnn0");
+  ModelBuilder::intAttr(rnn, "hidden_size", 5);
+  auto *acts = rnn->add_attribute();
+  acts->set_name("activations");
+  acts->set_type(onnx::AttributeProto::STRINGS);
+  acts->add_strings("Gelu");
+  m.output("y", {2, 1, 2, 5}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "(node 'rnn0', opset 14, domain ''): activation 'gelu' is not supported"))
+      << r.error;
+}
+
+TEST(OnnxImporter, QuantizeLinearRoundsHalfToEvenAndSaturates) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::FLOAT, "");
+  m.input("scale", {3}, onnx::TensorProto::FLOAT, "");
+  m.input("zp", {3}, onnx::TensorProto::INT8, "");
+  m.node("QuantizeLinear", {"x", "scale", "zp"}, {"q"});
+  m.output("q", {2, 3}, onnx::TensorProto::INT8, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  expectWithinContract(*r.module);
+  for (const char *op : {"math.roundeven", "arith.fptosi", "-1.280000e+02", "1.270000e+02"})
+    EXPECT_TRUE(contains(r.text, op)) << op << "\n" << r.text;
+}
+
+TEST(OnnxImporterErrors, PerAxisDequantizeWithBadAxisIsRejected) {
+  ModelBuilder m(13);
+  m.input("x", {2, 3}, onnx::TensorProto::UINT8, "");
+  m.input("scale", {3}, onnx::TensorProto::FLOAT, "");
+  auto *dq = m.node("DequantizeLinear", {"x", "scale"}, {"y"}, "dq0");
+  ModelBuilder::intAttr(dq, "axis", 5);
+  m.output("y", {2, 3}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'dq0' (DequantizeLinear, opset 13): axis 5 is out of range "
+                                "for an input of rank 2"))
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, QLinearConvReportsConvLimitsUnderItsOwnName) {
+  ModelBuilder m(10);
+  m.input("x", {1, 1, 3, 3, 3}, onnx::TensorProto::UINT8, "");
+  m.input("xs", {}, onnx::TensorProto::FLOAT, "");
+  m.input("xz", {}, onnx::TensorProto::UINT8, "");
+  m.input("w", {1, 1, 2, 2, 2}, onnx::TensorProto::UINT8, "");
+  m.input("ws", {}, onnx::TensorProto::FLOAT, "");
+  m.input("wz", {}, onnx::TensorProto::UINT8, "");
+  m.input("ys", {}, onnx::TensorProto::FLOAT, "");
+  m.input("yz", {}, onnx::TensorProto::UINT8, "");
+  m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}, "qconv0");
+  m.output("y", {1, 1, 2, 2, 2}, onnx::TensorProto::UINT8, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'QLinearConv' (node 'qconv0', opset 10, domain '')"))
+      << r.error;
+}
+
 TEST(OnnxImporterErrors, BadBytes) {
   mlir::MLIRContext context;
   Imported r = importBytes(context, std::string("\xff\xff\xff garbage", 12), "bad.onnx");

@@ -179,3 +179,14 @@ TEST(TensorCompare, TolerancesAndNaN) {
   EXPECT_EQ(compareTensors(parse("2xf32=1 inf"), parse("2xf32=1 inf"), 0, 0), "");
   EXPECT_NE(compareTensors(parse("1xf32=inf"), parse("1xf32=1e30"), 1e-4, 1), "");
 }
+
+TEST(TensorCompare, UnsignedValuesAboveSignedRange) {
+  EXPECT_EQ(compareTensors(parse("2xu64=18446744073709551615 1"),
+                           parse("2xu64=18446744073709551615 1"), 0, 0), "");
+  EXPECT_EQ(compareTensors(parse("2xu64=18446744073709551615 1"),
+                           parse("2xu64=18446744073709551614 1"), 0, 0),
+            "index [0]: expected 18446744073709551615, got 18446744073709551614");
+  EXPECT_EQ(compareTensors(parse("1xu16=65535"), parse("1xu16=1"), 0, 0),
+            "index [0]: expected 65535, got 1");
+  EXPECT_EQ(compareTensors(parse("1xu32=4000000000"), parse("1xu32=4000000000"), 0, 0), "");
+}

@@ -56,10 +56,35 @@ Value floatConst(OpBuilder &b, Location l, Type t, double v) {
   return arith::ConstantOp::create(b, l, b.getFloatAttr(t, v));
 }
 
+/// max/min of two scalars: NaN-propagating for floats, signed or unsigned for integers.
+Value emitMax(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MaximumFOp::create(b, l, x, y);
+  return isUnsigned ? (Value)arith::MaxUIOp::create(b, l, x, y) : (Value)arith::MaxSIOp::create(b, l, x, y);
+}
+Value emitMin(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
+  if (isa<FloatType>(x.getType()))
+    return arith::MinimumFOp::create(b, l, x, y);
+  return isUnsigned ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
+}
+
+/// The unsigned form of a signed integer comparison (eq/ne unchanged).
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
+  switch (p) {
+  case arith::CmpIPredicate::slt: return arith::CmpIPredicate::ult;
+  case arith::CmpIPredicate::sle: return arith::CmpIPredicate::ule;
+  case arith::CmpIPredicate::sgt: return arith::CmpIPredicate::ugt;
+  case arith::CmpIPredicate::sge: return arith::CmpIPredicate::uge;
+  default: return p;
+  }
+}
+
 /// Binary arithmetic kinds shared by the tensor and the symbolic paths.
 enum class BinaryKind { Add, Sub, Mul, Div };
 
-Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value y) {
+/// `isUnsigned`: integer operands are ONNX unsigned (only Div differs).
+Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value y,
+                       bool isUnsigned = false) {
   bool isFloat = isa<FloatType>(x.getType());
   switch (kind) {
   case BinaryKind::Add:
@@ -69,7 +94,9 @@ Value emitBinaryScalar(OpBuilder &b, Location l, BinaryKind kind, Value x, Value
   case BinaryKind::Mul:
     return isFloat ? (Value)arith::MulFOp::create(b, l, x, y) : (Value)arith::MulIOp::create(b, l, x, y);
   case BinaryKind::Div:
-    return isFloat ? (Value)arith::DivFOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
+    if (isFloat)
+      return arith::DivFOp::create(b, l, x, y);
+    return isUnsigned ? (Value)arith::DivUIOp::create(b, l, x, y) : (Value)arith::DivSIOp::create(b, l, x, y);
   }
   return x;
 }
@@ -131,8 +158,9 @@ OpHandler binary(BinaryKind kind) {
     Type t = elementTypeOf((*inputs)[0]);
     if (t != elementTypeOf((*inputs)[1]))
       return ctx.fail(node, "operand element types differ");
+    bool isUnsigned = ctx.isUnsigned(node.input(0));
     auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
-      return emitBinaryScalar(b, l, kind, a[0], a[1]);
+      return emitBinaryScalar(b, l, kind, a[0], a[1], isUnsigned);
     });
     if (failed(r))
       return failure();
@@ -169,6 +197,8 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
   Value base = (*inputs)[0], exponent = (*inputs)[1];
   Type t = elementTypeOf(base);
   Type et = elementTypeOf(exponent);
+  bool baseUnsigned = ctx.isUnsigned(node.input(0));
+  bool exponentUnsigned = ctx.isUnsigned(node.input(1));
   if (isa<IntegerType>(t) && !t.isInteger(1)) {
     // Integer base: the result has the base's type.
     unsigned width = t.getIntOrFloatBitWidth();
@@ -178,11 +208,9 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
       Type ft = width > 32 || et.getIntOrFloatBitWidth() > 32 ? (Type)ctx.builder.getF64Type()
                                                               : (Type)ctx.builder.getF32Type();
       auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value x = arith::SIToFPOp::create(b, l, ft, a[0]);
-        Value y = a[1];
-        if (et != ft)
-          y = arith::ExtFOp::create(b, l, ft, y);
-        return arith::FPToSIOp::create(b, l, t, math::PowFOp::create(b, l, x, y));
+        Value x = convertScalar(b, l, a[0], ft, baseUnsigned);
+        Value y = convertScalar(b, l, a[1], ft);
+        return convertScalar(b, l, math::PowFOp::create(b, l, x, y), t, false, baseUnsigned);
       });
       if (failed(r))
         return failure();
@@ -199,12 +227,16 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
       Value x = a[0], e = a[1];
       auto c = [&](Type ty, int64_t v) -> Value { return arith::ConstantOp::create(b, l, b.getIntegerAttr(ty, v)); };
       Value result = c(t, 1), square = x;
-      for (unsigned k = 0; k + 1 < ew; ++k) {
-        Value bit = arith::AndIOp::create(b, l, arith::ShRSIOp::create(b, l, e, c(et, k)), c(et, 1));
+      // A signed exponent's sign bit is handled below; an unsigned one's is a power.
+      unsigned bits = exponentUnsigned ? ew : ew - 1;
+      for (unsigned k = 0; k < bits; ++k) {
+        Value bit = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, e, c(et, k)), c(et, 1));
         Value set = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, bit, c(et, 0));
         result = arith::SelectOp::create(b, l, set, arith::MulIOp::create(b, l, result, square), result);
         square = arith::MulIOp::create(b, l, square, square);
       }
+      if (exponentUnsigned)
+        return result;
       Value negative = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, e, c(et, 0));
       Value odd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, arith::AndIOp::create(b, l, e, c(et, 1)),
                                         c(et, 0));
@@ -236,13 +268,7 @@ LogicalResult convertPow(ImportContext &ctx, const onnx::NodeProto &node) {
     return success();
   }
   auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
-    Value e = a[1];
-    if (isa<IntegerType>(et))
-      e = arith::SIToFPOp::create(b, l, t, e);
-    else if (et != t)
-      e = et.getIntOrFloatBitWidth() < t.getIntOrFloatBitWidth()
-              ? (Value)arith::ExtFOp::create(b, l, t, e)
-              : (Value)arith::TruncFOp::create(b, l, t, e);
+    Value e = convertScalar(b, l, a[1], t, exponentUnsigned);
     return (Value)math::PowFOp::create(b, l, a[0], e);
   });
   if (failed(r))
@@ -261,16 +287,14 @@ OpHandler variadic(BinaryKind kindForSum, bool isMax, bool isMin) {
     for (Value v : *inputs)
       if (elementTypeOf(v) != t)
         return ctx.fail(node, "operand element types differ");
-    bool isFloat = isa<FloatType>(t);
+    bool isUnsigned = ctx.isUnsigned(node.input(0));
     auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
       Value acc = a[0];
       for (Value v : a.drop_front()) {
         if (isMax)
-          acc = isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, v)
-                        : (Value)arith::MaxSIOp::create(b, l, acc, v);
+          acc = emitMax(b, l, acc, v, isUnsigned);
         else if (isMin)
-          acc = isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, v)
-                        : (Value)arith::MinSIOp::create(b, l, acc, v);
+          acc = emitMin(b, l, acc, v, isUnsigned);
         else
           acc = emitBinaryScalar(b, l, kindForSum, acc, v);
       }
@@ -293,11 +317,13 @@ OpHandler comparison(arith::CmpFPredicate fpred, arith::CmpIPredicate ipred) {
     Type t = elementTypeOf((*inputs)[0]);
     if (elementTypeOf((*inputs)[1]) != t)
       return ctx.fail(node, "operand element types differ");
+    arith::CmpIPredicate pred =
+        ctx.isUnsigned(node.input(0)) ? unsignedPredicate(ipred) : ipred;
     auto r = ctx.elementwise(node, *inputs, ctx.builder.getI1Type(),
                              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                                if (isa<FloatType>(t))
                                  return arith::CmpFOp::create(b, l, fpred, a[0], a[1]);
-                               return arith::CmpIOp::create(b, l, ipred, a[0], a[1]);
+                               return arith::CmpIOp::create(b, l, pred, a[0], a[1]);
                              });
     if (failed(r))
       return failure();
@@ -342,35 +368,6 @@ LogicalResult convertWhere(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-/// Scalar conversion between any two supported element types.
-Value convertScalar(OpBuilder &b, Location l, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? (Value)arith::ExtFOp::create(b, l, to, v)
-               : (Value)arith::TruncFOp::create(b, l, to, v);
-  if (!fromFloat && toFloat)
-    return from.isInteger(1) ? (Value)arith::UIToFPOp::create(b, l, to, v)
-                             : (Value)arith::SIToFPOp::create(b, l, to, v);
-  if (fromFloat && !toFloat) {
-    if (to.isInteger(1))
-      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, floatConst(b, l, from, 0));
-    return arith::FPToSIOp::create(b, l, to, v);
-  }
-  // integer -> integer
-  if (to.isInteger(1))
-    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
-                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
-  if (from.isInteger(1))
-    return arith::ExtUIOp::create(b, l, to, v);
-  return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-             ? (Value)arith::ExtSIOp::create(b, l, to, v)
-             : (Value)arith::TruncIOp::create(b, l, to, v);
-}
-
 LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
   const onnx::AttributeProto *to = ctx.attr(node, "to");
   if (!to)
@@ -387,9 +384,11 @@ LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
   auto inputs = tensorInputs(ctx, node);
   if (failed(inputs))
     return failure();
+  bool fromUnsigned = ctx.isUnsigned(node.input(0));
+  bool toUnsigned = ImportContext::isUnsignedOnnxType(static_cast<int>(to->i()));
   auto r = ctx.elementwise(node, ValueRange{(*inputs)[0]}, target,
                            [&](OpBuilder &b, Location l, ValueRange a) {
-                             return convertScalar(b, l, a[0], target);
+                             return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
                            });
   if (failed(r))
     return failure();
@@ -411,13 +410,14 @@ LogicalResult convertClipWithTensorBounds(ImportContext &ctx, const onnx::NodePr
       return ctx.fail(node, "min/max must be scalars of the input's type");
     operands.push_back(*v);
   }
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   auto r = ctx.elementwise(node, operands, elementTypeOf(x), [&](OpBuilder &b, Location l, ValueRange a) {
     Value v = a[0];
     size_t next = 1;
     if (hasMin)
-      v = arith::MaximumFOp::create(b, l, v, a[next++]);
+      v = emitMax(b, l, v, a[next++], isUnsigned);
     if (hasMax)
-      v = arith::MinimumFOp::create(b, l, v, a[next++]);
+      v = emitMin(b, l, v, a[next++], isUnsigned);
     return v;
   });
   if (failed(r))
@@ -431,8 +431,14 @@ LogicalResult convertClip(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   Type t = elementTypeOf(*x);
-  if (!isa<FloatType>(t))
-    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (ctx.opset < 11 && !isa<FloatType>(t))
+    return ctx.unsupported(node, "only floating-point inputs are supported before opset 11");
+  if (t.isInteger(1))
+    return ctx.unsupported(node, "bool inputs are not supported");
+  // Integer inputs (opset >= 11): the bounds are scalar tensors of the
+  // input's type, compared signed or unsigned; an absent bound clips nothing.
+  if (isa<IntegerType>(t))
+    return convertClipWithTensorBounds(ctx, node, *x);
   std::optional<double> lo, hi;
   if (ctx.opset < 11) {
     lo = ctx.floatAttr(node, "min", -3.402823e+38f);
@@ -486,18 +492,103 @@ LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
   return forwardValue(ctx, node, node.output(0));
 }
 
+/// Uniform [0, 1) f32 per element from a counter-based hash of the element's
+/// linear index and `seed` (murmur3's 32-bit finalizer): deterministic for a
+/// given seed, independent of how the generic is tiled or parallelized.
+Value uniformAtIndex(OpBuilder &b, Location l, ArrayRef<OpFoldResult> sizes, int64_t seed) {
+  Type i32 = b.getI32Type();
+  auto c32 = [&](uint32_t v) {
+    return arith::ConstantOp::create(b, l, b.getIntegerAttr(i32, static_cast<int32_t>(v)));
+  };
+  Value linear = arith::ConstantIndexOp::create(b, l, 0);
+  for (auto [d, size] : llvm::enumerate(sizes)) {
+    Value sizeValue = isa<Value>(size) ? cast<Value>(size)
+                                       : (Value)arith::ConstantIndexOp::create(
+                                             b, l, cast<IntegerAttr>(cast<Attribute>(size)).getInt());
+    linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, sizeValue),
+                                   linalg::IndexOp::create(b, l, d));
+  }
+  Value h = arith::IndexCastUIOp::create(b, l, i32, linear);
+  h = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, h, c32(0x9E3779B1u)),
+                            c32(static_cast<uint32_t>(seed) * 0x85EBCA77u + 0x27D4EB2Fu));
+  auto mix = [&](uint32_t shift) { h = arith::XOrIOp::create(b, l, h, arith::ShRUIOp::create(b, l, h, c32(shift))); };
+  mix(16);
+  h = arith::MulIOp::create(b, l, h, c32(0x85EBCA6Bu));
+  mix(13);
+  h = arith::MulIOp::create(b, l, h, c32(0xC2B2AE35u));
+  mix(16);
+  Value top24 = arith::ShRUIOp::create(b, l, h, c32(8));
+  Value u = arith::UIToFPOp::create(b, l, b.getF32Type(), top24);
+  return arith::MulFOp::create(b, l, u, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f / 16777216.0f)));
+}
+
+/// Dropout with a runtime training_mode (or a constant true): in training
+/// mode each element is kept when its uniform draw is >= ratio and scaled by
+/// 1 / (1 - ratio). The draws come from uniformAtIndex, not from any other
+/// framework's generator, so masks for 0 < ratio < 1 differ from e.g. NumPy's;
+/// ratio 0 keeps everything and ratio 1 drops everything exactly.
+LogicalResult convertTrainingDropout(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  auto mode = ctx.getTensor(node, node.input(2));
+  if (failed(x) || failed(mode))
+    return failure();
+  Type t = elementTypeOf(*x);
+  if (!isa<FloatType>(t))
+    return ctx.unsupported(node, "only floating-point inputs are supported");
+  if (!elementTypeOf(*mode).isInteger(1) || cast<RankedTensorType>(mode->getType()).getRank() != 0)
+    return ctx.fail(node, "training_mode must be a bool scalar");
+  Value ratio;
+  if (ImportContext::hasInput(node, 1)) {
+    auto r = ctx.getTensor(node, node.input(1));
+    if (failed(r))
+      return failure();
+    if (!isa<FloatType>(elementTypeOf(*r)) || cast<RankedTensorType>(r->getType()).getRank() != 0)
+      return ctx.fail(node, "ratio must be a floating-point scalar");
+    ratio = *r;
+  } else {
+    ratio = arith::ConstantOp::create(  // the default ratio 0.5
+        ctx.builder, ctx.loc,
+        DenseElementsAttr::get(RankedTensorType::get({}, t), ctx.builder.getFloatAttr(t, 0.5).getValue()));
+  }
+  int64_t seed = ctx.intAttr(node, "seed", 0);
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  auto mask = ctx.elementwise(node, ValueRange{*x, ratio, *mode}, ctx.builder.getI1Type(),
+                              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                Value u = uniformAtIndex(b, l, sizes, seed);
+                                Value r = convertScalar(b, l, a[1], b.getF32Type());
+                                Value keep = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, u, r);
+                                Value notTraining = arith::XOrIOp::create(
+                                    b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+                                return arith::OrIOp::create(b, l, keep, notTraining);
+                              });
+  if (failed(mask))
+    return failure();
+  auto y = ctx.elementwise(node, ValueRange{*x, *mask, ratio, *mode}, t,
+                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             Value r = convertScalar(b, l, a[2], t);
+                             Value one = floatConst(b, l, t, 1.0);
+                             Value scaled = arith::DivFOp::create(b, l, a[0], arith::SubFOp::create(b, l, one, r));
+                             Value dropped = arith::SelectOp::create(b, l, a[1], scaled, floatConst(b, l, t, 0.0));
+                             return arith::SelectOp::create(b, l, a[3], dropped, a[0]);
+                           });
+  if (failed(y))
+    return failure();
+  ctx.setValue(node.output(0), *y);
+  if (node.output_size() > 1 && !node.output(1).empty())
+    ctx.setValue(node.output(1), *mask);
+  return success();
+}
+
 LogicalResult convertDropout(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 1)
     return ctx.fail(node, "expects 1 input");
-  // Inference only: a training_mode that is not a constant false would need
-  // random masks, which an identity would silently get wrong.
+  // training_mode (opset 12+) that is not a constant false: random masks.
   if (ImportContext::hasInput(node, 2)) {
-    auto mode = ctx.getShapeTensor(node.input(2));
-    if (!mode || !llvm::all_of(mode->elements, [](const SymDim &d) {
-          return d.isConstant() && d.constant == 0;
-        }))
-      return ctx.unsupported(node, "training_mode must be a constant false "
-                                   "(Dropout is imported for inference only)");
+    auto mode = ctx.getConstant(node.input(2));
+    bool constantFalse = mode && mode->getNumElements() == 1 && mode->getElementType().isInteger(1) &&
+                         !*mode->getValues<bool>().begin();
+    if (!constantFalse)
+      return convertTrainingDropout(ctx, node);
   }
   if (failed(forwardValue(ctx, node, node.output(0))))
     return failure();
@@ -597,9 +688,13 @@ LogicalResult convertMod(ImportContext &ctx, const onnx::NodeProto &node) {
   bool fmod = ctx.intAttr(node, "fmod", 0) != 0;
   if (isa<FloatType>(t) && !fmod)
     return ctx.fail(node, "fmod must be 1 for floating-point inputs");
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
     if (isa<FloatType>(t))
       return arith::RemFOp::create(b, l, a[0], a[1]);
+    // Unsigned operands: both fmod modes are the plain remainder.
+    if (isUnsigned)
+      return arith::RemUIOp::create(b, l, a[0], a[1]);
     Value rem = arith::RemSIOp::create(b, l, a[0], a[1]);
     if (fmod)
       return rem;
@@ -646,8 +741,9 @@ LogicalResult convertCastLike(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x) || failed(like))
     return failure();
   Type target = elementTypeOf(*like);
+  bool fromUnsigned = ctx.isUnsigned(node.input(0)), toUnsigned = ctx.isUnsigned(node.input(1));
   auto r = ctx.elementwise(node, ValueRange{*x}, target, [&](OpBuilder &b, Location l, ValueRange a) {
-    return convertScalar(b, l, a[0], target);
+    return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
   });
   if (failed(r))
     return failure();
@@ -689,6 +785,39 @@ OpHandler preluHandler() {
 }
 
 } // namespace
+
+/// Scalar conversion between any two supported element types. The
+/// `...Unsigned` flags say whether an integer side is ONNX unsigned
+/// (uitofp/fptoui/extui instead of the signed forms); bool is unsigned.
+Value convertScalar(OpBuilder &b, Location l, Value v, Type to, bool fromUnsigned,
+                    bool toUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  fromUnsigned |= from.isInteger(1);
+  if (fromFloat && toFloat)
+    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
+               ? (Value)arith::ExtFOp::create(b, l, to, v)
+               : (Value)arith::TruncFOp::create(b, l, to, v);
+  if (!fromFloat && toFloat)
+    return fromUnsigned ? (Value)arith::UIToFPOp::create(b, l, to, v)
+                        : (Value)arith::SIToFPOp::create(b, l, to, v);
+  if (fromFloat && !toFloat) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, arith::ConstantOp::create(b, l, b.getFloatAttr(from, 0)));
+    return toUnsigned ? (Value)arith::FPToUIOp::create(b, l, to, v)
+                      : (Value)arith::FPToSIOp::create(b, l, to, v);
+  }
+  // integer -> integer
+  if (to.isInteger(1))
+    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
+                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return fromUnsigned ? (Value)arith::ExtUIOp::create(b, l, to, v)
+                        : (Value)arith::ExtSIOp::create(b, l, to, v);
+  return arith::TruncIOp::create(b, l, to, v);
+}
 
 void registerElementwiseOps(OpRegistry &r) {
   r.add("Add", binary(BinaryKind::Add));

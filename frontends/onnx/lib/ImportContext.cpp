@@ -559,7 +559,11 @@ Type convertElementType(MLIRContext &context, int onnxType) {
   case onnx::TensorProto::INT32: return b.getI32Type();
   case onnx::TensorProto::INT16: return b.getIntegerType(16);
   case onnx::TensorProto::INT8: return b.getIntegerType(8);
+  // Unsigned types are signless too; ImportContext::isUnsigned tracks them.
   case onnx::TensorProto::UINT8: return b.getIntegerType(8);
+  case onnx::TensorProto::UINT16: return b.getIntegerType(16);
+  case onnx::TensorProto::UINT32: return b.getIntegerType(32);
+  case onnx::TensorProto::UINT64: return b.getIntegerType(64);
   case onnx::TensorProto::BOOL: return b.getI1Type();
   default: return nullptr;
   }
@@ -623,7 +627,13 @@ FailureOr<DenseElementsAttr> convertTensorProto(MLIRContext &context,
   if (auto intType = dyn_cast<IntegerType>(elementType)) {
     SmallVector<APInt> data;
     unsigned width = intType.getWidth();
-    if (width == 64) {
+    if (tensor.data_type() == onnx::TensorProto::UINT32 ||
+        tensor.data_type() == onnx::TensorProto::UINT64) {
+      if (tensor.uint64_data_size() != count)
+        return sizeError(tensor.uint64_data_size());
+      for (uint64_t v : tensor.uint64_data())
+        data.push_back(APInt(width, v, /*isSigned=*/false, /*implicitTrunc=*/true));
+    } else if (width == 64) {
       if (tensor.int64_data_size() != count)
         return sizeError(tensor.int64_data_size());
       for (int64_t v : tensor.int64_data())

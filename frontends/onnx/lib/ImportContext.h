@@ -85,6 +85,11 @@ void registerShapeOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
+void registerRecurrentOps(OpRegistry &registry);
+void registerQuantizationOps(OpRegistry &registry);
+/// The handler registered for default-domain `opType` at `opset`, or null
+/// (for ops expressed through others, e.g. ConvInteger through Conv).
+const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -131,6 +136,31 @@ public:
   /// True when `name` is a shape tensor or a small constant integer tensor,
   /// i.e. shape-computation ops on it can be evaluated at import time.
   bool isShapeLike(const std::string &name) const { return getShapeTensor(name).has_value(); }
+
+  //===--- ONNX element types (signedness) ---------------------------------===//
+  // MLIR integers are signless, so whether an integer value is unsigned
+  // (ONNX uint8..uint64) is tracked here per value name. The graph walk
+  // records graph inputs, initializers and every node output (from ONNX type
+  // inference, else the declared graph output type, else the handler's own
+  // setOnnxType, else input 0's type); handlers choose unsigned arithmetic
+  // (divui, ult, uitofp, extui, ...) through isUnsigned().
+
+  /// Records the ONNX TensorProto data type of value `name`.
+  void setOnnxType(const std::string &name, int onnxType) { onnxTypes[name] = onnxType; }
+  /// The recorded ONNX data type of `name`, if any.
+  std::optional<int> onnxType(const std::string &name) const {
+    auto it = onnxTypes.find(name);
+    return it == onnxTypes.end() ? std::nullopt : std::optional<int>(it->second);
+  }
+  /// True when `name` holds ONNX uint8/16/32/64 elements.
+  bool isUnsigned(const std::string &name) const {
+    std::optional<int> t = onnxType(name);
+    return t && isUnsignedOnnxType(*t);
+  }
+  static bool isUnsignedOnnxType(int onnxType) {
+    return onnxType == onnx::TensorProto::UINT8 || onnxType == onnx::TensorProto::UINT16 ||
+           onnxType == onnx::TensorProto::UINT32 || onnxType == onnx::TensorProto::UINT64;
+  }
 
   //===--- errors ---------------------------------------------------------===//
 
@@ -200,6 +230,7 @@ private:
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;
+  std::map<std::string, int> onnxTypes;
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
@@ -226,6 +257,11 @@ mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<b
 /// Numerically stable softmax (or log-softmax) of float tensor `x` over the
 /// dims where `mask` is true; same shape as `x`.
 mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> mask, bool isLog);
+
+/// Scalar conversion between any two supported element types; the flags
+/// say whether an integer side is ONNX unsigned (uitofp/fptoui/extui).
+mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, mlir::Type to,
+                          bool fromUnsigned = false, bool toUnsigned = false);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

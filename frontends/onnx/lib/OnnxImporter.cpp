@@ -38,19 +38,29 @@ const OpRegistry &opRegistry() {
     registerReductionOps(r);
     registerNormalizationOps(r);
     registerLossOps(r);
+    registerRecurrentOps(r);
+    registerQuantizationOps(r);
     return r;
   }();
   return registry;
 }
+
+} // namespace
+
+const OpHandler *lookupOpHandler(const std::string &opType, int opset) {
+  return opRegistry().lookup(opType, opset);
+}
+
+namespace {
 
 /// Ranked tensor type and per-dim names of a graph input or output.
 struct ValueSignature {
   RankedTensorType type;
   SmallVector<std::string> dimNames;
   bool anyNamedDim = false;
-  /// Set for uint8, which MLIR holds as signless i8: the boundary type users
-  /// see stays u8.
-  bool isUnsigned = false;
+  /// "u8".."u64" for ONNX unsigned types, which MLIR holds as signless
+  /// integers: the boundary dtype users see stays unsigned.
+  std::string unsignedDType;
 };
 
 FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
@@ -72,7 +82,8 @@ FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
     return failure();
   }
   ValueSignature sig;
-  sig.isUnsigned = tensorType.elem_type() == onnx::TensorProto::UINT8;
+  if (ImportContext::isUnsignedOnnxType(tensorType.elem_type()))
+    sig.unsignedDType = "u" + std::to_string(elementType.getIntOrFloatBitWidth());
   SmallVector<int64_t> shape;
   for (const onnx::TensorShapeProto_Dimension &d : tensorType.shape().dim()) {
     if (d.has_dim_value() && d.dim_value() >= 0) {
@@ -93,8 +104,8 @@ NamedAttrList signatureAttrs(Builder &b, const std::string &name, const ValueSig
                              RankedTensorType actualType) {
   NamedAttrList attrs;
   attrs.append("turbine.name", b.getStringAttr(name));
-  if (sig.isUnsigned)
-    attrs.append("turbine.dtype", b.getStringAttr("u8"));
+  if (!sig.unsignedDType.empty())
+    attrs.append("turbine.dtype", b.getStringAttr(sig.unsignedDType));
   bool dynamic = actualType && !actualType.hasStaticShape();
   if (sig.anyNamedDim || dynamic) {
     SmallVector<Attribute> names;
@@ -130,6 +141,32 @@ std::string checkAgainstInferred(MLIRContext &context, RankedTensorType actual,
              std::to_string(dim.dim_value()) + " for dim " + std::to_string(d);
   }
   return "";
+}
+
+/// Records the ONNX element type of node output `out` (see
+/// ImportContext::isUnsigned): ONNX's inferred type, else the declared graph
+/// output type, else what the handler recorded, else input 0's type.
+void recordOutputType(ImportContext &ctx, const onnx::NodeProto &node, const std::string &out,
+                      const std::map<std::string, const onnx::TypeProto_Tensor *> &inferredTypes,
+                      const std::map<std::string, int> &declaredOutputTypes) {
+  auto inferred = inferredTypes.find(out);
+  if (inferred != inferredTypes.end() && inferred->second->elem_type() != 0) {
+    ctx.setOnnxType(out, inferred->second->elem_type());
+    return;
+  }
+  auto declared = declaredOutputTypes.find(out);
+  if (declared != declaredOutputTypes.end()) {
+    ctx.setOnnxType(out, declared->second);
+    return;
+  }
+  if (ctx.onnxType(out) || node.input_size() == 0)
+    return;
+  std::optional<int> t = ctx.onnxType(node.input(0));
+  Value value = ctx.lookupValue(out);
+  if (t && value &&
+      cast<RankedTensorType>(value.getType()).getElementType() ==
+          convertElementType(ctx.context, *t))
+    ctx.setOnnxType(out, *t);
 }
 
 /// Imports a parsed and checked model.
@@ -173,6 +210,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
       return nullptr;
     }
     ctx.setConstant(init.name(), *attr);
+    ctx.setOnnxType(init.name(), init.data_type());
     initializerNames.insert(init.name());
   }
 
@@ -187,7 +225,12 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
       return nullptr;
     }
     inputs.push_back({info.name(), *sig});
+    ctx.setOnnxType(info.name(), info.type().tensor_type().elem_type());
   }
+  std::map<std::string, int> declaredOutputTypes;
+  for (const onnx::ValueInfoProto &info : graph.output())
+    if (info.type().has_tensor_type() && info.type().tensor_type().elem_type() != 0)
+      declaredOutputTypes[info.name()] = info.type().tensor_type().elem_type();
   SmallVector<ValueSignature> outputSigs;
   for (const onnx::ValueInfoProto &info : graph.output()) {
     std::string sigError;
@@ -240,6 +283,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
       return nullptr;
     }
     for (const std::string &out : node.output()) {
+      if (!out.empty())
+        recordOutputType(ctx, node, out, inferredTypes, declaredOutputTypes);
       if (!out.empty() && !ctx.hasValue(out)) {
         (void)ctx.fail(node, "importer produced no value for output '" + out + "'");
         error = ctx.error + where;

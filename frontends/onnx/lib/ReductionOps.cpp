@@ -122,9 +122,12 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
                     : (double)APInt::getSignedMaxValue(et.getIntOrFloatBitWidth()).getSExtValue();
   }
   Value init;
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   if (!isFloat && (kind == ReduceKind::Max || kind == ReduceKind::Min)) {
-    APInt v = kind == ReduceKind::Max ? APInt::getSignedMinValue(et.getIntOrFloatBitWidth())
-                                      : APInt::getSignedMaxValue(et.getIntOrFloatBitWidth());
+    unsigned width = et.getIntOrFloatBitWidth();
+    APInt v = kind == ReduceKind::Max
+                  ? (isUnsigned ? APInt::getMinValue(width) : APInt::getSignedMinValue(width))
+                  : (isUnsigned ? APInt::getMaxValue(width) : APInt::getSignedMaxValue(width));
     init = arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getIntegerAttr(et, v));
   } else {
     init = ctx.scalarConstant(et, initial);
@@ -173,9 +176,13 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
     case ReduceKind::Prod:
       return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
     case ReduceKind::Max:
-      return isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
+      if (isFloat)
+        return arith::MaximumFOp::create(b, l, acc, e);
+      return isUnsigned ? (Value)arith::MaxUIOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
     case ReduceKind::Min:
-      return isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
+      if (isFloat)
+        return arith::MinimumFOp::create(b, l, acc, e);
+      return isUnsigned ? (Value)arith::MinUIOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
     }
     return acc;
   });
@@ -234,6 +241,7 @@ LogicalResult convertArgReduce(ImportContext &ctx, const onnx::NodeProto &node, 
   bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
   bool selectLast = ctx.intAttr(node, "select_last_index", 0) != 0;
   bool isFloat = isa<FloatType>(et);
+  bool isUnsigned = ctx.isUnsigned(node.input(0));
   SmallVector<bool> mask(rank, false);
   mask[*axis] = true;
   SmallVector<OpFoldResult> sizes;
@@ -268,6 +276,11 @@ LogicalResult convertArgReduce(ImportContext &ctx, const onnx::NodeProto &node, 
           better = arith::CmpFOp::create(b, l,
                                          isMax ? (selectLast ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
                                                : (selectLast ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT),
+                                         a[0], a[1]);
+        else if (isUnsigned)
+          better = arith::CmpIOp::create(b, l,
+                                         isMax ? (selectLast ? arith::CmpIPredicate::uge : arith::CmpIPredicate::ugt)
+                                               : (selectLast ? arith::CmpIPredicate::ule : arith::CmpIPredicate::ult),
                                          a[0], a[1]);
         else
           better = arith::CmpIOp::create(b, l,

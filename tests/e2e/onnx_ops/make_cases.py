@@ -1,0 +1,198 @@
+"""Writes ONNX op cases for the onnx_ops e2e tests: CASE.onnx plus
+CASE_in<i>.npy inputs and CASE_out<i>.npy expected outputs.
+
+References are independent of Turbine:
+- RNN/GRU/LSTM: PyTorch modules (exported with torch.onnx: bidirectional GRU
+  with linear_before_reset=1, bidirectional LSTM, batch-first LSTM, ReLU RNN)
+  and a plain NumPy loop for what the exporter never emits (sequence_lens,
+  reverse direction, clip, LeakyRelu with alpha; a bidirectional batch-first
+  LSTM with peepholes, input_forget and HardSigmoid alpha/beta).
+- Dropout in training mode: exact cases (ratio 0 keeps x, ratio 1 drops all,
+  training_mode false is the identity) and the kept fraction of a large
+  tensor, which must be close to 1 - ratio (checked with a tolerance).
+Usage: make_cases.py OUTPUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper
+
+
+def save_arrays(out_dir, case, inputs, outputs):
+    for i, v in enumerate(inputs):
+        np.save(os.path.join(out_dir, f"{case}_in{i}.npy"), v)
+    for i, v in enumerate(outputs):
+        np.save(os.path.join(out_dir, f"{case}_out{i}.npy"), v)
+
+
+class Unpack(torch.nn.Module):
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    def forward(self, x):
+        y, h = self.cell(x)
+        return (y, h[0], h[1]) if isinstance(h, tuple) else (y, h)
+
+
+def torch_cases(out_dir):
+    torch.manual_seed(0)
+    cases = [("gru_bidirectional", torch.nn.GRU(3, 4, bidirectional=True), (5, 2, 3)),
+             ("lstm_bidirectional", torch.nn.LSTM(3, 4, bidirectional=True), (5, 2, 3)),
+             ("rnn_relu_bidirectional", torch.nn.RNN(3, 4, bidirectional=True, nonlinearity="relu"), (5, 2, 3)),
+             ("lstm_batch_first", torch.nn.LSTM(3, 5, batch_first=True), (2, 4, 3))]
+    for case, cell, shape in cases:
+        model = Unpack(cell).eval()
+        x = torch.randn(*shape)
+        torch.onnx.export(model, (x,), os.path.join(out_dir, case + ".onnx"), opset_version=14)
+        with torch.no_grad():
+            outs = model(x)
+        save_arrays(out_dir, case, [x.numpy()], [o.numpy() for o in outs])
+
+
+def numpy_rnn_case(out_dir, direction):
+    """RNN with sequence_lens, initial_h, clip and LeakyRelu(alpha=0.2)."""
+    rng = np.random.default_rng(1)
+    T, B, I, H = 4, 3, 2, 3
+    node = helper.make_node("RNN", ["X", "W", "R", "B", "L", "H0"], ["Y", "Y_h"], hidden_size=H,
+                            direction=direction, clip=0.7, activations=["LeakyRelu"],
+                            activation_alpha=[0.2])
+    f32 = TensorProto.FLOAT
+    inputs = [("X", f32, [T, B, I]), ("W", f32, [1, H, I]), ("R", f32, [1, H, H]),
+              ("B", f32, [1, 2 * H]), ("L", TensorProto.INT32, [B]), ("H0", f32, [1, B, H])]
+    graph = helper.make_graph(
+        [node], "rnn", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info("Y", f32, [T, 1, B, H]),
+         helper.make_tensor_value_info("Y_h", f32, [1, B, H])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    case = f"rnn_{direction}_sequence_lens"
+    onnx.save(model, os.path.join(out_dir, case + ".onnx"))
+    X = rng.standard_normal((T, B, I), dtype=np.float32)
+    W = rng.standard_normal((1, H, I), dtype=np.float32)
+    R = rng.standard_normal((1, H, H), dtype=np.float32)
+    Bias = rng.standard_normal((1, 2 * H), dtype=np.float32)
+    L = np.array([4, 2, 1], np.int32)
+    H0 = rng.standard_normal((1, B, H), dtype=np.float32)
+    Y = np.zeros((T, 1, B, H), np.float32)
+    Yh = np.zeros((1, B, H), np.float32)
+    for b in range(B):
+        h = H0[0, b]
+        steps = range(L[b]) if direction == "forward" else range(L[b] - 1, -1, -1)
+        for t in steps:
+            pre = np.clip(X[t, b] @ W[0].T + h @ R[0].T + Bias[0, :H] + Bias[0, H:], -0.7, 0.7)
+            h = np.where(pre < 0, 0.2 * pre, pre)
+            Y[t, 0, b] = h
+        Yh[0, b] = h
+    save_arrays(out_dir, case, [X, W, R, Bias, L, H0], [Y, Yh])
+
+
+def numpy_lstm_case(out_dir):
+    """Bidirectional LSTM, batch-first (layout 1), with sequence_lens,
+    initial_h/initial_c, peepholes, clip, input_forget and HardSigmoid gates."""
+    rng = np.random.default_rng(4)
+    T, B, I, H, D = 3, 2, 2, 3, 2
+    node = helper.make_node("LSTM", ["X", "W", "R", "B", "L", "H0", "C0", "P"], ["Y", "Y_h", "Y_c"],
+                            hidden_size=H, direction="bidirectional", layout=1, clip=1.5,
+                            input_forget=1, activations=["HardSigmoid", "Tanh", "Tanh"] * 2,
+                            activation_alpha=[0.3, 0.25], activation_beta=[0.4, 0.6])
+    f32 = TensorProto.FLOAT
+    inputs = [("X", f32, [B, T, I]), ("W", f32, [D, 4 * H, I]), ("R", f32, [D, 4 * H, H]),
+              ("B", f32, [D, 8 * H]), ("L", TensorProto.INT32, [B]), ("H0", f32, [B, D, H]),
+              ("C0", f32, [B, D, H]), ("P", f32, [D, 3 * H])]
+    graph = helper.make_graph(
+        [node], "lstm", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info("Y", f32, [B, T, D, H]),
+         helper.make_tensor_value_info("Y_h", f32, [B, D, H]),
+         helper.make_tensor_value_info("Y_c", f32, [B, D, H])])
+    save_model(out_dir, "lstm_bidirectional_full", graph, opset=14)
+    X = rng.standard_normal((B, T, I), dtype=np.float32)
+    W = rng.standard_normal((D, 4 * H, I), dtype=np.float32)
+    R = rng.standard_normal((D, 4 * H, H), dtype=np.float32)
+    Bias = rng.standard_normal((D, 8 * H), dtype=np.float32)
+    L = np.array([3, 2], np.int32)
+    H0 = rng.standard_normal((B, D, H), dtype=np.float32)
+    C0 = rng.standard_normal((B, D, H), dtype=np.float32)
+    P = rng.standard_normal((D, 3 * H), dtype=np.float32)
+    Y = np.zeros((B, T, D, H), np.float32)
+    Yh = np.zeros((B, D, H), np.float32)
+    Yc = np.zeros((B, D, H), np.float32)
+    alphas, betas = [0.3, 0.25], [0.4, 0.6]
+    clip = lambda v: np.clip(v, -1.5, 1.5)
+    for d in range(D):
+        f = lambda v: np.clip(alphas[d] * clip(v) + betas[d], 0, 1)  # HardSigmoid
+        g = lambda v: np.tanh(clip(v))
+        Wi, Wo, Wf, Wc = np.split(W[d], 4)
+        Ri, Ro, Rf, Rc = np.split(R[d], 4)
+        wb, rb = np.split(Bias[d], 2)
+        bi, bo, bf, bc = np.split(wb + rb, 4)
+        Pi, Po, Pf = np.split(P[d], 3)
+        for b in range(B):
+            h, c = H0[b, d], C0[b, d]
+            steps = range(L[b]) if d == 0 else range(L[b] - 1, -1, -1)
+            for t in steps:
+                x = X[b, t]
+                i = f(x @ Wi.T + h @ Ri.T + Pi * c + bi)
+                fg = 1 - i  # input_forget
+                cand = g(x @ Wc.T + h @ Rc.T + bc)
+                c = fg * c + i * cand
+                o = f(x @ Wo.T + h @ Ro.T + Po * c + bo)
+                h = o * np.tanh(c)
+                Y[b, t, d] = h
+            Yh[b, d], Yc[b, d] = h, c
+    save_arrays(out_dir, "lstm_bidirectional_full", [X, W, R, Bias, L, H0, C0, P], [Y, Yh, Yc])
+
+
+def dropout_cases(out_dir):
+    f32, b1 = TensorProto.FLOAT, TensorProto.BOOL
+    shape = [100, 100]
+    # y and mask of Dropout(x, ratio, training_mode).
+    node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3)
+    graph = helper.make_graph(
+        [node], "dropout",
+        [helper.make_tensor_value_info("x", f32, shape), helper.make_tensor_value_info("r", f32, []),
+         helper.make_tensor_value_info("t", b1, [])],
+        [helper.make_tensor_value_info("y", f32, shape), helper.make_tensor_value_info("m", b1, shape)])
+    save_model(out_dir, "dropout_training", graph)
+    x = np.random.default_rng(2).standard_normal(shape, dtype=np.float32)
+    keep_all = np.ones(shape, bool)
+    save_arrays(out_dir, "dropout_training_ratio0", [x, np.float32(0), np.bool_(True)], [x, keep_all])
+    save_arrays(out_dir, "dropout_training_ratio1", [x, np.float32(1), np.bool_(True)],
+                [np.zeros(shape, np.float32), ~keep_all])
+    save_arrays(out_dir, "dropout_not_training", [x, np.float32(0.75), np.bool_(False)], [x, keep_all])
+    # Kept fraction: mean(Cast(mask)) over 10^4 elements, expected 1 - ratio.
+    nodes = [helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], seed=3),
+             helper.make_node("Cast", ["m"], ["mf"], to=f32),
+             helper.make_node("ReduceMean", ["mf"], ["kept"], keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "dropout_kept",
+        [helper.make_tensor_value_info("x", f32, shape), helper.make_tensor_value_info("r", f32, []),
+         helper.make_tensor_value_info("t", b1, [])],
+        [helper.make_tensor_value_info("kept", f32, [])])
+    save_model(out_dir, "dropout_kept_fraction", graph)
+    save_arrays(out_dir, "dropout_kept_fraction", [x, np.float32(0.75), np.bool_(True)], [np.float32(0.25)])
+
+
+def save_model(out_dir, name, graph, opset=13):
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out_dir, name + ".onnx"))
+
+
+def main():
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    torch_cases(out_dir)
+    numpy_rnn_case(out_dir, "forward")
+    numpy_rnn_case(out_dir, "reverse")
+    numpy_lstm_case(out_dir)
+    dropout_cases(out_dir)
+
+
+if __name__ == "__main__":
+    main()
