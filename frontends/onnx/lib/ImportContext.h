@@ -85,6 +85,7 @@ void registerShapeOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
+void registerResizeOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {

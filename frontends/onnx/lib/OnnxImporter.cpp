@@ -38,6 +38,7 @@ const OpRegistry &opRegistry() {
     registerReductionOps(r);
     registerNormalizationOps(r);
     registerLossOps(r);
+    registerResizeOps(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,500 @@
+//===- ResizeOps.cpp - ONNX Resize / Upsample -> gather-style linalg -------===//
+//
+// Resize (opsets 10, 11, 13+) and Upsample (7, 9) with every mode (nearest
+// with each nearest_mode, N-linear, cubic with cubic_coeff_a and
+// exclude_outside) and coordinate_transformation_mode (half_pixel,
+// pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn,
+// tf_crop_and_resize with roi and extrapolation_value).
+//
+// The interpolation is separable, so per resized axis and output position
+// the source indices and weights ("taps": 1 for nearest, 2 for linear, 4
+// for cubic) are computed at import time in double precision, following the
+// ONNX reference implementation (onnx/backend/test/case/node/resize.py) step
+// by step, and embedded as small constant tables. One linalg.generic over
+// the output then reads the tables of its position, gathers the tap
+// products with tensor.extract and sums them weighted. This needs static
+// sizes of the resized axes and constant scales / sizes / roi; anything else
+// is reported as unsupported, naming the input.
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+
+namespace turbine::onnx_frontend {
+namespace {
+
+enum class ResizeMode { Nearest, Linear, Cubic };
+
+/// The attributes that decide the interpolation of one axis.
+struct ResizeSettings {
+  ResizeMode mode = ResizeMode::Nearest;
+  std::string coordinateMode = "half_pixel";
+  std::string nearestMode = "round_prefer_floor";
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+  double extrapolationValue = 0.0;
+};
+
+/// Source taps of one axis: per output position, `taps` indices into the
+/// input axis (already clamped) and their weights; `valid` false where
+/// tf_crop_and_resize extrapolates.
+struct AxisTable {
+  int64_t taps = 1;
+  std::vector<int32_t> indices;  ///< [outLen * taps]
+  std::vector<double> weights;   ///< [outLen * taps]
+  std::vector<bool> valid;       ///< [outLen]
+  bool anyInvalid = false;
+
+  /// True when output position x reads exactly input position x.
+  bool isIdentity(int64_t inLen, int64_t outLen) const {
+    if (inLen != outLen || anyInvalid)
+      return false;
+    for (int64_t x = 0; x < outLen; ++x) {
+      double total = 0;
+      for (int64_t k = 0; k < taps; ++k) {
+        double w = weights[x * taps + k];
+        if (w != 0 && indices[x * taps + k] != x)
+          return false;
+        total += w;
+      }
+      if (total != 1.0)
+        return false;
+    }
+    return true;
+  }
+};
+
+/// ONNX's coefficient functions for a ratio in (0, 1].
+std::vector<double> tapCoefficients(const ResizeSettings &s, double ratio, bool ratioIsInteger) {
+  switch (s.mode) {
+  case ResizeMode::Nearest: {
+    if (ratioIsInteger)
+      return {0, 1};
+    bool ceil;
+    if (s.nearestMode == "round_prefer_ceil")
+      ceil = ratio >= 0.5;
+    else if (s.nearestMode == "floor")
+      ceil = false;
+    else if (s.nearestMode == "ceil")
+      ceil = true;
+    else // round_prefer_floor
+      ceil = ratio > 0.5;
+    return {ceil ? 0.0 : 1.0, ceil ? 1.0 : 0.0};
+  }
+  case ResizeMode::Linear:
+    return {1 - ratio, ratio};
+  case ResizeMode::Cubic: {
+    double a = s.cubicA, r = ratio, q = 1 - ratio;
+    return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
+            ((a + 2) * r - (a + 3)) * r * r + 1,
+            ((a + 2) * q - (a + 3)) * q * q + 1,
+            ((a * (q + 1) - 5 * a) * (q + 1) + 8 * a) * (q + 1) - 4 * a};
+  }
+  }
+  return {};
+}
+
+/// The `n` indices nearest to `x` among [0, limit), ties to the smaller
+/// index, in ascending order (ONNX's get_neighbor_idxes).
+std::vector<int64_t> nearestIndices(double x, int64_t n, int64_t limit) {
+  int64_t center = std::clamp<int64_t>((int64_t)std::floor(x), 0, limit - 1);
+  std::vector<int64_t> candidates;
+  for (int64_t i = std::max<int64_t>(0, center - n - 1); i < std::min(limit, center + n + 2); ++i)
+    candidates.push_back(i);
+  std::stable_sort(candidates.begin(), candidates.end(), [&](int64_t a, int64_t b) {
+    double da = std::abs(x - (double)a), db = std::abs(x - (double)b);
+    return da != db ? da < db : a < b;
+  });
+  candidates.resize(std::min<size_t>(candidates.size(), n));
+  std::sort(candidates.begin(), candidates.end());
+  return candidates;
+}
+
+/// Computes the taps of one axis: `scale` is the ONNX scale factor (given,
+/// or out/in when sizes are given), roiStart/roiEnd the axis' roi.
+AxisTable computeAxisTable(const ResizeSettings &s, int64_t inLen, int64_t outLen, double scale,
+                           double roiStart, double roiEnd) {
+  AxisTable t;
+  const int64_t n = s.mode == ResizeMode::Cubic ? 4 : 2;
+  t.taps = n;
+  t.valid.assign(outLen, true);
+  const double inputWidth = (double)inLen;
+  const double outputWidth = scale * inputWidth;
+  const std::string &ctm = s.coordinateMode;
+  for (int64_t xi = 0; xi < outLen; ++xi) {
+    double x = (double)xi, xOri;
+    bool valid = true;
+    if (ctm == "align_corners") {
+      xOri = outputWidth == 1 ? 0.0 : x * (inputWidth - 1) / (outputWidth - 1);
+    } else if (ctm == "asymmetric") {
+      xOri = x / scale;
+    } else if (ctm == "tf_crop_and_resize") {
+      xOri = outputWidth == 1 ? (roiEnd - roiStart) * (inputWidth - 1) / 2
+                              : x * (roiEnd - roiStart) * (inputWidth - 1) / (outputWidth - 1);
+      xOri += roiStart * (inputWidth - 1);
+      valid = !(xOri < 0 || xOri > inputWidth - 1);
+    } else if (ctm == "pytorch_half_pixel") {
+      xOri = outputWidth == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+    } else if (ctm == "tf_half_pixel_for_nn") {
+      xOri = (x + 0.5) / scale;
+    } else { // half_pixel
+      xOri = (x + 0.5) / scale - 0.5;
+    }
+    if (!valid) {
+      t.valid[xi] = false;
+      t.anyInvalid = true;
+      for (int64_t k = 0; k < n; ++k) {
+        t.indices.push_back(0);
+        t.weights.push_back(0);
+      }
+      continue;
+    }
+    double xOriInt = std::floor(xOri);
+    bool isInteger = xOri == xOriInt;
+    double ratio = isInteger ? 1.0 : xOri - xOriInt;
+    std::vector<double> coeffs = tapCoefficients(s, ratio, isInteger);
+    // Neighbors in the input padded by ceil(n/2) at each end ('edge').
+    int64_t pad = (n + 1) / 2;
+    std::vector<int64_t> idx = nearestIndices(xOri + pad, n, inLen + 2 * pad);
+    for (int64_t &i : idx)
+      i -= pad;
+    if (s.excludeOutside) {
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        if (idx[k] < 0 || idx[k] >= inLen)
+          coeffs[k] = 0;
+        sum += coeffs[k];
+      }
+      for (double &c : coeffs)
+        c /= sum;
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      t.indices.push_back((int32_t)std::clamp<int64_t>(idx[k], 0, inLen - 1));
+      t.weights.push_back(coeffs[k]);
+    }
+  }
+  // Nearest keeps only the chosen tap.
+  if (s.mode == ResizeMode::Nearest) {
+    AxisTable one;
+    one.taps = 1;
+    one.valid = t.valid;
+    one.anyInvalid = t.anyInvalid;
+    for (int64_t x = 0; x < outLen; ++x) {
+      bool second = t.weights[x * 2 + 1] != 0;
+      one.indices.push_back(t.indices[x * 2 + (second ? 1 : 0)]);
+      one.weights.push_back(1.0);
+    }
+    return one;
+  }
+  return t;
+}
+
+/// Reads a constant float tensor (any float type) as doubles.
+std::optional<std::vector<double>> constantFloats(ImportContext &ctx, const std::string &name) {
+  auto attr = ctx.getConstant(name);
+  if (!attr || !isa<FloatType>(attr->getType().getElementType()))
+    return std::nullopt;
+  std::vector<double> values;
+  for (APFloat v : attr->getValues<APFloat>()) {
+    bool lost = false;
+    v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(v.convertToDouble());
+  }
+  return values;
+}
+
+/// True when input `i` is given and not a constant with zero elements (opset
+/// 11 passes absent scales/roi as empty tensors).
+bool inputPresent(ImportContext &ctx, const onnx::NodeProto &node, int i) {
+  if (!ImportContext::hasInput(node, i))
+    return false;
+  auto attr = ctx.getConstant(node.input(i));
+  return !attr || attr->getNumElements() != 0;
+}
+
+/// Emits the resize of `x` given per-axis scales or output sizes (exactly
+/// one of them non-empty) and the roi (empty unless tf_crop_and_resize).
+LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value x,
+                         const ResizeSettings &s, const std::vector<double> &scales,
+                         const std::vector<int64_t> &sizes, const std::vector<double> &roi) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (!scales.empty() && (int64_t)scales.size() != rank)
+    return ctx.fail(node, "scales has " + std::to_string(scales.size()) + " entries for an input of rank " +
+                              std::to_string(rank));
+  if (!sizes.empty() && (int64_t)sizes.size() != rank)
+    return ctx.fail(node, "sizes has " + std::to_string(sizes.size()) + " entries for an input of rank " +
+                              std::to_string(rank));
+  if (s.coordinateMode == "tf_crop_and_resize" && (int64_t)roi.size() != 2 * rank)
+    return ctx.fail(node, "tf_crop_and_resize needs a constant roi with 2 * rank entries");
+  if (s.mode != ResizeMode::Nearest && !isa<FloatType>(et))
+    return ctx.unsupported(node, "linear and cubic modes need a floating-point input");
+
+  SmallVector<OpFoldResult> outSizes;
+  SmallVector<std::optional<AxisTable>> tables(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    double scale;
+    int64_t outLen;
+    if (!scales.empty()) {
+      scale = scales[d];
+      if (!(scale > 0))
+        return ctx.fail(node, "scales must be positive");
+    }
+    bool trivial = (!scales.empty() && scales[d] == 1.0) ||
+                   (!sizes.empty() && !type.isDynamicDim(d) && sizes[d] == type.getDimSize(d));
+    bool crop = s.coordinateMode == "tf_crop_and_resize" && (roi[d] != 0 || roi[rank + d] != 1);
+    if (type.isDynamicDim(d)) {
+      if (!trivial || crop)
+        return ctx.unsupported(node, "resizing dynamic dim " + std::to_string(d));
+      outSizes.push_back(ctx.dim(x, d));
+      continue;
+    }
+    int64_t inLen = type.getDimSize(d);
+    if (!scales.empty()) {
+      outLen = (int64_t)(scale * (double)inLen);
+    } else {
+      outLen = sizes[d];
+      if (outLen < 0)
+        return ctx.fail(node, "sizes must be non-negative");
+      scale = (double)outLen / (double)inLen;
+    }
+    outSizes.push_back(ctx.builder.getIndexAttr(outLen));
+    if (inLen == 0 || outLen == 0)
+      continue;
+    AxisTable t = computeAxisTable(s, inLen, outLen, scale, roi.empty() ? 0.0 : roi[d],
+                                   roi.empty() ? 1.0 : roi[rank + d]);
+    if (!t.isIdentity(inLen, outLen))
+      tables[d] = std::move(t);
+  }
+
+  // One generic over the output; per resized axis and tap an index table
+  // (i32) and a weight table (element type), plus a validity table (i1)
+  // where tf_crop_and_resize extrapolates, each read at the axis' position.
+  OpBuilder &b = ctx.builder;
+  SmallVector<Value> tableOperands;
+  SmallVector<AffineMap> maps;
+  struct AxisOperands {
+    int64_t axis;
+    int64_t taps;
+    int64_t firstIndex, firstWeight; // operand positions
+    int64_t validOperand = -1;
+  };
+  SmallVector<AxisOperands> axes;
+  Type weightType = isa<FloatType>(et) ? et : b.getF32Type();
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!tables[d])
+      continue;
+    const AxisTable &t = *tables[d];
+    int64_t outLen = (int64_t)t.valid.size();
+    AffineMap map = AffineMap::get(rank, 0, {b.getAffineDimExpr(d)}, &ctx.context);
+    AxisOperands ao{d, t.taps, 0, 0};
+    auto indexType = RankedTensorType::get({outLen}, b.getI32Type());
+    ao.firstIndex = tableOperands.size();
+    for (int64_t k = 0; k < t.taps; ++k) {
+      std::vector<int32_t> column;
+      for (int64_t x = 0; x < outLen; ++x)
+        column.push_back(t.indices[x * t.taps + k]);
+      tableOperands.push_back(arith::ConstantOp::create(
+          b, ctx.loc, DenseElementsAttr::get(indexType, ArrayRef<int32_t>(column))));
+      maps.push_back(map);
+    }
+    ao.firstWeight = tableOperands.size();
+    if (s.mode != ResizeMode::Nearest) {
+      auto weightTensorType = RankedTensorType::get({outLen}, weightType);
+      for (int64_t k = 0; k < t.taps; ++k) {
+        SmallVector<Attribute> column;
+        for (int64_t x = 0; x < outLen; ++x)
+          column.push_back(b.getFloatAttr(weightType, t.weights[x * t.taps + k]));
+        tableOperands.push_back(
+            arith::ConstantOp::create(b, ctx.loc, DenseElementsAttr::get(weightTensorType, column)));
+        maps.push_back(map);
+      }
+    }
+    if (t.anyInvalid) {
+      ao.validOperand = tableOperands.size();
+      SmallVector<bool> valid(t.valid.begin(), t.valid.end());
+      tableOperands.push_back(arith::ConstantOp::create(
+          b, ctx.loc, DenseElementsAttr::get(RankedTensorType::get({outLen}, b.getI1Type()), ArrayRef<bool>(valid))));
+      maps.push_back(map);
+    }
+    axes.push_back(ao);
+  }
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  Value init = ctx.empty(outSizes, et);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  bool weighted = s.mode != ResizeMode::Nearest;
+  double extrapolation = s.extrapolationValue;
+  auto generic = linalg::GenericOp::create(
+      b, ctx.loc, TypeRange{init.getType()}, tableOperands, ValueRange{init}, maps, parallel,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        SmallVector<Value> position;
+        for (int64_t d = 0; d < rank; ++d)
+          position.push_back(linalg::IndexOp::create(nb, l, d));
+        // Enumerate the tap combinations (odometer over the resized axes).
+        SmallVector<int64_t> tap(axes.size(), 0);
+        Value sum;
+        while (true) {
+          SmallVector<Value> idx(position);
+          Value weight;
+          for (auto [a, ao] : llvm::enumerate(axes)) {
+            Value i32 = args[ao.firstIndex + tap[a]];
+            idx[ao.axis] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), i32);
+            if (weighted) {
+              Value w = args[ao.firstWeight + tap[a]];
+              weight = weight ? (Value)arith::MulFOp::create(nb, l, weight, w) : w;
+            }
+          }
+          Value v = tensor::ExtractOp::create(nb, l, x, idx);
+          if (weighted) {
+            Value term = weight ? (Value)arith::MulFOp::create(nb, l, weight, v) : v;
+            sum = sum ? (Value)arith::AddFOp::create(nb, l, sum, term) : term;
+          } else {
+            sum = v;
+          }
+          int64_t a = 0;
+          for (; a < (int64_t)axes.size(); ++a) {
+            if (++tap[a] < axes[a].taps)
+              break;
+            tap[a] = 0;
+          }
+          if (a == (int64_t)axes.size())
+            break;
+        }
+        for (const AxisOperands &ao : axes) {
+          if (ao.validOperand < 0)
+            continue;
+          Value fallback = isa<FloatType>(et)
+                               ? (Value)arith::ConstantOp::create(nb, l, nb.getFloatAttr(et, extrapolation))
+                               : (Value)arith::ConstantOp::create(
+                                     nb, l, nb.getIntegerAttr(et, (int64_t)extrapolation));
+          sum = arith::SelectOp::create(nb, l, args[ao.validOperand], sum, fallback);
+        }
+        linalg::YieldOp::create(nb, l, sum);
+      });
+  Value result = generic.getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+FailureOr<ResizeMode> parseMode(ImportContext &ctx, const onnx::NodeProto &node, bool allowCubic) {
+  std::string mode = ctx.stringAttr(node, "mode", "nearest");
+  if (mode == "nearest")
+    return ResizeMode::Nearest;
+  if (mode == "linear" || mode == "bilinear")
+    return ResizeMode::Linear;
+  if (mode == "cubic" && allowCubic)
+    return ResizeMode::Cubic;
+  (void)ctx.unsupported(node, "mode '" + mode + "'");
+  return failure();
+}
+
+/// Upsample (7: scales attribute; 9: scales input) and Resize-10: the
+/// asymmetric transform, nearest rounds down.
+LogicalResult convertLegacyResize(ImportContext &ctx, const onnx::NodeProto &node, bool scalesAttr) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  ResizeSettings s;
+  auto mode = parseMode(ctx, node, /*allowCubic=*/false);
+  if (failed(mode))
+    return failure();
+  s.mode = *mode;
+  s.coordinateMode = "asymmetric";
+  s.nearestMode = "floor";
+  std::vector<double> scales;
+  if (scalesAttr) {
+    const onnx::AttributeProto *a = ctx.attr(node, "scales");
+    if (!a)
+      return ctx.fail(node, "missing attribute 'scales'");
+    scales.assign(a->floats().begin(), a->floats().end());
+  } else {
+    if (!ImportContext::hasInput(node, 1))
+      return ctx.fail(node, "missing input 'scales'");
+    auto c = constantFloats(ctx, node.input(1));
+    if (!c)
+      return ctx.unsupported(node, "input 'scales' ('" + node.input(1) +
+                                       "') must be a constant float tensor (scales known only at run time "
+                                       "would make the output shape data-dependent)");
+    scales = *c;
+  }
+  return emitResize(ctx, node, *x, s, scales, {}, {});
+}
+
+/// Resize-11 and later: inputs X, roi, scales, sizes.
+LogicalResult convertResize(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  ResizeSettings s;
+  auto mode = parseMode(ctx, node, /*allowCubic=*/true);
+  if (failed(mode))
+    return failure();
+  s.mode = *mode;
+  s.coordinateMode = ctx.stringAttr(node, "coordinate_transformation_mode", "half_pixel");
+  static const char *kModes[] = {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric",
+                                 "tf_half_pixel_for_nn", "tf_crop_and_resize"};
+  if (!llvm::is_contained(kModes, s.coordinateMode))
+    return ctx.unsupported(node, "coordinate_transformation_mode '" + s.coordinateMode + "'");
+  s.nearestMode = ctx.stringAttr(node, "nearest_mode", "round_prefer_floor");
+  static const char *kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  if (!llvm::is_contained(kNearest, s.nearestMode))
+    return ctx.unsupported(node, "nearest_mode '" + s.nearestMode + "'");
+  s.cubicA = ctx.floatAttr(node, "cubic_coeff_a", -0.75f);
+  s.excludeOutside = ctx.intAttr(node, "exclude_outside", 0) != 0;
+  s.extrapolationValue = ctx.floatAttr(node, "extrapolation_value", 0.0f);
+  // Opset 18 additions; only their defaults are supported.
+  if (ctx.intAttr(node, "antialias", 0) != 0)
+    return ctx.unsupported(node, "antialias=1");
+  if (ctx.attr(node, "axes"))
+    return ctx.unsupported(node, "the 'axes' attribute");
+  if (ctx.stringAttr(node, "keep_aspect_ratio_policy", "stretch") != "stretch")
+    return ctx.unsupported(node, "keep_aspect_ratio_policy other than 'stretch'");
+
+  auto needConstant = [&](int i, const char *what) {
+    return ctx.unsupported(node, std::string("input '") + what + "' ('" + node.input(i) +
+                                     "') must be a constant (values known only at run time would make "
+                                     "the output shape data-dependent)");
+  };
+  std::vector<double> roi, scales;
+  std::vector<int64_t> sizes;
+  if (s.coordinateMode == "tf_crop_and_resize" && inputPresent(ctx, node, 1)) {
+    auto c = constantFloats(ctx, node.input(1));
+    if (!c)
+      return needConstant(1, "roi");
+    roi = *c;
+  }
+  bool hasScales = inputPresent(ctx, node, 2), hasSizes = inputPresent(ctx, node, 3);
+  if (hasScales == hasSizes)
+    return ctx.fail(node, "exactly one of 'scales' and 'sizes' must be given");
+  if (hasScales) {
+    auto c = constantFloats(ctx, node.input(2));
+    if (!c)
+      return needConstant(2, "scales");
+    scales = *c;
+  } else {
+    auto shape = ctx.getShapeTensor(node.input(3));
+    if (!shape || !llvm::all_of(shape->elements, [](const SymDim &d) { return d.isConstant(); }))
+      return needConstant(3, "sizes");
+    for (const SymDim &d : shape->elements)
+      sizes.push_back(d.constant);
+  }
+  if (s.coordinateMode == "tf_crop_and_resize" && roi.empty())
+    return ctx.fail(node, "tf_crop_and_resize needs the roi input");
+  return emitResize(ctx, node, *x, s, scales, sizes, roi);
+}
+
+} // namespace
+
+void registerResizeOps(OpRegistry &r) {
+  r.add("Upsample", [](ImportContext &c, const onnx::NodeProto &n) { return convertLegacyResize(c, n, true); }, 7, 8);
+  r.add("Upsample", [](ImportContext &c, const onnx::NodeProto &n) { return convertLegacyResize(c, n, false); }, 9, 9);
+  r.add("Resize", [](ImportContext &c, const onnx::NodeProto &n) { return convertLegacyResize(c, n, false); }, 10, 10);
+  r.add("Resize", convertResize, 11);
+}
+
+} // namespace turbine::onnx_frontend
