@@ -86,6 +86,8 @@ void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
+void registerSortOps(OpRegistry &registry);
+void registerSignalOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {

@@ -39,6 +39,8 @@ const OpRegistry &opRegistry() {
     registerNormalizationOps(r);
     registerLossOps(r);
     registerResizeOps(r);
+    registerSortOps(r);
+    registerSignalOps(r);
     return r;
   }();
   return registry;
