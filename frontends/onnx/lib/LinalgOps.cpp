@@ -2,9 +2,11 @@
 //
 // Contractions and windowed ops: Gemm and MatMul become linalg.matmul /
 // linalg.batch_matmul (constant B operands are transposed at import time so
-// no runtime transpose is needed), Conv becomes linalg.conv_2d_nchw_fchw
-// (grouped convolutions a linalg.generic), pooling becomes
-// linalg.pooling_nchw_max/sum, and padding is a gather-style linalg.generic.
+// no runtime transpose is needed), 2-D Conv becomes linalg.conv_2d_nchw_fchw
+// (grouped and 3-D convolutions a linalg.generic; 1-D runs as 2-D), 2-D
+// pooling becomes linalg.pooling_nchw_max/sum (3-D pooling a generic),
+// MaxUnpool a gather-style reduction, and padding is a gather-style
+// linalg.generic.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -792,6 +794,104 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   return success();
 }
 
+/// MaxUnpool (opsets 9, 11): y = zeros(output shape), y.flat[I[j]] = X[j],
+/// where the flat indices address the default output shape (from
+/// kernel_shape, strides, pads); a larger output_shape extends that result
+/// with zeros at the end of each spatial dim (as ONNX's test data expects).
+/// As a gather: each output element of plane (n, c) looks for the input
+/// element of the same plane whose index names it (a reduction over the
+/// input plane, O(output * plane) work). Indices into another plane, which
+/// MaxPool never produces, are not looked for.
+LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects inputs X and I");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto indices = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(indices))
+    return failure();
+  auto xType = tensorType(*x);
+  int64_t rank = xType.getRank(), spatial = rank - 2;
+  if (rank < 3 || tensorType(*indices).getRank() != rank ||
+      !isa<IntegerType>(tensorType(*indices).getElementType()))
+    return ctx.fail(node, "X and I must have the same rank >= 3, I integer");
+  auto kernel = ctx.intsAttr(node, "kernel_shape");
+  if (!kernel || (int64_t)kernel->size() != spatial)
+    return ctx.fail(node, "kernel_shape must have one entry per spatial dim");
+  std::vector<int64_t> strides = ctx.intsAttr(node, "strides").value_or(std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = ctx.intsAttr(node, "pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if ((int64_t)strides.size() != spatial || (int64_t)pads.size() != 2 * spatial)
+    return ctx.fail(node, "strides/pads have the wrong length");
+  SmallVector<OpFoldResult> outSizes{ctx.dim(*x, 0), ctx.dim(*x, 1)};
+  SmallVector<OpFoldResult> defaultSizes = outSizes;
+  for (int64_t d = 0; d < spatial; ++d) {
+    if (xType.isDynamicDim(2 + d))
+      return ctx.unsupported(node, "a dynamic spatial dim");
+    int64_t out = (xType.getDimSize(2 + d) - 1) * strides[d] + (*kernel)[d] - pads[d] - pads[spatial + d];
+    if (out < 0)
+      return ctx.fail(node, "negative output size");
+    defaultSizes.push_back(ctx.builder.getIndexAttr(out));
+  }
+  if (ImportContext::hasInput(node, 2)) {
+    auto shape = ctx.getShapeTensor(node.input(2));
+    if (!shape || (int64_t)shape->elements.size() != rank ||
+        !llvm::all_of(shape->elements, [](const SymDim &e) { return e.isConstant(); }))
+      return ctx.unsupported(node, "input 'output_shape' ('" + node.input(2) +
+                                       "') must be a constant with one entry per dim");
+    for (int64_t d = 2; d < rank; ++d) {
+      if (shape->elements[d].constant < ctx.toSymDim(defaultSizes[d]).constant)
+        return ctx.fail(node, "output_shape is smaller than the unpooled shape");
+      outSizes.push_back(ctx.builder.getIndexAttr(shape->elements[d].constant));
+    }
+  } else {
+    outSizes = defaultSizes;
+  }
+  Type et = xType.getElementType();
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  SmallVector<Value> outDims;
+  SmallVector<int64_t> defaultSpatial;
+  for (OpFoldResult s : defaultSizes)
+    outDims.push_back(ctx.toIndexValue(s));
+  for (int64_t d = 2; d < rank; ++d)
+    defaultSpatial.push_back(ctx.toSymDim(defaultSizes[d]).constant);
+  bool extended = outSizes != defaultSizes;
+  // Loops: n, c, o... (parallel), i... (reduction over the input plane).
+  int64_t numLoops = rank + spatial;
+  auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dimExpr(0), dimExpr(1)}, outExprs;
+  for (int64_t d = 0; d < spatial; ++d)
+    inExprs.push_back(dimExpr(rank + d));
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(dimExpr(d));
+  AffineMap inMap = AffineMap::get(numLoops, 0, inExprs, &ctx.context);
+  SmallVector<AffineMap> maps{inMap, inMap, AffineMap::get(numLoops, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{*x, *indices}, ValueRange{init},
+                     maps, iterators,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value flat = linalg::IndexOp::create(b, l, 0);
+                       for (int64_t d = 1; d < rank; ++d)
+                         flat = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, flat, outDims[d]),
+                                                      linalg::IndexOp::create(b, l, d));
+                       Type it = a[1].getType();
+                       Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1],
+                                                         arith::IndexCastOp::create(b, l, it, flat));
+                       if (extended) // positions beyond the unpooled shape stay zero
+                         for (int64_t d = 2; d < rank; ++d) {
+                           Value inside = arith::CmpIOp::create(
+                               b, l, arith::CmpIPredicate::slt, linalg::IndexOp::create(b, l, d),
+                               arith::ConstantIndexOp::create(b, l, defaultSpatial[d - 2]));
+                           hit = arith::AndIOp::create(b, l, hit, inside);
+                         }
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, hit, a[0], a[2]));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 /// GlobalAveragePool / GlobalMaxPool: reduce H,W into [N,C] then expand to [N,C,1,1].
 LogicalResult convertGlobalPool(ImportContext &ctx, const onnx::NodeProto &node, bool isMax) {
   auto x = ctx.getTensor(node, node.input(0));
@@ -1358,6 +1458,7 @@ void registerLinalgOps(OpRegistry &r) {
   r.add("MaxPool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, true); });
   r.add("AveragePool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, false); });
   r.add("GlobalAveragePool", [](ImportContext &c, const onnx::NodeProto &n) { return convertGlobalPool(c, n, false); });
+  r.add("MaxUnpool", convertMaxUnpool, 9);
   r.add("GlobalMaxPool", [](ImportContext &c, const onnx::NodeProto &n) { return convertGlobalPool(c, n, true); });
   r.add("Pad", convertPad, 2);
 }
