@@ -225,7 +225,7 @@ bool inputPresent(ImportContext &ctx, const onnx::NodeProto &node, int i) {
 /// one of them non-empty) and the roi (empty unless tf_crop_and_resize).
 LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value x,
                          const ResizeSettings &s, const std::vector<double> &scales,
-                         const std::vector<int64_t> &sizes, const std::vector<double> &roi) {
+                         const std::vector<SymDim> &sizes, const std::vector<double> &roi) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   Type et = type.getElementType();
@@ -250,8 +250,10 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
       if (!(scale > 0))
         return ctx.fail(node, "scales must be positive");
     }
+    // A dynamic dim can only keep its size: scale 1, or a size that is the
+    // input's own dim (e.g. sizes computed with Shape on a dynamic batch).
     bool trivial = (!scales.empty() && scales[d] == 1.0) ||
-                   (!sizes.empty() && !type.isDynamicDim(d) && sizes[d] == type.getDimSize(d));
+                   (!sizes.empty() && sizes[d] == ctx.toSymDim(ctx.dim(x, d)));
     bool crop = s.coordinateMode == "tf_crop_and_resize" && (roi[d] != 0 || roi[rank + d] != 1);
     if (type.isDynamicDim(d)) {
       if (!trivial || crop)
@@ -263,7 +265,10 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
     if (!scales.empty()) {
       outLen = (int64_t)(scale * (double)inLen);
     } else {
-      outLen = sizes[d];
+      if (!sizes[d].isConstant())
+        return ctx.unsupported(node, "output size of dim " + std::to_string(d) +
+                                         " known only at run time (resizing needs static sizes)");
+      outLen = sizes[d].constant;
       if (outLen < 0)
         return ctx.fail(node, "sizes must be non-negative");
       scale = (double)outLen / (double)inLen;
@@ -467,7 +472,7 @@ LogicalResult convertResize(ImportContext &ctx, const onnx::NodeProto &node) {
                                      "the output shape data-dependent)");
   };
   std::vector<double> roi, scales;
-  std::vector<int64_t> sizes;
+  std::vector<SymDim> sizes;
   if (s.coordinateMode == "tf_crop_and_resize" && inputPresent(ctx, node, 1)) {
     auto c = constantFloats(ctx, node.input(1));
     if (!c)
@@ -484,10 +489,9 @@ LogicalResult convertResize(ImportContext &ctx, const onnx::NodeProto &node) {
     scales = *c;
   } else {
     auto shape = ctx.getShapeTensor(node.input(3));
-    if (!shape || !llvm::all_of(shape->elements, [](const SymDim &d) { return d.isConstant(); }))
+    if (!shape)
       return needConstant(3, "sizes");
-    for (const SymDim &d : shape->elements)
-      sizes.push_back(d.constant);
+    sizes.assign(shape->elements.begin(), shape->elements.end());
   }
   if (s.coordinateMode == "tf_crop_and_resize" && roi.empty())
     return ctx.fail(node, "tf_crop_and_resize needs the roi input");

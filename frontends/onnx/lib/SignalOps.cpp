@@ -1,8 +1,9 @@
 //===- SignalOps.cpp - ONNX window functions, DFT and STFT -> linalg -------===//
 //
-// HannWindow, HammingWindow, BlackmanWindow (opset 17): the window length is
-// an import-time value, so the window is computed in double precision and
-// emitted as a constant of output_datatype.
+// HannWindow, HammingWindow, BlackmanWindow (opset 17): a constant window
+// length gives a constant window computed in double precision; a length
+// derived from a dynamic dim gives a generic that evaluates the formula in
+// the output type (f32 unless output_datatype asks for f64).
 //
 // DFT and STFT (opset 17) as naive O(n^2) transforms, one linalg.generic
 // each: the output (real, imaginary) pairs are parallel loops and the signal
@@ -32,19 +33,71 @@ std::optional<int64_t> constantScalarInput(ImportContext &ctx, const onnx::NodeP
   return shape->elements[0].constant;
 }
 
+/// The window of length `size` (an index value) computed in a generic.
+Value dynamicWindow(ImportContext &ctx, Value size, Type et, WindowKind kind, bool periodic) {
+  OpBuilder &b = ctx.builder;
+  Type ft = et.isF64() ? (Type)b.getF64Type() : (Type)b.getF32Type();
+  Value init = ctx.empty({size}, et);
+  // Only index scalars cross into kernels: N is converted inside the body.
+  Value denominatorIndex =
+      periodic ? size : (Value)arith::SubIOp::create(b, ctx.loc, size, ctx.indexConstant(1));
+  Value result = linalg::GenericOp::create(
+                     b, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+                     SmallVector<AffineMap>{b.getMultiDimIdentityMap(1)},
+                     SmallVector<utils::IteratorType>{utils::IteratorType::parallel},
+                     [&](OpBuilder &nb, Location l, ValueRange) {
+                       auto fc = [&](double v) -> Value { return arith::ConstantOp::create(nb, l, nb.getFloatAttr(ft, v)); };
+                       Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 0));
+                       Value denominator = arith::SIToFPOp::create(
+                           nb, l, ft, arith::IndexCastOp::create(nb, l, nb.getI64Type(), denominatorIndex));
+                       Value t = arith::DivFOp::create(
+                           nb, l, arith::MulFOp::create(nb, l, fc(2 * kPi), arith::SIToFPOp::create(nb, l, ft, i)),
+                           denominator);
+                       Value cosT = math::CosOp::create(nb, l, t);
+                       Value v;
+                       switch (kind) {
+                       case WindowKind::Hann:
+                         v = arith::SubFOp::create(nb, l, fc(0.5), arith::MulFOp::create(nb, l, fc(0.5), cosT));
+                         break;
+                       case WindowKind::Hamming:
+                         v = arith::SubFOp::create(nb, l, fc(25.0 / 46.0), arith::MulFOp::create(nb, l, fc(21.0 / 46.0), cosT));
+                         break;
+                       case WindowKind::Blackman: {
+                         Value cos2T = math::CosOp::create(nb, l, arith::MulFOp::create(nb, l, fc(2.0), t));
+                         v = arith::SubFOp::create(nb, l, fc(0.42), arith::MulFOp::create(nb, l, fc(0.5), cosT));
+                         v = arith::AddFOp::create(nb, l, v, arith::MulFOp::create(nb, l, fc(0.08), cos2T));
+                         break;
+                       }
+                       }
+                       if (et != ft)
+                         v = isa<FloatType>(et) ? (Value)arith::TruncFOp::create(nb, l, et, v)
+                                                : (Value)arith::FPToSIOp::create(nb, l, et, v);
+                       linalg::YieldOp::create(nb, l, v);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, {size});
+  return result;
+}
+
 LogicalResult convertWindow(ImportContext &ctx, const onnx::NodeProto &node, WindowKind kind) {
-  auto size = constantScalarInput(ctx, node, 0);
-  if (!size)
-    return ctx.unsupported(node, "input 'size' ('" + node.input(0) +
-                                     "') must be a constant scalar (a window length known only at "
-                                     "run time would make the output shape data-dependent)");
-  if (*size < 0)
-    return ctx.fail(node, "size must be non-negative");
   int64_t dtype = ctx.intAttr(node, "output_datatype", onnx::TensorProto::FLOAT);
   Type et = convertElementType(ctx.context, (int)dtype);
   if (!et)
     return ctx.unsupported(node, "output_datatype " + std::to_string(dtype));
   bool periodic = ctx.intAttr(node, "periodic", 1) != 0;
+  auto sizeTensor = ctx.getShapeTensor(node.input(0));
+  if (!sizeTensor || sizeTensor->elements.size() != 1)
+    return ctx.unsupported(node, "input 'size' ('" + node.input(0) +
+                                     "') must be a scalar known at import time (constant or derived "
+                                     "from shapes): a window length read from data would make the "
+                                     "output shape data-dependent");
+  if (!sizeTensor->elements[0].isConstant()) {
+    ctx.setValue(node.output(0), dynamicWindow(ctx, sizeTensor->elements[0].value, et, kind, periodic));
+    return success();
+  }
+  std::optional<int64_t> size = sizeTensor->elements[0].constant;
+  if (*size < 0)
+    return ctx.fail(node, "size must be non-negative");
   double n = periodic ? (double)*size : (double)(*size - 1);
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < *size; ++i) {
