@@ -12,9 +12,13 @@
 // ONNX reference implementation (onnx/backend/test/case/node/resize.py) step
 // by step, and embedded as small constant tables. One linalg.generic over
 // the output then reads the tables of its position, gathers the tap
-// products with tensor.extract and sums them weighted. This needs static
-// sizes of the resized axes and constant scales / sizes / roi; anything else
-// is reported as unsupported, naming the input.
+// products with tensor.extract and sums them weighted. Axes whose input or
+// output length is dynamic (a dynamic dim, or sizes from a shape
+// computation) compute the same coordinates and weights in the kernel, in
+// double precision, and their output length floor(len * scale) on the host
+// with exact integer arithmetic. Scales, roi and sizes must be known at
+// import time (sizes may be symbolic); anything else is reported as
+// unsupported, naming the input.
 //
 // RoiAlign (opsets 10, 16) also resamples: one generic over (roi, channel,
 // bin_y, bin_x) with reduction loops over the sampling grid of each bin,
@@ -221,8 +225,152 @@ bool inputPresent(ImportContext &ctx, const onnx::NodeProto &node, int i) {
   return !attr || attr->getNumElements() != 0;
 }
 
+/// floor(len * scale) on the host with index arithmetic only: a float scale
+/// is m / 2^e exactly, so the product is floordiv(len * m, 2^e) (what the
+/// reference's double product gives, as len * m fits in 53 bits).
+Value scaledLength(ImportContext &ctx, Value len, double scale) {
+  int exponent = 0;
+  double fraction = std::frexp(scale, &exponent); // scale = fraction * 2^exponent
+  int64_t m = (int64_t)std::ldexp(fraction, 53);
+  int64_t e = 53 - exponent;
+  while (e > 0 && m % 2 == 0) {
+    m /= 2;
+    --e;
+  }
+  OpBuilder &b = ctx.builder;
+  for (; e < 0; ++e) // scale is an integer times a power of two
+    m *= 2;
+  Value product = arith::MulIOp::create(b, ctx.loc, len, ctx.indexConstant(m));
+  if (e == 0)
+    return product;
+  return arith::FloorDivSIOp::create(b, ctx.loc, product, ctx.indexConstant(int64_t(1) << e));
+}
+
+/// How one resized axis gets its taps in the kernel: from import-time tables
+/// (static lengths), or computed from the output index (dynamic lengths).
+struct AxisPlan {
+  int64_t axis = 0;
+  int64_t taps = 1;
+  // Table plan: operand positions.
+  bool fromTable = false;
+  int64_t firstIndex = 0, firstWeight = 0, validOperand = -1;
+  // Computed plan: lengths (index values captured by the kernel) and the
+  // scale when given (else out / in).
+  Value inLen, outLen;
+  std::optional<double> scale;
+  double roiStart = 0, roiEnd = 1;
+};
+
+/// Taps of a computed axis plan, evaluated in double precision in the kernel
+/// with the same formulas as computeAxisTable. Positions always satisfy
+/// x_original >= -0.5 for these transforms, so taps floor(x)-1 .. floor(x)+2
+/// (cubic) or floor(x), floor(x)+1 (linear) are the reference's neighbors.
+void computeTaps(OpBuilder &b, Location l, const ResizeSettings &s, const AxisPlan &plan, Value position,
+                 SmallVector<Value> &indices, SmallVector<Value> &weights, Value &valid) {
+  Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  auto fc = [&](double v) -> Value { return arith::ConstantOp::create(b, l, b.getFloatAttr(f64, v)); };
+  auto toF = [&](Value index) -> Value {
+    return arith::SIToFPOp::create(b, l, f64, arith::IndexCastOp::create(b, l, i64, index));
+  };
+  Value x = toF(position), inF = toF(plan.inLen);
+  Value scale = plan.scale ? fc(*plan.scale) : (Value)arith::DivFOp::create(b, l, toF(plan.outLen), inF);
+  Value outputWidth = arith::MulFOp::create(b, l, scale, inF);
+  Value widthIsOne = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, outputWidth, fc(1.0));
+  Value inMinusOne = arith::SubFOp::create(b, l, inF, fc(1.0));
+  Value widthMinusOne = arith::SubFOp::create(b, l, outputWidth, fc(1.0));
+  Value halfPixel = arith::SubFOp::create(
+      b, l, arith::DivFOp::create(b, l, arith::AddFOp::create(b, l, x, fc(0.5)), scale), fc(0.5));
+  const std::string &ctm = s.coordinateMode;
+  Value xOri;
+  if (ctm == "align_corners") {
+    Value v = arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, x, inMinusOne), widthMinusOne);
+    xOri = arith::SelectOp::create(b, l, widthIsOne, fc(0.0), v);
+  } else if (ctm == "asymmetric") {
+    xOri = arith::DivFOp::create(b, l, x, scale);
+  } else if (ctm == "tf_crop_and_resize") {
+    double extent = plan.roiEnd - plan.roiStart;
+    Value one = arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, fc(extent), inMinusOne), fc(2.0));
+    Value many = arith::DivFOp::create(
+        b, l, arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, fc(extent)), inMinusOne), widthMinusOne);
+    xOri = arith::SelectOp::create(b, l, widthIsOne, one, many);
+    xOri = arith::AddFOp::create(b, l, xOri, arith::MulFOp::create(b, l, fc(plan.roiStart), inMinusOne));
+    Value below = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, xOri, fc(0.0));
+    Value above = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, xOri, inMinusOne);
+    valid = arith::XOrIOp::create(b, l, arith::OrIOp::create(b, l, below, above),
+                                  arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
+  } else if (ctm == "pytorch_half_pixel") {
+    xOri = arith::SelectOp::create(b, l, widthIsOne, fc(-0.5), halfPixel);
+  } else if (ctm == "tf_half_pixel_for_nn") {
+    xOri = arith::DivFOp::create(b, l, arith::AddFOp::create(b, l, x, fc(0.5)), scale);
+  } else {
+    xOri = halfPixel;
+  }
+  Value floorF = math::FloorOp::create(b, l, xOri);
+  Value frac = arith::SubFOp::create(b, l, xOri, floorF);
+  Value floorI = arith::IndexCastOp::create(b, l, b.getIndexType(), arith::FPToSIOp::create(b, l, i64, floorF));
+  Value last = arith::SubIOp::create(b, l, plan.inLen, arith::ConstantIndexOp::create(b, l, 1));
+  auto clampIndex = [&](Value i) -> Value {
+    return arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, arith::ConstantIndexOp::create(b, l, 0)),
+                                  last);
+  };
+  auto offset = [&](int64_t k) -> Value {
+    return arith::AddIOp::create(b, l, floorI, arith::ConstantIndexOp::create(b, l, k));
+  };
+  if (s.mode == ResizeMode::Nearest) {
+    Value up;
+    if (s.nearestMode == "round_prefer_ceil")
+      up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, frac, fc(0.5));
+    else if (s.nearestMode == "floor")
+      up = arith::ConstantOp::create(b, l, b.getBoolAttr(false));
+    else if (s.nearestMode == "ceil")
+      up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, frac, fc(0.0));
+    else
+      up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, frac, fc(0.5));
+    indices.push_back(clampIndex(arith::SelectOp::create(b, l, up, offset(1), floorI)));
+    return;
+  }
+  SmallVector<Value> rawIndices, coeffs;
+  if (s.mode == ResizeMode::Linear) {
+    rawIndices = {floorI, offset(1)};
+    coeffs = {arith::SubFOp::create(b, l, fc(1.0), frac), frac};
+  } else {
+    double a = s.cubicA;
+    // The cubic convolution kernel at distance t (0 <= t <= 2).
+    auto near = [&](Value t) -> Value { // ((a+2) t - (a+3)) t^2 + 1
+      Value v = arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, fc(a + 2), t), fc(a + 3));
+      return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, v, t), t), fc(1.0));
+    };
+    auto far = [&](Value t) -> Value { // ((a t - 5a) t + 8a) t - 4a
+      Value v = arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, fc(a), t), fc(5 * a));
+      v = arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, v, t), fc(8 * a));
+      return arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, v, t), fc(4 * a));
+    };
+    Value q = arith::SubFOp::create(b, l, fc(1.0), frac);
+    rawIndices = {offset(-1), floorI, offset(1), offset(2)};
+    coeffs = {far(arith::AddFOp::create(b, l, frac, fc(1.0))), near(frac), near(q),
+              far(arith::AddFOp::create(b, l, q, fc(1.0)))};
+  }
+  if (s.excludeOutside) {
+    Value sum = fc(0.0);
+    for (auto [i, c] : llvm::zip(rawIndices, coeffs)) {
+      Value inside = arith::AndIOp::create(
+          b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i, arith::ConstantIndexOp::create(b, l, 0)),
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, plan.inLen));
+      c = arith::SelectOp::create(b, l, inside, c, fc(0.0));
+      sum = arith::AddFOp::create(b, l, sum, c);
+    }
+    for (Value &c : coeffs)
+      c = arith::DivFOp::create(b, l, c, sum);
+  }
+  for (Value i : rawIndices)
+    indices.push_back(clampIndex(i));
+  weights = coeffs;
+}
+
 /// Emits the resize of `x` given per-axis scales or output sizes (exactly
 /// one of them non-empty) and the roi (empty unless tf_crop_and_resize).
+/// Axes with static lengths read import-time tap tables; axes with a dynamic
+/// input or output length compute their taps in the kernel.
 LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value x,
                          const ResizeSettings &s, const std::vector<double> &scales,
                          const std::vector<SymDim> &sizes, const std::vector<double> &roi) {
@@ -240,100 +388,95 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
   if (s.mode != ResizeMode::Nearest && !isa<FloatType>(et))
     return ctx.unsupported(node, "linear and cubic modes need a floating-point input");
 
+  OpBuilder &b = ctx.builder;
   SmallVector<OpFoldResult> outSizes;
-  SmallVector<std::optional<AxisTable>> tables(rank);
+  SmallVector<Value> tableOperands;
+  SmallVector<AffineMap> maps;
+  SmallVector<AxisPlan> plans;
+  Type weightType = isa<FloatType>(et) ? et : b.getF32Type();
   for (int64_t d = 0; d < rank; ++d) {
-    double scale;
-    int64_t outLen;
+    double roiStart = roi.empty() ? 0.0 : roi[d], roiEnd = roi.empty() ? 1.0 : roi[rank + d];
+    std::optional<double> scale;
     if (!scales.empty()) {
       scale = scales[d];
-      if (!(scale > 0))
+      if (!(*scale > 0))
         return ctx.fail(node, "scales must be positive");
     }
-    // A dynamic dim can only keep its size: scale 1, or a size that is the
-    // input's own dim (e.g. sizes computed with Shape on a dynamic batch).
-    bool trivial = (!scales.empty() && scales[d] == 1.0) ||
-                   (!sizes.empty() && sizes[d] == ctx.toSymDim(ctx.dim(x, d)));
-    bool crop = s.coordinateMode == "tf_crop_and_resize" && (roi[d] != 0 || roi[rank + d] != 1);
-    if (type.isDynamicDim(d)) {
-      if (!trivial || crop)
-        return ctx.unsupported(node, "resizing dynamic dim " + std::to_string(d));
+    SymDim inDim = ctx.toSymDim(ctx.dim(x, d));
+    bool crop = s.coordinateMode == "tf_crop_and_resize" && (roiStart != 0 || roiEnd != 1);
+    // Scale 1, or a size that is the input's own dim (e.g. sizes computed
+    // with Shape on a dynamic batch), keeps the axis as it is.
+    bool trivial = !crop && ((scale && *scale == 1.0) || (!sizes.empty() && sizes[d] == inDim));
+    if (trivial && !inDim.isConstant()) {
       outSizes.push_back(ctx.dim(x, d));
       continue;
     }
-    int64_t inLen = type.getDimSize(d);
-    if (!scales.empty()) {
-      outLen = (int64_t)(scale * (double)inLen);
-    } else {
-      if (!sizes[d].isConstant())
-        return ctx.unsupported(node, "output size of dim " + std::to_string(d) +
-                                         " known only at run time (resizing needs static sizes)");
-      outLen = sizes[d].constant;
-      if (outLen < 0)
-        return ctx.fail(node, "sizes must be non-negative");
-      scale = (double)outLen / (double)inLen;
-    }
-    outSizes.push_back(ctx.builder.getIndexAttr(outLen));
-    if (inLen == 0 || outLen == 0)
-      continue;
-    AxisTable t = computeAxisTable(s, inLen, outLen, scale, roi.empty() ? 0.0 : roi[d],
-                                   roi.empty() ? 1.0 : roi[rank + d]);
-    if (!t.isIdentity(inLen, outLen))
-      tables[d] = std::move(t);
-  }
-
-  // One generic over the output; per resized axis and tap an index table
-  // (i32) and a weight table (element type), plus a validity table (i1)
-  // where tf_crop_and_resize extrapolates, each read at the axis' position.
-  OpBuilder &b = ctx.builder;
-  SmallVector<Value> tableOperands;
-  SmallVector<AffineMap> maps;
-  struct AxisOperands {
-    int64_t axis;
-    int64_t taps;
-    int64_t firstIndex, firstWeight; // operand positions
-    int64_t validOperand = -1;
-  };
-  SmallVector<AxisOperands> axes;
-  Type weightType = isa<FloatType>(et) ? et : b.getF32Type();
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!tables[d])
-      continue;
-    const AxisTable &t = *tables[d];
-    int64_t outLen = (int64_t)t.valid.size();
-    AffineMap map = AffineMap::get(rank, 0, {b.getAffineDimExpr(d)}, &ctx.context);
-    AxisOperands ao{d, t.taps, 0, 0};
-    auto indexType = RankedTensorType::get({outLen}, b.getI32Type());
-    ao.firstIndex = tableOperands.size();
-    for (int64_t k = 0; k < t.taps; ++k) {
-      std::vector<int32_t> column;
-      for (int64_t x = 0; x < outLen; ++x)
-        column.push_back(t.indices[x * t.taps + k]);
-      tableOperands.push_back(arith::ConstantOp::create(
-          b, ctx.loc, DenseElementsAttr::get(indexType, ArrayRef<int32_t>(column))));
-      maps.push_back(map);
-    }
-    ao.firstWeight = tableOperands.size();
-    if (s.mode != ResizeMode::Nearest) {
-      auto weightTensorType = RankedTensorType::get({outLen}, weightType);
+    SymDim outDim = scale ? (inDim.isConstant() ? SymDim::of((int64_t)(*scale * (double)inDim.constant))
+                                                : SymDim::of(scaledLength(ctx, inDim.value, *scale)))
+                          : sizes[d];
+    if (outDim.isConstant() && outDim.constant < 0)
+      return ctx.fail(node, "sizes must be non-negative");
+    outSizes.push_back(ctx.toFoldResult(outDim));
+    if (inDim.isConstant() && outDim.isConstant()) {
+      int64_t inLen = inDim.constant, outLen = outDim.constant;
+      if (inLen == 0 || outLen == 0)
+        continue;
+      AxisTable t = computeAxisTable(s, inLen, outLen, scale ? *scale : (double)outLen / (double)inLen,
+                                     roiStart, roiEnd);
+      if (t.isIdentity(inLen, outLen))
+        continue;
+      // Per tap an index table (i32) and a weight table (element type),
+      // plus a validity table (i1) where tf_crop_and_resize extrapolates,
+      // each read at the axis' output position.
+      AffineMap map = AffineMap::get(rank, 0, {b.getAffineDimExpr(d)}, &ctx.context);
+      AxisPlan plan;
+      plan.axis = d;
+      plan.taps = t.taps;
+      plan.fromTable = true;
+      auto indexType = RankedTensorType::get({outLen}, b.getI32Type());
+      plan.firstIndex = tableOperands.size();
       for (int64_t k = 0; k < t.taps; ++k) {
-        SmallVector<Attribute> column;
-        for (int64_t x = 0; x < outLen; ++x)
-          column.push_back(b.getFloatAttr(weightType, t.weights[x * t.taps + k]));
-        tableOperands.push_back(
-            arith::ConstantOp::create(b, ctx.loc, DenseElementsAttr::get(weightTensorType, column)));
+        std::vector<int32_t> column;
+        for (int64_t p = 0; p < outLen; ++p)
+          column.push_back(t.indices[p * t.taps + k]);
+        tableOperands.push_back(arith::ConstantOp::create(
+            b, ctx.loc, DenseElementsAttr::get(indexType, ArrayRef<int32_t>(column))));
         maps.push_back(map);
       }
+      plan.firstWeight = tableOperands.size();
+      if (s.mode != ResizeMode::Nearest) {
+        auto weightTensorType = RankedTensorType::get({outLen}, weightType);
+        for (int64_t k = 0; k < t.taps; ++k) {
+          SmallVector<Attribute> column;
+          for (int64_t p = 0; p < outLen; ++p)
+            column.push_back(b.getFloatAttr(weightType, t.weights[p * t.taps + k]));
+          tableOperands.push_back(
+              arith::ConstantOp::create(b, ctx.loc, DenseElementsAttr::get(weightTensorType, column)));
+          maps.push_back(map);
+        }
+      }
+      if (t.anyInvalid) {
+        plan.validOperand = tableOperands.size();
+        SmallVector<bool> valid(t.valid.begin(), t.valid.end());
+        tableOperands.push_back(arith::ConstantOp::create(
+            b, ctx.loc,
+            DenseElementsAttr::get(RankedTensorType::get({outLen}, b.getI1Type()), ArrayRef<bool>(valid))));
+        maps.push_back(map);
+      }
+      plans.push_back(plan);
+      continue;
     }
-    if (t.anyInvalid) {
-      ao.validOperand = tableOperands.size();
-      SmallVector<bool> valid(t.valid.begin(), t.valid.end());
-      tableOperands.push_back(arith::ConstantOp::create(
-          b, ctx.loc, DenseElementsAttr::get(RankedTensorType::get({outLen}, b.getI1Type()), ArrayRef<bool>(valid))));
-      maps.push_back(map);
-    }
-    axes.push_back(ao);
+    AxisPlan plan;
+    plan.axis = d;
+    plan.taps = s.mode == ResizeMode::Nearest ? 1 : s.mode == ResizeMode::Linear ? 2 : 4;
+    plan.inLen = ctx.toIndexValue(ctx.dim(x, d));
+    plan.outLen = ctx.toIndexValue(outSizes.back());
+    plan.scale = scale;
+    plan.roiStart = roiStart;
+    plan.roiEnd = roiEnd;
+    plans.push_back(plan);
   }
+
   maps.push_back(b.getMultiDimIdentityMap(rank));
   Value init = ctx.empty(outSizes, et);
   SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
@@ -345,17 +488,35 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
         SmallVector<Value> position;
         for (int64_t d = 0; d < rank; ++d)
           position.push_back(linalg::IndexOp::create(nb, l, d));
+        // Per resized axis: tap indices, weights (not for nearest), validity.
+        SmallVector<SmallVector<Value>> tapIndices(plans.size()), tapWeights(plans.size());
+        SmallVector<Value> valid(plans.size());
+        for (auto [a, plan] : llvm::enumerate(plans)) {
+          if (!plan.fromTable) {
+            computeTaps(nb, l, s, plan, position[plan.axis], tapIndices[a], tapWeights[a], valid[a]);
+            if (weighted && weightType != nb.getF64Type())
+              for (Value &w : tapWeights[a])
+                w = arith::TruncFOp::create(nb, l, weightType, w);
+            continue;
+          }
+          for (int64_t k = 0; k < plan.taps; ++k) {
+            tapIndices[a].push_back(arith::IndexCastOp::create(nb, l, nb.getIndexType(), args[plan.firstIndex + k]));
+            if (weighted)
+              tapWeights[a].push_back(args[plan.firstWeight + k]);
+          }
+          if (plan.validOperand >= 0)
+            valid[a] = args[plan.validOperand];
+        }
         // Enumerate the tap combinations (odometer over the resized axes).
-        SmallVector<int64_t> tap(axes.size(), 0);
+        SmallVector<int64_t> tap(plans.size(), 0);
         Value sum;
         while (true) {
           SmallVector<Value> idx(position);
           Value weight;
-          for (auto [a, ao] : llvm::enumerate(axes)) {
-            Value i32 = args[ao.firstIndex + tap[a]];
-            idx[ao.axis] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), i32);
+          for (auto [a, plan] : llvm::enumerate(plans)) {
+            idx[plan.axis] = tapIndices[a][tap[a]];
             if (weighted) {
-              Value w = args[ao.firstWeight + tap[a]];
+              Value w = tapWeights[a][tap[a]];
               weight = weight ? (Value)arith::MulFOp::create(nb, l, weight, w) : w;
             }
           }
@@ -367,22 +528,22 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
             sum = v;
           }
           int64_t a = 0;
-          for (; a < (int64_t)axes.size(); ++a) {
-            if (++tap[a] < axes[a].taps)
+          for (; a < (int64_t)plans.size(); ++a) {
+            if (++tap[a] < plans[a].taps)
               break;
             tap[a] = 0;
           }
-          if (a == (int64_t)axes.size())
+          if (a == (int64_t)plans.size())
             break;
         }
-        for (const AxisOperands &ao : axes) {
-          if (ao.validOperand < 0)
+        for (Value v : valid) {
+          if (!v)
             continue;
           Value fallback = isa<FloatType>(et)
                                ? (Value)arith::ConstantOp::create(nb, l, nb.getFloatAttr(et, extrapolation))
                                : (Value)arith::ConstantOp::create(
                                      nb, l, nb.getIntegerAttr(et, (int64_t)extrapolation));
-          sum = arith::SelectOp::create(nb, l, args[ao.validOperand], sum, fallback);
+          sum = arith::SelectOp::create(nb, l, v, sum, fallback);
         }
         linalg::YieldOp::create(nb, l, sum);
       });

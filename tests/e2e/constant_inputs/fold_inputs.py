@@ -8,10 +8,13 @@ script makes a variant of such a test in which those inputs are initializers
 holding the test's own data (from each data set: a data set whose folded
 values differ from the first one's is dropped), with the remaining inputs
 renumbered. The op's semantics are then checked against ONNX's reference
-outputs unchanged.
+outputs unchanged. With the suffix "@dynamic" the remaining inputs and the
+outputs also get symbolic dims, so the model is compiled for dynamic shapes
+(paths that compute sizes and coordinates at run time) and run on the
+test's data.
 
-Usage: fold_inputs.py SRC_DATA_DIR OUT_DATA_DIR TEST=INPUT[,INPUT...] ...
-Writes OUT_DATA_DIR/node/<TEST>_const_inputs/.
+Usage: fold_inputs.py SRC_DATA_DIR OUT_DATA_DIR TEST=INPUT[,INPUT...][@dynamic] ...
+Writes OUT_DATA_DIR/node/<TEST>_const_inputs[_dynamic_dims]/.
 """
 import glob
 import os
@@ -22,9 +25,17 @@ import onnx
 from onnx import numpy_helper
 
 
-def fold(src_root, out_root, test, names):
+def make_dims_symbolic(values):
+    for value in values:
+        for k, dim in enumerate(value.type.tensor_type.shape.dim):
+            dim.Clear()
+            dim.dim_param = f"{value.name}_d{k}"
+
+
+def fold(src_root, out_root, test, names, dynamic):
     src = os.path.join(src_root, "node", test)
-    dst = os.path.join(out_root, "node", test + "_const_inputs")
+    suffix = "_const_inputs_dynamic_dims" if dynamic else "_const_inputs"
+    dst = os.path.join(out_root, "node", test + suffix)
     model = onnx.load(os.path.join(src, "model.onnx"))
     graph = model.graph
     inputs = [i.name for i in graph.input]
@@ -44,6 +55,10 @@ def fold(src_root, out_root, test, names):
     del graph.input[:]
     graph.input.extend(kept_inputs)
     graph.initializer.extend(first.values())
+    if dynamic:
+        make_dims_symbolic(graph.input)
+        make_dims_symbolic(graph.output)
+        del graph.value_info[:]
     if os.path.exists(dst):
         shutil.rmtree(dst)
     os.makedirs(dst)
@@ -71,7 +86,8 @@ def main():
     src_root, out_root = sys.argv[1], sys.argv[2]
     for spec in sys.argv[3:]:
         test, _, names = spec.partition("=")
-        fold(src_root, out_root, test, names.split(","))
+        names, _, flag = names.partition("@")
+        fold(src_root, out_root, test, names.split(","), flag == "dynamic")
 
 
 if __name__ == "__main__":
