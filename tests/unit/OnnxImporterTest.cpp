@@ -594,6 +594,28 @@ TEST(OnnxImporter, ResizeCubicWithConstantScalesKeepsBatchDynamic) {
   expectWithinContract(*r.module);
 }
 
+TEST(OnnxImporter, ResizeOnDynamicSpatialDimsComputesTapsInKernel) {
+  ModelBuilder m(13);
+  m.input("x", {1, 3, -1, -1}, onnx::TensorProto::FLOAT, "hw");
+  auto *scales = m.graph->add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float v : {1.0f, 1.0f, 2.0f, 0.75f})
+    scales->add_float_data(v);
+  auto *resize = m.node("Resize", {"x", "", "scales"}, {"y"});
+  ModelBuilder::stringAttr(resize, "mode", "linear");
+  m.output("y", {1, 3, -1, -1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  // floor(W * 0.75) = floordiv(W * 3, 4) on the host; coordinates in f64.
+  EXPECT_TRUE(contains(r.text, "arith.floordivsi")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.floor")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> tensor<1x3x?x?xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
 TEST(OnnxImporter, Conv3dAndPool3dAreGenerics) {
   ModelBuilder m(12);
   m.input("x", {-1, 4, 5, 6, 7});
