@@ -419,7 +419,10 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
     outSizes.push_back(ctx.toFoldResult(outDim));
     if (inDim.isConstant() && outDim.isConstant()) {
       int64_t inLen = inDim.constant, outLen = outDim.constant;
-      if (inLen == 0 || outLen == 0)
+      if (inLen == 0 && outLen != 0)
+        return ctx.fail(node, "cannot resize empty dim " + std::to_string(d) + " to size " +
+                                  std::to_string(outLen));
+      if (outLen == 0)
         continue;
       AxisTable t = computeAxisTable(s, inLen, outLen, scale ? *scale : (double)outLen / (double)inLen,
                                      roiStart, roiEnd);
