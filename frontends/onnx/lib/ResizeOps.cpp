@@ -22,9 +22,10 @@
 //
 // RoiAlign (opsets 10, 16) also resamples: one generic over (roi, channel,
 // bin_y, bin_x) with reduction loops over the sampling grid of each bin,
-// bilinear samples computed in the kernel from the runtime rois exactly as
-// ONNX Runtime's reference does (avg and max modes); needs sampling_ratio > 0
-// (an adaptive grid would make the loop count data-dependent).
+// bilinear samples computed in the kernel from the runtime rois as ONNX
+// Runtime does (mode avg; max, whose ONNX definition is unclear, is not
+// supported); needs sampling_ratio > 0 (an adaptive grid would make the loop
+// count data-dependent).
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -684,9 +685,8 @@ LogicalResult convertRoiAlign(ImportContext &ctx, const onnx::NodeProto &node) {
   if (biType.getRank() != 1 || !isa<IntegerType>(biType.getElementType()))
     return ctx.fail(node, "batch_indices must be a 1-D integer tensor");
   std::string mode = ctx.stringAttr(node, "mode", "avg");
-  if (mode != "avg" && mode != "max")
-    return ctx.unsupported(node, "mode '" + mode + "'");
-  bool isMax = mode == "max";
+  if (mode != "avg")
+    return ctx.unsupported(node, "mode '" + mode + "' (only 'avg' is supported)");
   std::string ctm = ctx.opset >= 16 ? ctx.stringAttr(node, "coordinate_transformation_mode", "half_pixel")
                                     : "output_half_pixel";
   if (ctm != "half_pixel" && ctm != "output_half_pixel")
@@ -706,8 +706,7 @@ LogicalResult convertRoiAlign(ImportContext &ctx, const onnx::NodeProto &node) {
                                      b.getIndexAttr(outW)};
   Value batchCount = ctx.toIndexValue(ctx.dim(*x, 0));
   Value height = ctx.toIndexValue(ctx.dim(*x, 2)), width = ctx.toIndexValue(ctx.dim(*x, 3));
-  double lowest = APFloat::getLargest(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
-  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, isMax ? lowest : 0.0));
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0.0));
   Value grid = ctx.empty({b.getIndexAttr(samplingRatio), b.getIndexAttr(samplingRatio)}, b.getI1Type());
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineMap> maps{AffineMap::get(6, 0, {d(4), d(5)}, &ctx.context),
@@ -795,21 +794,12 @@ LogicalResult convertRoiAlign(ImportContext &ctx, const onnx::NodeProto &node) {
                        Value t2 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, hy, lx), at(yLow, xHigh));
                        Value t3 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, ly, hx), at(yHigh, xLow));
                        Value t4 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, ly, lx), at(yHigh, xHigh));
-                       Value acc = args[1];
-                       Value next;
-                       if (isMax) {
-                         Value v = arith::MaximumFOp::create(
-                             nb, l, arith::MaximumFOp::create(nb, l, t1, t2), arith::MaximumFOp::create(nb, l, t3, t4));
-                         v = arith::SelectOp::create(nb, l, outside, fc(0.0), v);
-                         next = arith::MaximumFOp::create(nb, l, acc, v);
-                       } else {
-                         Value v = arith::AddFOp::create(nb, l, arith::AddFOp::create(nb, l, t1, t2),
-                                                         arith::AddFOp::create(nb, l, t3, t4));
-                         v = arith::SelectOp::create(nb, l, outside, fc(0.0), v);
-                         v = arith::DivFOp::create(nb, l, v, fc((double)(samplingRatio * samplingRatio)));
-                         next = arith::AddFOp::create(nb, l, acc, v);
-                       }
-                       linalg::YieldOp::create(nb, l, next);
+                       // The mean over the grid of the in-image samples.
+                       Value v = arith::AddFOp::create(nb, l, arith::AddFOp::create(nb, l, t1, t2),
+                                                       arith::AddFOp::create(nb, l, t3, t4));
+                       v = arith::SelectOp::create(nb, l, outside, fc(0.0), v);
+                       v = arith::DivFOp::create(nb, l, v, fc((double)(samplingRatio * samplingRatio)));
+                       linalg::YieldOp::create(nb, l, (Value)arith::AddFOp::create(nb, l, args[1], v));
                      })
                      .getResult(0);
   ctx.recordDims(result, outSizes);
