@@ -152,7 +152,8 @@ Value twiddleTerm(OpBuilder &b, Location l, Value xr, Value xi, Value cosTable, 
 }
 
 /// DFT-17: input [batch, signal..., 1 or 2], axis (default 1), inverse,
-/// onesided, optional dft_length (must equal the axis length).
+/// onesided, optional constant dft_length (the signal is zero-padded or
+/// truncated to it).
 LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
@@ -174,16 +175,18 @@ LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
                               " is not a signal dim of a rank-" + std::to_string(rank) + " input");
   if (type.isDynamicDim(axis))
     return ctx.unsupported(node, "a dynamic transform axis");
-  int64_t n = type.getDimSize(axis);
+  // n: the transform length; the signal is zero-padded or truncated to it.
+  int64_t signalLength = type.getDimSize(axis), n = signalLength;
   if (ImportContext::hasInput(node, 1)) {
     auto length = constantScalarInput(ctx, node, 1);
     if (!length)
-      return ctx.unsupported(node, "input 'dft_length' must be a constant scalar");
-    if (*length != n)
-      return ctx.unsupported(node, "dft_length " + std::to_string(*length) +
-                                       " different from the axis length " + std::to_string(n) +
-                                       " (padding or truncating the signal)");
+      return ctx.unsupported(node, "input 'dft_length' ('" + node.input(1) +
+                                       "') must be a constant scalar (it decides the output shape)");
+    if (*length <= 0)
+      return ctx.fail(node, "dft_length must be positive");
+    n = *length;
   }
+  int64_t used = std::min(n, signalLength); // samples that enter the sum
   bool inverse = ctx.intAttr(node, "inverse", 0) != 0;
   bool onesided = ctx.intAttr(node, "onesided", 0) != 0;
   if (inverse && onesided)
@@ -198,6 +201,10 @@ LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
   outSizes[rank - 1] = b.getIndexAttr(2);
   Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
   // Loops: output dims (parallel), then the signal position (reduction).
+  // Samples are read through indexing maps; when the signal is truncated the
+  // reduction loop is shorter than the axis, so a range operand sets it and
+  // the samples are read with tensor.extract.
+  bool truncated = used < signalLength;
   auto sampleMap = [&](int64_t component) {
     SmallVector<AffineExpr> exprs;
     for (int64_t d = 0; d < rank - 1; ++d)
@@ -205,11 +212,19 @@ LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
     exprs.push_back(b.getAffineConstantExpr(component));
     return AffineMap::get(rank + 1, 0, exprs, &ctx.context);
   };
-  SmallVector<Value> ins{*x};
-  SmallVector<AffineMap> maps{sampleMap(0)};
-  if (complex) {
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  Value signal = *x;
+  if (truncated) {
+    ins.push_back(ctx.empty({b.getIndexAttr(used)}, b.getI1Type()));
+    maps.push_back(AffineMap::get(rank + 1, 0, {b.getAffineDimExpr(rank)}, &ctx.context));
+  } else {
     ins.push_back(*x);
-    maps.push_back(sampleMap(1));
+    maps.push_back(sampleMap(0));
+    if (complex) {
+      ins.push_back(*x);
+      maps.push_back(sampleMap(1));
+    }
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank + 1, &ctx.context).getMajorSubMap(rank));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
@@ -224,8 +239,19 @@ LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
                        Value m = linalg::IndexOp::create(nb, l, rank);
                        Value twiddle = arith::RemUIOp::create(nb, l, arith::MulIOp::create(nb, l, k, m),
                                                               arith::ConstantIndexOp::create(nb, l, n));
-                       Value term = twiddleTerm(nb, l, args[0], complex ? args[1] : Value(), cosTable,
-                                                sinTable, twiddle, c, inverse);
+                       Value xr = args[0], xi = complex ? args[1] : Value();
+                       if (truncated) {
+                         SmallVector<Value> at;
+                         for (int64_t d = 0; d < rank - 1; ++d)
+                           at.push_back(d == axis ? m : (Value)linalg::IndexOp::create(nb, l, d));
+                         at.push_back(arith::ConstantIndexOp::create(nb, l, 0));
+                         xr = tensor::ExtractOp::create(nb, l, signal, at);
+                         if (complex) {
+                           at.back() = arith::ConstantIndexOp::create(nb, l, 1);
+                           xi = tensor::ExtractOp::create(nb, l, signal, at);
+                         }
+                       }
+                       Value term = twiddleTerm(nb, l, xr, xi, cosTable, sinTable, twiddle, c, inverse);
                        if (scale)
                          term = arith::MulFOp::create(nb, l, term, scale);
                        linalg::YieldOp::create(nb, l, (Value)arith::AddFOp::create(nb, l, args.back(), term));
