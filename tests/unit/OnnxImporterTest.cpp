@@ -574,6 +574,89 @@ TEST(OnnxImporter, MaxPoolWithIndices) {
   expectWithinContract(*r.module);
 }
 
+TEST(OnnxImporter, ResizeCubicWithConstantScalesKeepsBatchDynamic) {
+  ModelBuilder m(13);
+  m.input("x", {-1, 2, 4, 4});
+  auto *scales = m.graph->add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float v : {1.0f, 1.0f, 2.0f, 0.5f})
+    scales->add_float_data(v);
+  auto *resize = m.node("Resize", {"x", "", "scales"}, {"y"});
+  ModelBuilder::stringAttr(resize, "mode", "cubic");
+  m.output("y", {-1, 2, 8, 2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.extract")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> tensor<?x2x8x2xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, ResizeOnDynamicSpatialDimsComputesTapsInKernel) {
+  ModelBuilder m(13);
+  m.input("x", {1, 3, -1, -1}, onnx::TensorProto::FLOAT, "hw");
+  auto *scales = m.graph->add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float v : {1.0f, 1.0f, 2.0f, 0.75f})
+    scales->add_float_data(v);
+  auto *resize = m.node("Resize", {"x", "", "scales"}, {"y"});
+  ModelBuilder::stringAttr(resize, "mode", "linear");
+  m.output("y", {1, 3, -1, -1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  // floor(W * 0.75) = floordiv(W * 3, 4) on the host; coordinates in f64.
+  EXPECT_TRUE(contains(r.text, "arith.floordivsi")) << r.text;
+  EXPECT_TRUE(contains(r.text, "math.floor")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> tensor<1x3x?x?xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, Conv3dAndPool3dAreGenerics) {
+  ModelBuilder m(12);
+  m.input("x", {-1, 4, 5, 6, 7});
+  m.floatInit("w", {6, 2, 3, 3, 3});
+  auto *conv = m.node("Conv", {"x", "w"}, {"c"});
+  ModelBuilder::intAttr(conv, "group", 2);
+  ModelBuilder::intsAttr(conv, "pads", {1, 1, 1, 1, 1, 1});
+  auto *pool = m.node("AveragePool", {"c"}, {"p"});
+  ModelBuilder::intsAttr(pool, "kernel_shape", {2, 2, 2});
+  ModelBuilder::intsAttr(pool, "strides", {2, 2, 2});
+  ModelBuilder::intsAttr(pool, "pads", {0, 1, 0, 1, 0, 1});
+  m.output("p", {-1, 6, 3, 3, 4});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "-> tensor<?x6x3x3x4xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, TopKDftAndWindow) {
+  ModelBuilder m(17);
+  m.input("x", {-1, 8, 1});
+  m.intInit("k", {3});
+  m.intInit("size", {8}, /*scalar=*/true);
+  m.node("TopK", {"x", "k"}, {"values", "indices"});
+  auto *topk = m.graph->mutable_node(0);
+  ModelBuilder::intAttr(topk, "axis", 1);
+  m.node("DFT", {"x"}, {"spectrum"});
+  m.node("HannWindow", {"size"}, {"window"});
+  m.output("values", {-1, 3, 1});
+  m.output("indices", {-1, 3, 1}, onnx::TensorProto::INT64);
+  m.output("spectrum", {-1, 8, 2});
+  m.output("window", {8});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor<?x3x1xf32>, tensor<?x3x1xi64>, tensor<?x8x2xf32>, tensor<8xf32>"))
+      << r.text;
+  expectWithinContract(*r.module);
+}
+
 //===--- errors ---------------------------------------------------------===//
 
 TEST(OnnxImporter, UnsignedIntegersUseUnsignedArithmetic) {
@@ -818,6 +901,50 @@ TEST(OnnxImporterErrors, DataDependentReshapeIsRejected) {
   Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
   EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Reshape' (node 'reshape0', opset 17", 0), 0u) << r.error;
+}
+
+TEST(OnnxImporterErrors, ResizeWithRuntimeSizesNamesTheInput) {
+  ModelBuilder m(13);
+  m.input("x", {1, 1, 2, 2});
+  m.input("sizes", {4}, onnx::TensorProto::INT64, "");
+  m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
+  m.output("y", {1, 1, 4, 4});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Resize' (node 'resize0', opset 13, domain ''): input "
+                          "'sizes' ('sizes') must be a constant",
+                          0),
+            0u)
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, ResizeUnknownModeAndTopKRuntimeK) {
+  {
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.intInit("sizes", {1, 1, 4, 4});
+    auto *n = m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize1");
+    ModelBuilder::stringAttr(n, "mode", "area");
+    m.output("y", {1, 1, 4, 4});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "'Resize' (node 'resize1', opset 13, domain ''): mode 'area'")) << r.error;
+  }
+  {
+    ModelBuilder m(11);
+    m.input("x", {3, 4});
+    m.input("k", {1}, onnx::TensorProto::INT64, "");
+    m.node("TopK", {"x", "k"}, {"v", "i"}, "topk0");
+    m.output("v", {3, -1}, onnx::TensorProto::FLOAT, "");
+    m.output("i", {3, -1}, onnx::TensorProto::INT64, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "'TopK' (node 'topk0', opset 11, domain ''): input 'K' ('k') must be"))
+        << r.error;
+  }
 }
 
 //===--- exported PyTorch models ------------------------------------------===//

@@ -91,6 +91,10 @@ void registerQuantizationOps(OpRegistry &registry);
 /// (for ops expressed through others, e.g. ConvInteger through Conv).
 const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 
+void registerResizeOps(OpRegistry &registry);
+void registerSortOps(OpRegistry &registry);
+void registerSignalOps(OpRegistry &registry);
+
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
 public:

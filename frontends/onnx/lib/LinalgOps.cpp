@@ -2,9 +2,11 @@
 //
 // Contractions and windowed ops: Gemm and MatMul become linalg.matmul /
 // linalg.batch_matmul (constant B operands are transposed at import time so
-// no runtime transpose is needed), Conv becomes linalg.conv_2d_nchw_fchw
-// (grouped convolutions a linalg.generic), pooling becomes
-// linalg.pooling_nchw_max/sum, and padding is a gather-style linalg.generic.
+// no runtime transpose is needed), 2-D Conv becomes linalg.conv_2d_nchw_fchw
+// (grouped and 3-D convolutions a linalg.generic; 1-D runs as 2-D), 2-D
+// pooling becomes linalg.pooling_nchw_max/sum (3-D pooling a generic),
+// MaxUnpool a gather-style reduction, and padding is a gather-style
+// linalg.generic.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -323,14 +325,15 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
   return g.getResult(0);
 }
 
-/// Spatial attributes shared by Conv and the pools (2-D only).
+/// Spatial attributes shared by Conv and the pools (one entry per spatial dim).
 struct WindowAttrs {
   SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh;
   bool ceilMode = false;
 };
 
-/// Reads kernel/strides/dilations/pads/auto_pad for a 2-D window over `input`.
-/// For a 1-D op (`oneD`, input already reshaped to [N, C, 1, L]) the
+/// Reads kernel/strides/dilations/pads/auto_pad for a window of
+/// `kernel.size()` spatial dims (2 or 3) over `input`. For a 1-D op (`oneD`,
+/// input already reshaped to [N, C, 1, L], kernel widened to [1, k]) the
 /// attributes are widened with a unit leading spatial dim.
 FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto &node,
                                        Value input, ArrayRef<int64_t> kernel, bool oneD = false) {
@@ -342,7 +345,8 @@ FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto
       return SmallVector<int64_t>(n, def);
     return SmallVector<int64_t>(v->begin(), v->end());
   };
-  size_t rank = oneD ? 1 : 2;
+  const size_t spatial = kernel.size();
+  size_t rank = oneD ? 1 : spatial;
   w.strides = get("strides", 1, rank);
   w.dilations = get("dilations", 1, rank);
   SmallVector<int64_t> pads = get("pads", 0, 2 * rank);
@@ -356,16 +360,17 @@ FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto
     pads = {0, pads[0], 0, pads[1]};
   }
   w.ceilMode = ctx.intAttr(node, "ceil_mode", 0) != 0;
-  if (w.strides.size() != 2 || w.dilations.size() != 2 || pads.size() != 4) {
-    (void)ctx.fail(node, "strides/dilations/pads have the wrong length for a 2-D window");
+  if (w.strides.size() != spatial || w.dilations.size() != spatial || pads.size() != 2 * spatial) {
+    (void)ctx.fail(node, "strides/dilations/pads have the wrong length for a " +
+                             std::to_string(spatial) + "-D window");
     return failure();
   }
-  w.padLow = {pads[0], pads[1]};
-  w.padHigh = {pads[2], pads[3]};
+  w.padLow.assign(pads.begin(), pads.begin() + spatial);
+  w.padHigh.assign(pads.begin() + spatial, pads.end());
   std::string autoPad = ctx.stringAttr(node, "auto_pad", "NOTSET");
   if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     auto type = tensorType(input);
-    for (int d = 0; d < 2; ++d) {
+    for (size_t d = 0; d < spatial; ++d) {
       if (type.isDynamicDim(2 + d)) {
         (void)ctx.unsupported(node, "auto_pad " + autoPad + " on a dynamic spatial dim");
         return failure();
@@ -378,8 +383,8 @@ FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto
       w.padHigh[d] = total - w.padLow[d];
     }
   } else if (autoPad == "VALID") {
-    w.padLow = {0, 0};
-    w.padHigh = {0, 0};
+    w.padLow.assign(spatial, 0);
+    w.padHigh.assign(spatial, 0);
   } else if (autoPad != "NOTSET") {
     (void)ctx.unsupported(node, "auto_pad " + autoPad);
     return failure();
@@ -469,8 +474,11 @@ LogicalResult convertConv(ImportContext &ctx, const onnx::NodeProto &node) {
     *w = ctx.reshape(*w, {ctx.dim(*w, 0), ctx.dim(*w, 1), unit, ctx.dim(*w, 2)});
   }
   auto xType = tensorType(*x), wType = tensorType(*w);
-  if (xType.getRank() != 4 || wType.getRank() != 4)
-    return ctx.unsupported(node, "only 1-D and 2-D convolutions (3-D/4-D NCHW input) are supported");
+  int64_t rank = xType.getRank(), spatial = rank - 2;
+  if ((rank != 4 && rank != 5) || wType.getRank() != rank)
+    return ctx.unsupported(node, "only 1-D, 2-D and 3-D convolutions (3-D to 5-D NC... input) are "
+                                 "supported, got input rank " + std::to_string(rank) +
+                                 " and weight rank " + std::to_string(wType.getRank()));
   Type et = xType.getElementType();
   if (!isa<FloatType>(et) || wType.getElementType() != et)
     return ctx.unsupported(node, "only floating-point convolutions are supported");
@@ -480,14 +488,14 @@ LogicalResult convertConv(ImportContext &ctx, const onnx::NodeProto &node) {
   int64_t filters = wType.getDimSize(0), channelsPerGroup = wType.getDimSize(1);
   if (group <= 0 || filters % group != 0)
     return ctx.fail(node, "invalid group " + std::to_string(group));
+  SmallVector<int64_t> kernel(wType.getShape().begin() + 2, wType.getShape().end());
   if (auto ks = ctx.intsAttr(node, "kernel_shape")) {
-    bool matches = oneD ? ks->size() == 1 && (*ks)[0] == wType.getDimSize(3)
-                        : ks->size() == 2 && (*ks)[0] == wType.getDimSize(2) &&
-                              (*ks)[1] == wType.getDimSize(3);
+    bool matches = oneD ? ks->size() == 1 && (*ks)[0] == kernel[1]
+                        : llvm::equal(*ks, kernel);
     if (!matches)
       return ctx.fail(node, "kernel_shape does not match the weights");
   }
-  auto attrs = readWindowAttrs(ctx, node, *x, {wType.getDimSize(2), wType.getDimSize(3)}, oneD);
+  auto attrs = readWindowAttrs(ctx, node, *x, kernel, oneD);
   if (failed(attrs))
     return failure();
   if (!xType.isDynamicDim(1) && xType.getDimSize(1) != channelsPerGroup * group)
@@ -495,37 +503,44 @@ LogicalResult convertConv(ImportContext &ctx, const onnx::NodeProto &node) {
                               " channels but the weights expect " +
                               std::to_string(channelsPerGroup * group));
   SmallVector<OpFoldResult> outSizes{ctx.dim(*x, 0), ctx.builder.getIndexAttr(filters)};
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < spatial; ++d) {
     auto s = windowOutputSize(ctx, node, ctx.dim(*x, 2 + d), *attrs, d);
     if (failed(s))
       return failure();
     outSizes.push_back(*s);
   }
-  Value padded = padTensor(ctx, *x, {0, 0, attrs->padLow[0], attrs->padLow[1]},
-                           {0, 0, attrs->padHigh[0], attrs->padHigh[1]}, zeroOf(ctx, et));
+  SmallVector<int64_t> padLow{0, 0}, padHigh{0, 0};
+  padLow.append(attrs->padLow.begin(), attrs->padLow.end());
+  padHigh.append(attrs->padHigh.begin(), attrs->padHigh.end());
+  Value padded = padTensor(ctx, *x, padLow, padHigh, zeroOf(ctx, et));
   Value init = ctx.filled(outSizes, zeroOf(ctx, et));
   Value result;
-  if (group == 1) {
+  if (group == 1 && spatial == 2) {
     result = linalg::Conv2DNchwFchwOp::create(
                  ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{padded, *w},
                  ValueRange{init}, ctx.builder.getI64TensorAttr(attrs->strides),
                  ctx.builder.getI64TensorAttr(attrs->dilations))
                  .getResult(0);
   } else {
-    // Grouped convolution as a generic over (n, f, oh, ow, c, kh, kw).
+    // Grouped or 3-D convolution as a generic over (n, f, o..., c, k...)
+    // with spatial output dims o and kernel dims k.
     int64_t filtersPerGroup = filters / group;
+    int64_t numLoops = 2 * rank - 1;
     auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
-    AffineExpr channel = dimExpr(1).floorDiv(filtersPerGroup) * channelsPerGroup + dimExpr(4);
-    AffineMap inMap = AffineMap::get(
-        7, 0,
-        {dimExpr(0), channel, dimExpr(2) * attrs->strides[0] + dimExpr(5) * attrs->dilations[0],
-         dimExpr(3) * attrs->strides[1] + dimExpr(6) * attrs->dilations[1]},
-        &ctx.context);
-    AffineMap wMap = AffineMap::get(7, 0, {dimExpr(1), dimExpr(4), dimExpr(5), dimExpr(6)}, &ctx.context);
-    AffineMap outMap = AffineMap::get(7, 0, {dimExpr(0), dimExpr(1), dimExpr(2), dimExpr(3)}, &ctx.context);
+    AffineExpr channel = dimExpr(1).floorDiv(filtersPerGroup) * channelsPerGroup + dimExpr(rank);
+    SmallVector<AffineExpr> inExprs{dimExpr(0), channel}, wExprs{dimExpr(1), dimExpr(rank)}, outExprs;
+    for (int64_t d = 0; d < spatial; ++d) {
+      inExprs.push_back(dimExpr(2 + d) * attrs->strides[d] + dimExpr(rank + 1 + d) * attrs->dilations[d]);
+      wExprs.push_back(dimExpr(rank + 1 + d));
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(dimExpr(d));
+    AffineMap inMap = AffineMap::get(numLoops, 0, inExprs, &ctx.context);
+    AffineMap wMap = AffineMap::get(numLoops, 0, wExprs, &ctx.context);
+    AffineMap outMap = AffineMap::get(numLoops, 0, outExprs, &ctx.context);
     using IT = utils::IteratorType;
-    SmallVector<IT> iterators{IT::parallel, IT::parallel, IT::parallel, IT::parallel,
-                              IT::reduction, IT::reduction, IT::reduction};
+    SmallVector<IT> iterators(rank, IT::parallel);
+    iterators.append(spatial + 1, IT::reduction);
     result = linalg::GenericOp::create(
                  ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{padded, *w},
                  ValueRange{init}, SmallVector<AffineMap>{inMap, wMap, outMap}, iterators,
@@ -560,8 +575,10 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   if (oneD)
     *x = ctx.reshape(*x, {ctx.dim(*x, 0), ctx.dim(*x, 1), ctx.builder.getIndexAttr(1), ctx.dim(*x, 2)});
   auto xType = tensorType(*x);
-  if (xType.getRank() != 4)
-    return ctx.unsupported(node, "only 1-D and 2-D pooling (3-D/4-D NCHW input) is supported");
+  int64_t rank = xType.getRank(), spatial = rank - 2;
+  if (rank != 4 && rank != 5)
+    return ctx.unsupported(node, "only 1-D, 2-D and 3-D pooling (3-D to 5-D NC... input) is supported, "
+                                 "got input rank " + std::to_string(rank));
   Type et = xType.getElementType();
   if (!isa<FloatType>(et))
     return ctx.unsupported(node, "only floating-point pooling is supported");
@@ -569,8 +586,10 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   int64_t storageOrder = ctx.intAttr(node, "storage_order", 0);
   if (wantIndices && storageOrder != 0 && storageOrder != 1)
     return ctx.fail(node, "storage_order must be 0 or 1");
+  if (wantIndices && spatial != 2)
+    return ctx.unsupported(node, "the Indices output of 3-D MaxPool");
   auto kernel = ctx.intsAttr(node, "kernel_shape");
-  if (!kernel || kernel->size() != (oneD ? 1u : 2u))
+  if (!kernel || (int64_t)kernel->size() != (oneD ? 1 : spatial))
     return ctx.fail(node, "kernel_shape has the wrong length");
   if (oneD)
     kernel->insert(kernel->begin(), 1);
@@ -578,29 +597,58 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   if (failed(attrs))
     return failure();
   if (!isMax && ctx.opset < 19 && ctx.attr(node, "dilations"))
-    attrs->dilations = {1, 1};
+    attrs->dilations.assign(spatial, 1);
   SmallVector<int64_t> userPadHigh = attrs->padHigh;
   SmallVector<OpFoldResult> outSizes{ctx.dim(*x, 0), ctx.dim(*x, 1)};
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < spatial; ++d) {
     auto s = windowOutputSize(ctx, node, ctx.dim(*x, 2 + d), *attrs, d);
     if (failed(s))
       return failure();
     outSizes.push_back(*s);
   }
   bool countIncludePad = ctx.intAttr(node, "count_include_pad", 0) != 0;
-  bool anyPad = attrs->padLow[0] || attrs->padLow[1] || attrs->padHigh[0] || attrs->padHigh[1];
+  bool anyPad = llvm::any_of(attrs->padLow, [](int64_t p) { return p != 0; }) ||
+                llvm::any_of(attrs->padHigh, [](int64_t p) { return p != 0; });
   bool ceilExtended = attrs->padHigh != userPadHigh;
   const auto &fs = APFloat::getLargest(cast<FloatType>(et).getFloatSemantics(), /*Negative=*/true);
   double lowest = fs.convertToDouble();
   Value padValue = isMax ? ctx.scalarConstant(et, lowest) : zeroOf(ctx, et);
-  Value padded = padTensor(ctx, *x, {0, 0, attrs->padLow[0], attrs->padLow[1]},
-                           {0, 0, attrs->padHigh[0], attrs->padHigh[1]}, padValue);
+  SmallVector<int64_t> padLow{0, 0}, padHigh{0, 0};
+  padLow.append(attrs->padLow.begin(), attrs->padLow.end());
+  padHigh.append(attrs->padHigh.begin(), attrs->padHigh.end());
+  Value padded = padTensor(ctx, *x, padLow, padHigh, padValue);
   Value init = ctx.filled(outSizes, isMax ? ctx.scalarConstant(et, lowest) : zeroOf(ctx, et));
   Value window = tensor::EmptyOp::create(ctx.builder, ctx.loc, *kernel, et);
   auto strides = ctx.builder.getI64TensorAttr(attrs->strides);
   auto dilations = ctx.builder.getI64TensorAttr(attrs->dilations);
   Value result;
-  if (isMax)
+  if (spatial == 3) {
+    // No NCDHW pooling op upstream: a generic over (n, c, o..., k...) with
+    // the window operand giving the kernel loops their ranges.
+    int64_t numLoops = 2 + 2 * spatial;
+    auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
+    SmallVector<AffineExpr> inExprs{dimExpr(0), dimExpr(1)}, windowExprs, outExprs;
+    for (int64_t d = 0; d < spatial; ++d) {
+      inExprs.push_back(dimExpr(2 + d) * attrs->strides[d] + dimExpr(rank + d) * attrs->dilations[d]);
+      windowExprs.push_back(dimExpr(rank + d));
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(dimExpr(d));
+    SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, &ctx.context),
+                                AffineMap::get(numLoops, 0, windowExprs, &ctx.context),
+                                AffineMap::get(numLoops, 0, outExprs, &ctx.context)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    iterators.append(spatial, utils::IteratorType::reduction);
+    result = linalg::GenericOp::create(
+                 ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{padded, window},
+                 ValueRange{init}, maps, iterators,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value v = isMax ? (Value)arith::MaximumFOp::create(b, l, a[2], a[0])
+                                   : (Value)arith::AddFOp::create(b, l, a[2], a[0]);
+                   linalg::YieldOp::create(b, l, v);
+                 })
+                 .getResult(0);
+  } else if (isMax)
     result = linalg::PoolingNchwMaxOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
                                               ValueRange{padded, window}, ValueRange{init},
                                               strides, dilations)
@@ -615,7 +663,9 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
     // Divisor: the full window, or per position the count of non-pad cells.
     bool perPosition = (anyPad && !countIncludePad) || ceilExtended;
     if (!perPosition) {
-      double count = (double)(*kernel)[0] * (double)(*kernel)[1];
+      double count = 1;
+      for (int64_t k : *kernel)
+        count *= (double)k;
       auto r = ctx.elementwise(node, ValueRange{result}, et, [&](OpBuilder &b, Location l, ValueRange a) {
         return (Value)arith::DivFOp::create(b, l, a[0], arith::ConstantOp::create(b, l, b.getFloatAttr(et, count)));
       });
@@ -623,26 +673,38 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
         return failure();
       result = *r;
     } else {
-      SymDim h = ctx.toSymDim(ctx.dim(*x, 2)), w = ctx.toSymDim(ctx.dim(*x, 3));
-      if (!h.isConstant() || !w.isConstant())
-        return ctx.unsupported(node, "count_include_pad=0 with pads on dynamic spatial dims");
-      int64_t oh = ctx.toSymDim(outSizes[2]).constant, ow = ctx.toSymDim(outSizes[3]).constant;
-      std::vector<float> counts(oh * ow);
-      int64_t limitH = countIncludePad ? h.constant + attrs->padLow[0] + userPadHigh[0] : h.constant;
-      int64_t limitW = countIncludePad ? w.constant + attrs->padLow[1] + userPadHigh[1] : w.constant;
-      int64_t offH = countIncludePad ? 0 : attrs->padLow[0], offW = countIncludePad ? 0 : attrs->padLow[1];
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) {
-          int64_t c = 0;
-          for (int64_t a = 0; a < (*kernel)[0]; ++a)
-            for (int64_t b2 = 0; b2 < (*kernel)[1]; ++b2) {
-              int64_t r = i * attrs->strides[0] + a * attrs->dilations[0] - offH;
-              int64_t s = j * attrs->strides[1] + b2 * attrs->dilations[1] - offW;
-              c += r >= 0 && r < limitH && s >= 0 && s < limitW;
-            }
-          counts[i * ow + j] = (float)std::max<int64_t>(c, 1);
+      // A window cell is counted when it is inside along every spatial dim,
+      // so the count is the product of per-dim counts.
+      SmallVector<int64_t> outShape;
+      SmallVector<std::vector<int64_t>> perDim;
+      for (int64_t d = 0; d < spatial; ++d) {
+        SymDim in = ctx.toSymDim(ctx.dim(*x, 2 + d)), out = ctx.toSymDim(outSizes[2 + d]);
+        if (!in.isConstant() || !out.isConstant())
+          return ctx.unsupported(node, "count_include_pad=0 with pads on dynamic spatial dims");
+        int64_t limit = countIncludePad ? in.constant + attrs->padLow[d] + userPadHigh[d] : in.constant;
+        int64_t offset = countIncludePad ? 0 : attrs->padLow[d];
+        std::vector<int64_t> c(out.constant, 0);
+        for (int64_t i = 0; i < out.constant; ++i)
+          for (int64_t k = 0; k < (*kernel)[d]; ++k) {
+            int64_t r = i * attrs->strides[d] + k * attrs->dilations[d] - offset;
+            c[i] += r >= 0 && r < limit;
+          }
+        perDim.push_back(std::move(c));
+        outShape.push_back(out.constant);
+      }
+      int64_t total = 1;
+      for (int64_t o : outShape)
+        total *= o;
+      std::vector<float> counts(total);
+      for (int64_t flat = 0; flat < total; ++flat) {
+        int64_t rest = flat, c = 1;
+        for (int64_t d = spatial - 1; d >= 0; --d) {
+          c *= perDim[d][rest % outShape[d]];
+          rest /= outShape[d];
         }
-      auto countType = RankedTensorType::get({oh, ow}, ctx.builder.getF32Type());
+        counts[flat] = (float)std::max<int64_t>(c, 1);
+      }
+      auto countType = RankedTensorType::get(outShape, ctx.builder.getF32Type());
       Value countTensor = arith::ConstantOp::create(
           ctx.builder, ctx.loc, DenseElementsAttr::get(countType, ArrayRef<float>(counts)));
       auto r = ctx.elementwise(node, ValueRange{result, countTensor}, et,
@@ -728,6 +790,104 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   }
   if (oneD)
     result = ctx.reshape(result, {ctx.dim(result, 0), ctx.dim(result, 1), ctx.dim(result, 3)});
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// MaxUnpool (opsets 9, 11): y = zeros(output shape), y.flat[I[j]] = X[j],
+/// where the flat indices address the default output shape (from
+/// kernel_shape, strides, pads); a larger output_shape extends that result
+/// with zeros at the end of each spatial dim (as ONNX's test data expects).
+/// As a gather: each output element of plane (n, c) looks for the input
+/// element of the same plane whose index names it (a reduction over the
+/// input plane, O(output * plane) work). Indices into another plane, which
+/// MaxPool never produces, are not looked for.
+LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects inputs X and I");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto indices = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(indices))
+    return failure();
+  auto xType = tensorType(*x);
+  int64_t rank = xType.getRank(), spatial = rank - 2;
+  if (rank < 3 || tensorType(*indices).getRank() != rank ||
+      !isa<IntegerType>(tensorType(*indices).getElementType()))
+    return ctx.fail(node, "X and I must have the same rank >= 3, I integer");
+  auto kernel = ctx.intsAttr(node, "kernel_shape");
+  if (!kernel || (int64_t)kernel->size() != spatial)
+    return ctx.fail(node, "kernel_shape must have one entry per spatial dim");
+  std::vector<int64_t> strides = ctx.intsAttr(node, "strides").value_or(std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = ctx.intsAttr(node, "pads").value_or(std::vector<int64_t>(2 * spatial, 0));
+  if ((int64_t)strides.size() != spatial || (int64_t)pads.size() != 2 * spatial)
+    return ctx.fail(node, "strides/pads have the wrong length");
+  SmallVector<OpFoldResult> outSizes{ctx.dim(*x, 0), ctx.dim(*x, 1)};
+  SmallVector<OpFoldResult> defaultSizes = outSizes;
+  for (int64_t d = 0; d < spatial; ++d) {
+    if (xType.isDynamicDim(2 + d))
+      return ctx.unsupported(node, "a dynamic spatial dim");
+    int64_t out = (xType.getDimSize(2 + d) - 1) * strides[d] + (*kernel)[d] - pads[d] - pads[spatial + d];
+    if (out < 0)
+      return ctx.fail(node, "negative output size");
+    defaultSizes.push_back(ctx.builder.getIndexAttr(out));
+  }
+  if (ImportContext::hasInput(node, 2)) {
+    auto shape = ctx.getShapeTensor(node.input(2));
+    if (!shape || (int64_t)shape->elements.size() != rank ||
+        !llvm::all_of(shape->elements, [](const SymDim &e) { return e.isConstant(); }))
+      return ctx.unsupported(node, "input 'output_shape' ('" + node.input(2) +
+                                       "') must be a constant with one entry per dim");
+    for (int64_t d = 2; d < rank; ++d) {
+      if (shape->elements[d].constant < ctx.toSymDim(defaultSizes[d]).constant)
+        return ctx.fail(node, "output_shape is smaller than the unpooled shape");
+      outSizes.push_back(ctx.builder.getIndexAttr(shape->elements[d].constant));
+    }
+  } else {
+    outSizes = defaultSizes;
+  }
+  Type et = xType.getElementType();
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  SmallVector<Value> outDims;
+  SmallVector<int64_t> defaultSpatial;
+  for (OpFoldResult s : defaultSizes)
+    outDims.push_back(ctx.toIndexValue(s));
+  for (int64_t d = 2; d < rank; ++d)
+    defaultSpatial.push_back(ctx.toSymDim(defaultSizes[d]).constant);
+  bool extended = outSizes != defaultSizes;
+  // Loops: n, c, o... (parallel), i... (reduction over the input plane).
+  int64_t numLoops = rank + spatial;
+  auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dimExpr(0), dimExpr(1)}, outExprs;
+  for (int64_t d = 0; d < spatial; ++d)
+    inExprs.push_back(dimExpr(rank + d));
+  for (int64_t d = 0; d < rank; ++d)
+    outExprs.push_back(dimExpr(d));
+  AffineMap inMap = AffineMap::get(numLoops, 0, inExprs, &ctx.context);
+  SmallVector<AffineMap> maps{inMap, inMap, AffineMap::get(numLoops, 0, outExprs, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(spatial, utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{*x, *indices}, ValueRange{init},
+                     maps, iterators,
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value flat = linalg::IndexOp::create(b, l, 0);
+                       for (int64_t d = 1; d < rank; ++d)
+                         flat = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, flat, outDims[d]),
+                                                      linalg::IndexOp::create(b, l, d));
+                       Type it = a[1].getType();
+                       Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, a[1],
+                                                         arith::IndexCastOp::create(b, l, it, flat));
+                       if (extended) // positions beyond the unpooled shape stay zero
+                         for (int64_t d = 2; d < rank; ++d) {
+                           Value inside = arith::CmpIOp::create(
+                               b, l, arith::CmpIPredicate::slt, linalg::IndexOp::create(b, l, d),
+                               arith::ConstantIndexOp::create(b, l, defaultSpatial[d - 2]));
+                           hit = arith::AndIOp::create(b, l, hit, inside);
+                         }
+                       linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, hit, a[0], a[2]));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
   ctx.setValue(node.output(0), result);
   return success();
 }
@@ -1298,6 +1458,7 @@ void registerLinalgOps(OpRegistry &r) {
   r.add("MaxPool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, true); });
   r.add("AveragePool", [](ImportContext &c, const onnx::NodeProto &n) { return convertPool(c, n, false); });
   r.add("GlobalAveragePool", [](ImportContext &c, const onnx::NodeProto &n) { return convertGlobalPool(c, n, false); });
+  r.add("MaxUnpool", convertMaxUnpool, 9);
   r.add("GlobalMaxPool", [](ImportContext &c, const onnx::NodeProto &n) { return convertGlobalPool(c, n, true); });
   r.add("Pad", convertPad, 2);
 }

@@ -40,6 +40,10 @@ const OpRegistry &opRegistry() {
     registerLossOps(r);
     registerRecurrentOps(r);
     registerQuantizationOps(r);
+
+    registerResizeOps(r);
+    registerSortOps(r);
+    registerSignalOps(r);
     return r;
   }();
   return registry;
