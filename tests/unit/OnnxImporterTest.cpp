@@ -793,16 +793,17 @@ TEST(OnnxImporterErrors, PerAxisDequantizeWithBadAxisIsRejected) {
 
 TEST(OnnxImporterErrors, QLinearConvReportsConvLimitsUnderItsOwnName) {
   ModelBuilder m(10);
-  m.input("x", {1, 1, 3, 3, 3}, onnx::TensorProto::UINT8, "");
+  // A 4-D (spatial) convolution: beyond what Conv supports.
+  m.input("x", {1, 1, 3, 3, 3, 3}, onnx::TensorProto::UINT8, "");
   m.input("xs", {}, onnx::TensorProto::FLOAT, "");
   m.input("xz", {}, onnx::TensorProto::UINT8, "");
-  m.input("w", {1, 1, 2, 2, 2}, onnx::TensorProto::UINT8, "");
+  m.input("w", {1, 1, 2, 2, 2, 2}, onnx::TensorProto::UINT8, "");
   m.input("ws", {}, onnx::TensorProto::FLOAT, "");
   m.input("wz", {}, onnx::TensorProto::UINT8, "");
   m.input("ys", {}, onnx::TensorProto::FLOAT, "");
   m.input("yz", {}, onnx::TensorProto::UINT8, "");
   m.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"y"}, "qconv0");
-  m.output("y", {1, 1, 2, 2, 2}, onnx::TensorProto::UINT8, "");
+  m.output("y", {1, 1, 2, 2, 2, 2}, onnx::TensorProto::UINT8, "");
   mlir::MLIRContext context;
   Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
