@@ -1,0 +1,62 @@
+//===- TorchModule.cpp - torch.classes.turbine.Module ---------------------===//
+#include "TorchModule.h"
+
+#include "TensorInterop.h"
+
+#include <c10/util/Exception.h>
+
+namespace turbine::torch_ext {
+
+TorchModule::TorchModule(const std::string &path, const std::string &device,
+                         const std::vector<std::string> &parameterFiles)
+    : path_(path) {
+  std::vector<runtime::ParameterIndex> parameters;
+  for (const std::string &file : parameterFiles) {
+    auto index = runtime::ParameterIndex::open(file);
+    TORCH_CHECK(index.ok(), "turbine: ", index.message());
+    parameters.push_back(std::move(*index));
+  }
+  auto module = runtime::Module::load(path, parameters);
+  TORCH_CHECK(module.ok(), "turbine: ", module.message());
+  module_ = std::move(*module);
+  auto created = runtime::Device::create(device);
+  TORCH_CHECK(created.ok(), "turbine: ", created.message());
+  device_ = std::move(*created);
+}
+
+std::vector<std::string> TorchModule::functions() const {
+  std::vector<std::string> names;
+  for (const runtime::Function &f : module_->functions())
+    names.push_back(f.name());
+  return names;
+}
+
+const runtime::Function &TorchModule::function(const std::string &name) const {
+  for (const runtime::Function &f : module_->functions())
+    if (f.name() == name)
+      return f;
+  auto missing = module_->lookupFunction(name); // builds the message
+  TORCH_CHECK(false, "turbine: ", missing.message());
+}
+
+std::string TorchModule::signature(const std::string &name) const {
+  return function(name).signatureString();
+}
+
+std::vector<at::Tensor> TorchModule::call(const std::string &name,
+                                          const std::vector<at::Tensor> &inputs) {
+  const runtime::Function &fn = function(name);
+  std::vector<runtime::Tensor> args;
+  args.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    args.push_back(toRuntimeTensor(inputs[i], "turbine: " + name + " input " + std::to_string(i)));
+  auto results = fn.invoke(*device_, args);
+  TORCH_CHECK(results.ok(), "turbine: ", results.message());
+  std::vector<at::Tensor> outputs;
+  for (size_t i = 0; i < results->size(); ++i)
+    outputs.push_back(
+        toTorchTensor((*results)[i], "turbine: " + name + " result " + std::to_string(i)));
+  return outputs;
+}
+
+} // namespace turbine::torch_ext

@@ -1,0 +1,73 @@
+# ===- runtime.py - load .tmod artifacts as callables on torch tensors ---=== #
+import os
+
+import torch
+
+_LIBRARY_NAME = "libturbine_torch.so"
+_loaded = []
+
+
+def library_path():
+    """libturbine_torch.so: $TURBINE_TORCH_LIBRARY, else the repository's build/lib."""
+    explicit = os.environ.get("TURBINE_TORCH_LIBRARY")
+    if explicit:
+        return explicit
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "..", "build", "lib", _LIBRARY_NAME))
+
+
+def load_library():
+    """Loads the extension library once (torch.ops.load_library)."""
+    if not _loaded:
+        path = library_path()
+        if not os.path.exists(path):
+            raise RuntimeError(
+                "turbine_torch: %s not found (build it with `make build`, or set "
+                "TURBINE_TORCH_LIBRARY)" % path)
+        torch.ops.load_library(path)
+        _loaded.append(path)
+
+
+class CompiledModule:
+    """A loaded artifact; call it like the module it was compiled from."""
+
+    def __init__(self, path, device="local-task", parameters=()):
+        load_library()
+        self._module = torch.classes.turbine.Module(
+            os.fspath(path), device, [os.fspath(p) for p in parameters])
+
+    def functions(self):
+        return list(self._module.functions())
+
+    def signature(self, function=None):
+        return self._module.signature(self._function_name(function))
+
+    def call(self, function, *inputs):
+        results = self._module.call(function, list(inputs))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __call__(self, *inputs):
+        return self.call(self._function_name(None), *inputs)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name not in self.functions():
+            raise AttributeError("artifact has no function '%s' (functions: %s)"
+                                 % (name, ", ".join(self.functions())))
+        return lambda *inputs: self.call(name, *inputs)
+
+    def _function_name(self, function):
+        if function is not None:
+            return function
+        names = self.functions()
+        if len(names) != 1:
+            raise RuntimeError("artifact has %d functions (%s); name one"
+                               % (len(names), ", ".join(names)))
+        return names[0]
+
+
+def load(path, device="local-task", parameters=()):
+    """Loads a .tmod artifact; `parameters` lists .irpa/.safetensors files for
+    its external parameters."""
+    return CompiledModule(path, device, parameters)
