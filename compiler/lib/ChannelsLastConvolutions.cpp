@@ -6,7 +6,8 @@
 // vectorizes over channels. Like IREE's global optimization, this rewrites
 //   conv_2d_nchw_fchw(x, w, acc)  ->  T(conv_2d_nhwc_hwcf(T(x), T(w), T(acc)))
 //   pooling_nchw_{max,sum}(x, win, acc) -> T(pooling_nhwc_{max,sum}(T(x), win, T(acc)))
-// with linalg.transpose ops. A constant filter's transpose folds at compile
+// with linalg.transpose ops (a tensor.pad of the input moves after its
+// transpose). A constant filter's transpose folds at compile
 // time; the other transposes are generalized and fused by global-opt, which
 // composes a transpose back to NCHW with the elementwise ops after it and the
 // transpose to NHWC of the next convolution or pooling into identity maps, so
@@ -37,6 +38,23 @@ Value transpose(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> perm)
     sizes.push_back(tensor::getMixedSize(b, loc, value, d));
   Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
   return linalg::TransposeOp::create(b, loc, value, init, perm)->getResult(0);
+}
+
+/// The input in NHWC. A padded input is padded after the transpose instead
+/// (pad(T(x)) rather than T(pad(x))), so T(x) can fuse with the ops that
+/// produce x.
+Value channelsLastInput(OpBuilder &b, Location loc, Value input) {
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  Value padValue = pad ? pad.getConstantPaddingValue() : Value();
+  if (!padValue)
+    return transpose(b, loc, input, kToChannelsLast);
+  Value source = transpose(b, loc, pad.getSource(), kToChannelsLast);
+  SmallVector<OpFoldResult> low, high;
+  for (int64_t d : kToChannelsLast) {
+    low.push_back(pad.getMixedLowPad()[d]);
+    high.push_back(pad.getMixedHighPad()[d]);
+  }
+  return tensor::PadOp::create(b, loc, Type(), source, low, high, padValue)->getResult(0);
 }
 
 /// The accumulator in NHWC: a fill is made anew (so it stays a fill, which
@@ -70,7 +88,7 @@ void rewriteToChannelsLast(IRRewriter &rewriter, linalg::LinalgOp op,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Location loc = op.getLoc();
-  Value x = transpose(rewriter, loc, op.getDpsInputs()[0], kToChannelsLast);
+  Value x = channelsLastInput(rewriter, loc, op.getDpsInputs()[0]);
   Value second = op.getDpsInputs()[1];
   if (!secondPerm.empty())
     second = transpose(rewriter, loc, second, secondPerm);

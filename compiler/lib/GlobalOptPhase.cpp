@@ -1,7 +1,7 @@
 //===- GlobalOptPhase.cpp - Whole-program simplification and fusion -------===//
 //
 // Moves NCHW convolutions and pooling to NHWC (ChannelsLastConvolutions.cpp),
-// generalizes elementwise-like named linalg ops (so they can fuse), folds
+// lowers tensor.pad to gathering generics (LowerPads.cpp), generalizes elementwise-like named linalg ops (so they can fuse), folds
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
 // ops into single generics (a producer fuses when it has one use), resolves
 // tensor.dim of intermediate values to dims of the function arguments, and
@@ -54,6 +54,8 @@ static void generalizeElementwiseNamedOps(ModuleOp module) {
 LogicalResult runGlobalOptPhase(ModuleOp module) {
   MLIRContext *context = module.getContext();
   convertConvolutionsToChannelsLast(module);
+  if (failed(lowerPadsToGathers(module)))
+    return failure();
   generalizeElementwiseNamedOps(module);
 
   RewritePatternSet patterns(context);

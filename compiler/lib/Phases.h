@@ -33,6 +33,9 @@ mlir::LogicalResult runGlobalOptPhase(mlir::ModuleOp module);
 /// Part of global-opt: NCHW convolutions and pooling become NHWC ones between
 /// transposes (ChannelsLastConvolutions.cpp).
 void convertConvolutionsToChannelsLast(mlir::ModuleOp module);
+/// Part of global-opt: tensor.pad ops become gathering linalg.generics
+/// (LowerPads.cpp).
+mlir::LogicalResult lowerPadsToGathers(mlir::ModuleOp module);
 mlir::LogicalResult runDispatchPhase(mlir::ModuleOp module);
 mlir::LogicalResult runCodegenPhase(mlir::ModuleOp module,
                                     const CompileOptions &options);

@@ -267,8 +267,8 @@ LogicalResult convertMatMul(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-/// Pads `input` by `low`/`high` per dim with `padValue` using a gather-style
-/// generic (no tensor.pad): clamped extract, then select.
+/// Pads `input` by `low`/`high` per dim with `padValue` (tensor.pad; the
+/// compiler's global-opt lowers it, after layout rewrites have seen it).
 Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
                 Value padValue) {
   int64_t rank = tensorType(input).getRank();
@@ -278,7 +278,6 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
   if (!any)
     return input;
   SmallVector<OpFoldResult> inSizes = ctx.dims(input), outSizes;
-  SmallVector<Value> inSizeValues;
   for (int64_t d = 0; d < rank; ++d) {
     SymDim s = ctx.toSymDim(inSizes[d]);
     int64_t extra = low[d] + high[d];
@@ -289,40 +288,14 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
     else
       outSizes.push_back((Value)arith::AddIOp::create(ctx.builder, ctx.loc, s.value,
                                                       ctx.indexConstant(extra)));
-    inSizeValues.push_back(low[d] || high[d] ? ctx.toIndexValue(inSizes[d]) : Value());
   }
-  Value init = ctx.empty(outSizes, tensorType(input).getElementType());
-  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto g = linalg::GenericOp::create(
-      ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps,
-      iterators, [&](OpBuilder &b, Location l, ValueRange) {
-        SmallVector<Value> idx;
-        Value inside;
-        Value zero = arith::ConstantIndexOp::create(b, l, 0);
-        Value one = arith::ConstantIndexOp::create(b, l, 1);
-        for (int64_t d = 0; d < rank; ++d) {
-          Value i = linalg::IndexOp::create(b, l, d);
-          if (!low[d] && !high[d]) {
-            idx.push_back(i);
-            continue;
-          }
-          Value shifted = low[d] ? (Value)arith::SubIOp::create(
-                                       b, l, i, arith::ConstantIndexOp::create(b, l, low[d]))
-                                 : i;
-          Value geZero = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, shifted, zero);
-          Value ltSize = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, shifted,
-                                               inSizeValues[d]);
-          Value ok = arith::AndIOp::create(b, l, geZero, ltSize);
-          inside = inside ? (Value)arith::AndIOp::create(b, l, inside, ok) : ok;
-          Value last = arith::SubIOp::create(b, l, inSizeValues[d], one);
-          idx.push_back(arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, shifted, zero), last));
-        }
-        Value v = tensor::ExtractOp::create(b, l, input, idx);
-        linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, inside, v, padValue));
-      });
-  ctx.recordDims(g.getResult(0), outSizes);
-  return g.getResult(0);
+  Value padded = tensor::PadOp::create(ctx.builder, ctx.loc, Type(), input,
+                                       getAsIndexOpFoldResult(ctx.builder.getContext(), low),
+                                       getAsIndexOpFoldResult(ctx.builder.getContext(), high),
+                                       padValue)
+                     ->getResult(0);
+  ctx.recordDims(padded, outSizes);
+  return padded;
 }
 
 /// Spatial attributes shared by Conv and the pools (one entry per spatial dim).
