@@ -143,7 +143,7 @@ void printBlock(const Kernel &k, const Block &block, int indent,
       os << " " << valueList(op.operands);
       break;
     }
-    if (op.results.size() == 1)
+    if (op.results.size() == 1 && op.kind != OpKind::ForLoop)
       os << " : " << formatTileType(k.values[op.results[0]]);
     os << "\n";
   }
