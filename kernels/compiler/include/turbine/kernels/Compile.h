@@ -1,0 +1,55 @@
+//===- Compile.h - Compiling a specialized kernel through the compiler ----===//
+//
+// A specialization (every symbol bound, every tile shape concrete) becomes
+// an MLIR module in the form the compiler's dispatch phase produces:
+//
+//   func.func @main(inputs...) -> outputs...   one turbine.dispatch over the
+//                                              grid (workgroup = program_id)
+//   module @kernels { func.func @<kernel>(%state, %wg_x, %wg_y, %wg_z) }
+//
+// The kernel body is already at the vector level: buffers are memref
+// bindings, program_id the workgroup ids, load/store vector.transfer_read /
+// transfer_write (out-of-bounds lanes masked when the op is masked, declared
+// in bounds otherwise), elementwise ops arith/math on vectors, reductions
+// vector.multi_reduction, dot vector.contract, for_loop scf.for with
+// iter_args, rank-0 tiles scalars. Vector ops are then lowered to what the
+// compiler's LLVM lowering takes, and the compiler links the artifact
+// (compiler/include/turbine/compiler/LinkKernels.h).
+//
+// Limits of this first lowering: inout buffers, i1 buffers and unsigned
+// dtypes are rejected with an error naming the kernel and buffer.
+// This header includes no MLIR header.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_KERNELS_COMPILE_H
+#define TURBINE_KERNELS_COMPILE_H
+
+#include "turbine/kernels/Specialization.h"
+
+#include <string>
+
+namespace turbine::artifact {
+struct Module;
+}
+
+namespace turbine::kernels {
+
+/// Options of a kernel compile.
+struct KernelCompileOptions {
+  std::string targetCpu = "host";
+  int optLevel = 3;
+  /// If set, dumps the generated module and every compiler stage here.
+  std::string dumpDir;
+};
+
+/// The module for `spec` as MLIR text (host function @main + kernel).
+Result<std::string> emitKernelModule(const Specialization &spec);
+
+/// Compiles `spec` to an artifact whose function `main` takes the kernel's
+/// input buffers and returns its output buffers (declaration order).
+Status compileKernel(const Specialization &spec,
+                     const KernelCompileOptions &options,
+                     artifact::Module &out);
+
+} // namespace turbine::kernels
+
+#endif // TURBINE_KERNELS_COMPILE_H
