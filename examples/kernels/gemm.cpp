@@ -1,7 +1,7 @@
 //===- gemm.cpp - Tiled GEMM with a loop over K in the kernel language ----===//
 //
-// Usage: kernels_gemm [M N K] [--print]
-// Tiles 16x16x16 (shapes need not be multiples). Runs the interpreter,
+// Usage: kernels_gemm [M N K [BLOCK_M BLOCK_N BLOCK_K]] [--print]
+// Default tiles 16x16x16 (shapes need not be multiples). Runs the interpreter,
 // compares with a plain C++ GEMM, prints the max error and time per call.
 //===----------------------------------------------------------------------===//
 #include "LaunchSupport.h"
@@ -19,10 +19,16 @@ int main(int argc, char **argv) {
   bool print = argc > 1 && std::strcmp(argv[argc - 1], "--print") == 0;
   if (print)
     --argc;
-  if (argc == 4) {
+  int64_t bm = 16, bn = 16, bk = 16;
+  if (argc == 4 || argc == 7) {
     M = std::atoll(argv[1]);
     N = std::atoll(argv[2]);
     K = std::atoll(argv[3]);
+  }
+  if (argc == 7) {
+    bm = std::atoll(argv[4]);
+    bn = std::atoll(argv[5]);
+    bk = std::atoll(argv[6]);
   }
   Result<Kernel> kernel = gemmKernel();
   if (!kernel.ok()) {
@@ -34,7 +40,7 @@ int main(int argc, char **argv) {
   std::vector<float> a = randomValues(M * K, 1), b = randomValues(K * N, 2);
   auto ta = f32Tensor(a, {M, K}), tb = f32Tensor(b, {K, N});
   auto tc = f32Zeros({M, N});
-  Bindings tiles = {{"BLOCK_M", 16}, {"BLOCK_N", 16}, {"BLOCK_K", 16}};
+  Bindings tiles = {{"BLOCK_M", bm}, {"BLOCK_N", bn}, {"BLOCK_K", bk}};
   Status status;
   double us = microsPerCall(
       [&] { status = interpret(*kernel, {ta, tb, tc}, tiles); }, 3);
@@ -43,8 +49,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   double err = maxAbsError(valuesOf(tc), gemmReference(a, b, M, N, K));
-  std::printf("gemm M=%lld N=%lld K=%lld tiles 16x16x16\n", (long long)M,
-              (long long)N, (long long)K);
+  std::printf("gemm M=%lld N=%lld K=%lld tiles %lldx%lldx%lld\n", (long long)M,
+              (long long)N, (long long)K, (long long)bm, (long long)bn, (long long)bk);
   std::printf("  interpreter: max error %.3g vs C++ reference, %.1f us/call\n",
               err, us);
   auto compiled = f32Zeros({M, N});

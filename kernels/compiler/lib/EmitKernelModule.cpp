@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace turbine::kernels {
@@ -229,6 +231,62 @@ private:
     return n;
   }
 
+  /// Inclusive range of an index expression at run time, if known.
+  struct Range {
+    int64_t lo, hi;
+  };
+  std::optional<Range> range(const Expr &e) const {
+    if (!e.dependsOnRunTime()) {
+      Result<int64_t> c = evaluate(e, spec_.symbols);
+      if (!c.ok())
+        return std::nullopt;
+      return Range{*c, *c};
+    }
+    switch (e.kind()) {
+    case Expr::Kind::ProgramId:
+      if (spec_.grid[e.leafIndex()] <= 0)
+        return std::nullopt;
+      return Range{0, spec_.grid[e.leafIndex()] - 1};
+    case Expr::Kind::LoopIndex: {
+      auto it = loopRanges_.find(e.leafIndex());
+      if (it == loopRanges_.end())
+        return std::nullopt;
+      return it->second;
+    }
+    default:
+      break;
+    }
+    std::optional<Range> a = range(e.lhs()), b = range(e.rhs());
+    if (!a || !b)
+      return std::nullopt;
+    switch (e.kind()) {
+    case Expr::Kind::Add: return Range{a->lo + b->lo, a->hi + b->hi};
+    case Expr::Kind::Sub: return Range{a->lo - b->hi, a->hi - b->lo};
+    case Expr::Kind::Mul: {
+      int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+      return Range{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+    }
+    case Expr::Kind::Min: return Range{std::min(a->lo, b->lo), std::min(a->hi, b->hi)};
+    case Expr::Kind::Max: return Range{std::max(a->lo, b->lo), std::max(a->hi, b->hi)};
+    case Expr::Kind::FloorDiv:
+    case Expr::Kind::CeilDiv: {
+      if (b->lo != b->hi || b->lo <= 0)
+        return std::nullopt;
+      auto f = [&](int64_t x) {
+        Result<int64_t> r = evaluate(Expr::binary(e.kind(), Expr(x), Expr(b->lo)), Bindings{});
+        return *r;
+      };
+      return Range{f(a->lo), f(a->hi)};
+    }
+    case Expr::Kind::Mod:
+      if (b->lo != b->hi || b->lo <= 0)
+        return std::nullopt;
+      return Range{0, b->lo - 1};
+    default:
+      return std::nullopt;
+    }
+  }
+
   std::string v(int id) const {
     auto it = aliases_.find(id);
     return it != aliases_.end() ? it->second : "%v" + std::to_string(id);
@@ -273,25 +331,88 @@ private:
       idx += (i ? ", " : "") + offs[i];
     const std::vector<int64_t> &shape =
         isStore ? shapeOf(op.operands[0]) : shapeOf(op.results[0]);
-    std::string inBounds = "in_bounds = [";
-    for (size_t i = 0; i < shape.size(); ++i)
-      inBounds += std::string(i ? ", " : "") + (op.masked ? "false" : "true");
-    inBounds += "]";
+    auto inBoundsAttr = [&](bool inBounds) {
+      std::string a = "in_bounds = [";
+      for (size_t i = 0; i < shape.size(); ++i)
+        a += std::string(i ? ", " : "") + (inBounds ? "true" : "false");
+      return a + "]";
+    };
     DType dt = k_.buffers[op.buffer].dtype;
     std::string vecType = tileType(shape, dt);
     std::string mem = "%buf" + std::to_string(op.buffer);
-    if (isStore) {
-      line("vector.transfer_write " + v(op.operands[0]) + ", " + mem + "[" +
-           idx + "] {" + inBounds + "} : " + vecType + ", " +
-           memrefType(op.buffer));
-    } else {
-      std::string pad = temp();
+    std::string pad;
+    if (!isStore) {
+      pad = temp();
       line(pad + " = arith.constant " + literal(op.constant, dt) + " : " +
            mlirElementType(dt));
-      line(v(op.results[0]) + " = vector.transfer_read " + mem + "[" + idx +
-           "], " + pad + " {" + inBounds + "} : " + memrefType(op.buffer) +
-           ", " + vecType);
     }
+    auto access = [&](bool inBounds, const std::string &result) {
+      if (isStore)
+        line("vector.transfer_write " + v(op.operands[0]) + ", " + mem + "[" +
+             idx + "] {" + inBoundsAttr(inBounds) + "} : " + vecType + ", " +
+             memrefType(op.buffer));
+      else
+        line(result + " = vector.transfer_read " + mem + "[" + idx + "], " +
+             pad + " {" + inBoundsAttr(inBounds) + "} : " +
+             memrefType(op.buffer) + ", " + vecType);
+    };
+    // Which dims may leave the buffer: those whose offset range (program
+    // ids over the grid, loop indices over their loop) does not keep the
+    // whole tile inside.
+    std::vector<size_t> unsure;
+    if (op.masked) {
+      const std::vector<int64_t> &bshape = spec_.bufferShapes[op.buffer];
+      for (size_t d = 0; d < shape.size(); ++d) {
+        std::optional<Range> r = range(op.offsets[d]);
+        if (!r || r->lo < 0 || r->hi + shape[d] > bshape[d])
+          unsure.push_back(d);
+      }
+    }
+    if (unsure.empty()) { // unmasked, or provably inside
+      access(true, isStore ? "" : v(op.results[0]));
+      return Status::success();
+    }
+    // Masked: full tiles (the common case) take an unmasked fast path.
+    std::string all;
+    for (size_t d : unsure) {
+      std::string size = temp(), end = temp(), limit = temp(), ok = temp();
+      line(size + " = arith.constant " + std::to_string(shape[d]) + " : index");
+      line(end + " = arith.addi " + offs[d] + ", " + size + " : index");
+      line(limit + " = arith.constant " +
+           std::to_string(spec_.bufferShapes[op.buffer][d]) + " : index");
+      line(ok + " = arith.cmpi sle, " + end + ", " + limit + " : index");
+      if (all.empty()) {
+        all = ok;
+      } else {
+        std::string both = temp();
+        line(both + " = arith.andi " + all + ", " + ok + " : i1");
+        all = both;
+      }
+    }
+    if (isStore) {
+      line("scf.if " + all + " {");
+      ++depth_;
+      access(true, "");
+      --depth_;
+      line("} else {");
+      ++depth_;
+      access(false, "");
+      --depth_;
+      line("}");
+      return Status::success();
+    }
+    line(v(op.results[0]) + " = scf.if " + all + " -> (" + vecType + ") {");
+    ++depth_;
+    std::string fast = temp(), slow = temp();
+    access(true, fast);
+    line("scf.yield " + fast + " : " + vecType);
+    --depth_;
+    line("} else {");
+    ++depth_;
+    access(false, slow);
+    line("scf.yield " + slow + " : " + vecType);
+    --depth_;
+    line("}");
     return Status::success();
   }
 
@@ -362,6 +483,7 @@ private:
   std::vector<int> bindingOf_;
   std::map<int, std::string> loopVars_;
   std::map<int, std::string> aliases_;
+  std::map<int, Range> loopRanges_;
   int nextTemp_ = 0;
   int depth_ = 0;
 };
@@ -444,6 +566,13 @@ Status Emitter::emitCompute(const Op &op) {
       head += " iter_args(" + args + ") -> (" + types + ")";
     line(head + " {");
     loopVars_[op.loopId] = iv;
+    {
+      std::optional<Range> a = range(op.start), b = range(op.stop), c = range(op.step);
+      if (a && b && c && a->lo == a->hi && b->lo == b->hi && c->lo == c->hi &&
+          c->lo > 0 && b->lo > a->lo)
+        loopRanges_[op.loopId] =
+            Range{a->lo, a->lo + ((b->lo - a->lo - 1) / c->lo) * c->lo};
+    }
     ++depth_;
     Status s = emitBlock(*op.body);
     if (!s.ok())
@@ -455,6 +584,7 @@ Status Emitter::emitCompute(const Op &op) {
     --depth_;
     line("}");
     loopVars_.erase(op.loopId);
+    loopRanges_.erase(op.loopId);
     return Status::success();
   }
   int r = op.results[0];

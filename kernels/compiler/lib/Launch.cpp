@@ -162,7 +162,10 @@ Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) 
   debugLog("miss " + spec.key() + ": compiling");
   auto start = std::chrono::steady_clock::now();
   artifact::Module artifact;
-  Status compiled = compileKernel(spec, {}, artifact);
+  KernelCompileOptions options;
+  if (const char *dump = std::getenv("TURBINE_KERNELS_DUMP_DIR"); dump && *dump)
+    options.dumpDir = std::string(dump) + "/" + hexHash(key);
+  Status compiled = compileKernel(spec, options, artifact);
   if (!compiled.ok())
     return compiled;
   std::string bytes = artifact::serialize(artifact);

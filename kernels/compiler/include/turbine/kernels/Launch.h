@@ -11,7 +11,9 @@
 // $XDG_CACHE_HOME/turbine, else ~/.cache/turbine; see Launch.cpp) lets a new
 // process skip compiling; a corrupt entry is detected and rebuilt.
 // `launchStats()` counts cache hits and misses and the time spent compiling;
-// TURBINE_DEBUG=kernels (or =all) logs every cache decision to stderr.
+// TURBINE_DEBUG=kernels (or =all) logs every cache decision to stderr;
+// TURBINE_KERNELS_DUMP_DIR=DIR writes, per compile, DIR/<hash>/0.kernel.mlir
+// (as emitted) and 1.vector-lowered.mlir.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_LAUNCH_H
 #define TURBINE_KERNELS_LAUNCH_H
