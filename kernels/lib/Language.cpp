@@ -223,6 +223,7 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
   if (ctx.failed())
     return Status::error(ctx.error);
   ctx.kernel.numOps = ctx.nextOpId;
+  ctx.kernel.fingerprint = ctx.kernel.print();
   return std::move(ctx.kernel);
 }
 

@@ -133,7 +133,9 @@ bool writeAtomically(const std::string &path, const std::string &bytes) {
 /// Memory cache -> disk cache -> compile. Caller holds the mutex.
 Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) {
   LaunchState &s = state();
-  std::string key = spec.kernel->print() + "\n" + spec.key();
+  const Kernel &kernel = *spec.kernel;
+  std::string key = (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) +
+                    "\n" + spec.key();
   auto it = s.entries.find(key);
   if (it != s.entries.end()) {
     ++s.stats.memoryHits;

@@ -126,6 +126,9 @@ struct Kernel {
   int numLoops = 0;
   int numOps = 0;
   std::vector<ShapeConstraint> constraints;
+  /// The printed graph, recorded when tracing finishes: identifies the
+  /// kernel's content (cache keys).
+  std::string fingerprint;
 
   /// Readable listing of the kernel.
   std::string print() const;
