@@ -4,9 +4,10 @@
 //  1. memory: key = printed kernel graph + specialization key -> loaded module
 //  2. disk: <cache dir>/kernels/<XXH64 of the key>.tmod, where the cache dir
 //     is $TURBINE_CACHE_DIR, else $XDG_CACHE_HOME/turbine, else
-//     ~/.cache/turbine. Entries are written to a temporary file and renamed
-//     (atomic). Loading validates the artifact (header, XXH64 checksum,
-//     metadata); an entry that fails is reported (TURBINE_DEBUG) and rebuilt.
+//     ~/.cache/turbine (TURBINE_CACHE_DIR set but empty: no disk cache).
+//     Entries are written to a temporary file and renamed (atomic).
+//     Loading validates the artifact (header, XXH64 checksum, metadata); an
+//     entry that fails is reported (TURBINE_DEBUG) and rebuilt.
 //  3. compile.
 //===----------------------------------------------------------------------===//
 #include "turbine/kernels/Launch.h"
@@ -61,8 +62,8 @@ void debugLog(const std::string &message) {
 }
 
 std::string cacheDirectory() {
-  if (const char *d = std::getenv("TURBINE_CACHE_DIR"); d && *d)
-    return d;
+  if (const char *d = std::getenv("TURBINE_CACHE_DIR"))
+    return d; // set but empty: no disk cache
   if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
     return std::string(x) + "/turbine";
   if (const char *h = std::getenv("HOME"); h && *h)

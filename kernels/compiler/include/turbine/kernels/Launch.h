@@ -8,7 +8,8 @@
 // and its symbol values, and runs it: inputs are passed to the compiled
 // function, its results are copied into the output tensors.
 // A content-hashed disk cache ($TURBINE_CACHE_DIR, else
-// $XDG_CACHE_HOME/turbine, else ~/.cache/turbine; see Launch.cpp) lets a new
+// $XDG_CACHE_HOME/turbine, else ~/.cache/turbine; TURBINE_CACHE_DIR="" turns
+// it off; see Launch.cpp) lets a new
 // process skip compiling; a corrupt entry is detected and rebuilt.
 // `launchStats()` counts cache hits and misses and the time spent compiling;
 // TURBINE_DEBUG=kernels (or =all) logs every cache decision to stderr;
