@@ -90,19 +90,17 @@ public:
 
   Result<std::string> run() {
     for (const BufferDecl &b : k_.buffers) {
-      if (b.kind == BufferKind::InOut)
-        return fail("buffer '" + b.name +
-                    "': inout buffers are not supported by the compiler yet");
       const char *t = mlirElementType(b.dtype);
       if (!t || b.dtype == DType::i1)
         return fail("buffer '" + b.name + "': dtype " +
                     std::string(dtypeName(b.dtype)) +
                     " is not supported by the compiler yet");
     }
-    // Bindings: inputs first, then outputs (the dispatch convention).
+    // Bindings: inputs first, then outputs (the dispatch convention). An
+    // inout buffer is an input the kernel also writes: updated in place.
     std::vector<int> inputs, outputs;
     for (size_t i = 0; i < k_.buffers.size(); ++i)
-      (k_.buffers[i].kind == BufferKind::Input ? inputs : outputs)
+      (k_.buffers[i].kind == BufferKind::Output ? outputs : inputs)
           .push_back(static_cast<int>(i));
     std::vector<int> order = inputs;
     order.insert(order.end(), outputs.begin(), outputs.end());

@@ -223,10 +223,13 @@ Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
   std::vector<runtime::Tensor> inputs;
   std::vector<size_t> outputs;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (kernel.buffers[i].kind == BufferKind::Input)
-      inputs.push_back(buffers[i]);
-    else
+    if (kernel.buffers[i].kind == BufferKind::InOut && buffers[i].isReadOnly())
+      return Status::error("kernel '" + kernel.name + "': inout buffer '" +
+                           kernel.buffers[i].name + "' is read-only");
+    if (kernel.buffers[i].kind == BufferKind::Output)
       outputs.push_back(i);
+    else
+      inputs.push_back(buffers[i]); // inout: written in place
   }
   Result<std::vector<runtime::Tensor>> results =
       entry->function.invoke(*device, inputs);

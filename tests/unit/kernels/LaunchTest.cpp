@@ -174,14 +174,37 @@ TEST_F(LaunchTest, ErrorsNameTheKernel) {
   EXPECT_NE(unbound.message().find("kernel 'gemm'"), std::string::npos) << unbound.message();
   EXPECT_NE(unbound.message().find("unbound symbol 'BLOCK_K'"), std::string::npos);
 
-  Symbol N("N");
-  Result<Kernel> inout = trace("accumulate", {1}, [&](KernelBuilder &kb) {
-    Buffer x = kb.inout("x", {N}, f32);
-    store(x, {0}, load(x, {0}, {N}) * 2.0);
+  Result<Kernel> i1Kernel = trace("flags", {1}, [&](KernelBuilder &kb) {
+    Buffer x = kb.input("x", {4}, f32);
+    Buffer f = kb.output("f", {4}, i1);
+    store(f, {0}, load(x, {0}, {4}) > 0.0);
   });
-  ASSERT_TRUE(inout.ok()) << inout.message();
-  Status s = launch(*inout, {f32Zeros({8})});
+  ASSERT_TRUE(i1Kernel.ok()) << i1Kernel.message();
+  Status s = launch(*i1Kernel, {f32Zeros({4}), *turbine::runtime::Tensor::zeros(DType::i1, {4})});
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("kernel 'accumulate': buffer 'x': inout buffers are not supported"),
+  EXPECT_NE(s.message().find("kernel 'flags': buffer 'f': dtype i1 is not supported"),
             std::string::npos) << s.message();
+}
+
+TEST_F(LaunchTest, InOutBufferIsUpdatedInPlace) {
+  Symbol N("N"), BLOCK("BLOCK");
+  Result<Kernel> k = trace("scale_in_place", {ceildiv(N, BLOCK)}, [&](KernelBuilder &kb) {
+    Buffer x = kb.inout("x", {N}, f32);
+    Buffer y = kb.output("y", {N}, f32);
+    Expr at = program_id(0) * BLOCK;
+    Tile t = load(x, {at}, {BLOCK}, masked());
+    store(x, {at}, t * 2.0, masked());
+    store(y, {at}, t + 1.0, masked());
+  });
+  ASSERT_TRUE(k.ok()) << k.message();
+  std::vector<float> values = {1, 2, 3, 4, 5, 6, 7};
+  auto x = f32Tensor(values, {7}), y = f32Zeros({7});
+  auto xi = f32Tensor(values, {7}), yi = f32Zeros({7});
+  Status s = launch(*k, {x, y}, {{"BLOCK", 4}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_TRUE(interpret(*k, {xi, yi}, {{"BLOCK", 4}}).ok());
+  EXPECT_EQ(valuesOf(x), (std::vector<float>{2, 4, 6, 8, 10, 12, 14}));
+  EXPECT_EQ(valuesOf(y), (std::vector<float>{2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(valuesOf(x), valuesOf(xi));
+  EXPECT_EQ(valuesOf(y), valuesOf(yi));
 }

@@ -16,8 +16,9 @@
 // compiler's LLVM lowering takes, and the compiler links the artifact
 // (compiler/include/turbine/compiler/LinkKernels.h).
 //
-// Limits of this first lowering: inout buffers, i1 buffers and unsigned
-// dtypes are rejected with an error naming the kernel and buffer.
+// Inout buffers are arguments of @main that the kernel writes in place.
+// Limits of this first lowering: i1 buffers and unsigned dtypes are
+// rejected with an error naming the kernel and buffer.
 // This header includes no MLIR header.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_COMPILE_H
@@ -45,7 +46,8 @@ struct KernelCompileOptions {
 Result<std::string> emitKernelModule(const Specialization &spec);
 
 /// Compiles `spec` to an artifact whose function `main` takes the kernel's
-/// input buffers and returns its output buffers (declaration order).
+/// input and inout buffers and returns its output buffers (declaration
+/// order); inout arguments are updated in place.
 Status compileKernel(const Specialization &spec,
                      const KernelCompileOptions &options,
                      artifact::Module &out);
