@@ -598,6 +598,18 @@ Status Emitter::emitCompute(const Op &op) {
       line(v(r) + " = arith.subi " + zero + ", " + v(op.operands[0]) + " : " + type);
       return Status::success();
     }
+    if (op.kind == OpKind::Exp2) {
+      // exp2(x) = exp(x * ln 2): math.exp has a vector polynomial
+      // approximation, math.exp2 would become one libm call per lane.
+      std::string ln2 = temp(), scaled = temp();
+      line(ln2 + " = arith.constant " +
+           std::string(shape.empty() ? "" : "dense<") +
+           floatLiteral(0.69314718055994530942, dt) +
+           (shape.empty() ? "" : ">") + " : " + type);
+      line(scaled + " = arith.mulf " + v(op.operands[0]) + ", " + ln2 + " : " + type);
+      line(v(r) + " = math.exp " + scaled + " : " + type);
+      return Status::success();
+    }
     line(v(r) + " = " + name + " " + v(op.operands[0]) + " : " + type);
     return Status::success();
   }
