@@ -70,6 +70,27 @@ TEST_F(LaunchTest, GemmCompiledMatchesInterpreterAndReference) {
   }
 }
 
+TEST_F(LaunchTest, GemmF16InputsF32AccumulatorCompiled) {
+  Result<Kernel> k = gemmKernel(f16);
+  ASSERT_TRUE(k.ok()) << k.message();
+  int64_t M = 20, N = 24, K = 19;
+  auto ta = *turbine::runtime::Tensor::allocate(DType::f16, {M, K});
+  auto tb = *turbine::runtime::Tensor::allocate(DType::f16, {K, N});
+  std::vector<float> a = randomValues(M * K, 3), b = randomValues(K * N, 4);
+  for (int64_t i = 0; i < M * K; ++i) {
+    ta.dataAs<_Float16>()[i] = static_cast<_Float16>(a[i]);
+    a[i] = static_cast<float>(ta.dataAs<_Float16>()[i]);
+  }
+  for (int64_t i = 0; i < K * N; ++i) {
+    tb.dataAs<_Float16>()[i] = static_cast<_Float16>(b[i]);
+    b[i] = static_cast<float>(tb.dataAs<_Float16>()[i]);
+  }
+  auto tc = f32Zeros({M, N});
+  Status s = launch(*k, {ta, tb, tc}, {{"BLOCK_M", 8}, {"BLOCK_N", 8}, {"BLOCK_K", 8}});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_LE(maxAbsError(valuesOf(tc), gemmReference(a, b, M, N, K)), 1e-5);
+}
+
 TEST_F(LaunchTest, SoftmaxLayernormAttentionCompiled) {
   {
     Result<Kernel> k = softmaxKernel();
