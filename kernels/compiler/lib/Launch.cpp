@@ -2,7 +2,8 @@
 //
 // Cache levels, in order:
 //  1. memory: key = printed kernel graph + specialization key -> loaded module
-//  2. disk: <cache dir>/kernels/<XXH64 of the key>.tmod, where the cache dir
+//  2. disk: <cache dir>/kernels/<XXH64 of the key>.tmod (the key also holds
+//     the kernel compiler's version and the host CPU), where the cache dir
 //     is $TURBINE_CACHE_DIR, else $XDG_CACHE_HOME/turbine, else
 //     ~/.cache/turbine (TURBINE_CACHE_DIR set but empty: no disk cache).
 //     Entries are written to a temporary file and renamed (atomic).
@@ -16,6 +17,8 @@
 #include "turbine/runtime/Device.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Module.h"
+
+#include "llvm/TargetParser/Host.h"
 
 #include <xxhash.h>
 
@@ -31,6 +34,18 @@
 
 namespace turbine::kernels {
 namespace {
+
+/// Part of every cache key: bump when the code the kernel compiler emits
+/// changes, so stale disk entries are not reused. The host CPU is in the key
+/// too (kernels are compiled for it; a shared cache must not serve another).
+constexpr int kKernelCompilerVersion = 1;
+
+std::string compilerIdentity() {
+  static const std::string id = "turbine-kernels v" +
+                                std::to_string(kKernelCompilerVersion) +
+                                " cpu=" + llvm::sys::getHostCPUName().str();
+  return id;
+}
 
 struct CacheEntry {
   CacheEntry(std::shared_ptr<runtime::Module> m, runtime::Function f)
@@ -135,7 +150,8 @@ bool writeAtomically(const std::string &path, const std::string &bytes) {
 Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) {
   LaunchState &s = state();
   const Kernel &kernel = *spec.kernel;
-  std::string key = (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) +
+  std::string key = compilerIdentity() + "\n" +
+                    (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) +
                     "\n" + spec.key();
   auto it = s.entries.find(key);
   if (it != s.entries.end()) {
