@@ -18,6 +18,7 @@
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Module.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <xxhash.h>
