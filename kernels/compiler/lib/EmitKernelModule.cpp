@@ -88,7 +88,9 @@ public:
   explicit Emitter(const Specialization &spec)
       : spec_(spec), k_(*spec.kernel) {}
 
-  Result<std::string> run() {
+  /// `withHost`: the whole module (host @main + kernel container);
+  /// otherwise a module holding only the kernel function `funcName`.
+  Result<std::string> run(bool withHost, const std::string &funcName) {
     for (const BufferDecl &b : k_.buffers) {
       const char *t = mlirElementType(b.dtype);
       if (!t || b.dtype == DType::i1)
@@ -109,9 +111,10 @@ public:
       bindingOf_[order[p]] = static_cast<int>(p);
 
     os_ << "module {\n";
-    emitHost(inputs, outputs);
+    if (withHost)
+      emitHost(inputs, outputs);
     os_ << "  module @kernels attributes {turbine.kernels} {\n";
-    os_ << "    func.func @" << k_.name
+    os_ << "    func.func @" << funcName
         << "(%state: !llvm.ptr, %wg0: index, %wg1: index, %wg2: index) attributes {turbine.kernel} {\n";
     for (size_t i = 0; i < k_.buffers.size(); ++i)
       line("%buf" + std::to_string(i) + " = turbine.binding %state[" +
@@ -751,7 +754,12 @@ Status Emitter::emitCompute(const Op &op) {
 } // namespace
 
 Result<std::string> emitKernelModule(const Specialization &spec) {
-  return Emitter(spec).run();
+  return Emitter(spec).run(/*withHost=*/true, spec.kernel->name);
+}
+
+Result<std::string> emitKernelFunction(const Specialization &spec,
+                                       const std::string &funcName) {
+  return Emitter(spec).run(/*withHost=*/false, funcName);
 }
 
 } // namespace turbine::kernels

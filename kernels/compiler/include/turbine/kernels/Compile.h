@@ -45,6 +45,12 @@ struct KernelCompileOptions {
 /// The module for `spec` as MLIR text (host function @main + kernel).
 Result<std::string> emitKernelModule(const Specialization &spec);
 
+/// Only the kernel, as `module { module @kernels {turbine.kernels} {
+/// func.func @<funcName> } }` (vector level, vector ops not yet lowered).
+/// Its bindings are the inputs and inouts, then the outputs.
+Result<std::string> emitKernelFunction(const Specialization &spec,
+                                       const std::string &funcName);
+
 /// Compiles `spec` to an artifact whose function `main` takes the kernel's
 /// input and inout buffers and returns its output buffers (declaration
 /// order); inout arguments are updated in place.

@@ -9,8 +9,8 @@
 //
 // Registered ops are called eagerly with callCustomOp: select -> generate
 // (cached per op and selection) -> launch (compiled, cached; Launch.h).
-// Not yet: hand-written MLIR bodies, use inside models built with a C++
-// builder, ONNX custom-domain nodes.
+// In compiled models: CustomOpCalls.h. Not yet: hand-written MLIR bodies,
+// ONNX custom-domain nodes.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_CUSTOMOP_H
 #define TURBINE_KERNELS_CUSTOMOP_H
