@@ -10,6 +10,7 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/LinkKernels.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/Diagnostics.h"
@@ -76,15 +77,12 @@ bool writeText(const std::string &dir, const std::string &name,
 
 } // namespace
 
-Status compileKernel(const Specialization &spec,
-                     const KernelCompileOptions &options,
-                     artifact::Module &out) {
-  const std::string where = "kernel '" + spec.kernel->name + "': ";
-  Result<std::string> text = emitKernelModule(spec);
-  if (!text.ok())
-    return text.status();
+Status compileKernelModuleText(const std::string &text, const std::string &label,
+                               const KernelCompileOptions &options,
+                               artifact::Module &out) {
+  const std::string where = label + ": ";
   if (!options.dumpDir.empty())
-    writeText(options.dumpDir, "0.kernel.mlir", *text);
+    writeText(options.dumpDir, "0.kernel.mlir", text);
 
   DialectRegistry registry;
   compiler::registerCompilerDialects(registry);
@@ -98,11 +96,14 @@ Status compileKernel(const Specialization &spec,
       diagStream << diag.getLocation() << ": " << diag << "\n";
     return success();
   });
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(*text, &context, "kernel:" + spec.kernel->name);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context, label);
   if (!module || failed(verify(*module)))
-    return Status::error(where + "internal error: the generated module is "
-                                 "invalid:\n" + diagnostics);
+    return Status::error(where + "the kernel module is invalid:\n" + diagnostics);
+  // Every function of the kernel container is a kernel.
+  for (auto nested : module->getOps<ModuleOp>())
+    if (nested->hasAttr("turbine.kernels"))
+      for (auto fn : nested.getOps<func::FuncOp>())
+        fn->setAttr("turbine.kernel", UnitAttr::get(&context));
   if (failed(lowerVectorOps(*module)))
     return Status::error(where + "vector lowering failed:\n" + diagnostics);
   if (!options.dumpDir.empty()) {
@@ -118,6 +119,16 @@ Status compileKernel(const Specialization &spec,
   if (!compiler::linkVectorKernels(*module, compileOptions, out, error))
     return Status::error(where + error);
   return Status::success();
+}
+
+Status compileKernel(const Specialization &spec,
+                     const KernelCompileOptions &options,
+                     artifact::Module &out) {
+  Result<std::string> text = emitKernelModule(spec);
+  if (!text.ok())
+    return text.status();
+  return compileKernelModuleText(*text, "kernel '" + spec.kernel->name + "'",
+                                 options, out);
 }
 
 } // namespace turbine::kernels

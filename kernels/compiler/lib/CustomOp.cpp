@@ -30,6 +30,43 @@ private:
   std::function<Result<Kernel>(const CustomOpSelection &)> generate_;
 };
 
+class MLIRFunctionCustomOp : public CustomOp {
+public:
+  MLIRFunctionCustomOp(
+      std::string name,
+      std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+      std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
+                                           const CustomOpSelection &)> generate)
+      : name_(std::move(name)), select_(std::move(select)),
+        generate_(std::move(generate)) {}
+  const std::string &name() const override { return name_; }
+  Status select(const std::vector<BufferSignature> &args,
+                CustomOpSelection &out) const override {
+    return select_(args, out);
+  }
+  Result<Kernel> generate(const CustomOpSelection &) const override {
+    return Status::error("custom op '" + name_ + "' has a hand-written MLIR body");
+  }
+  bool hasMLIRBody() const override { return true; }
+  Result<MLIRKernelBody> generateMLIR(const std::vector<BufferSignature> &args,
+                                      const CustomOpSelection &selection) const override {
+    return generate_(args, selection);
+  }
+
+private:
+  std::string name_;
+  std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select_;
+  std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
+                                       const CustomOpSelection &)> generate_;
+};
+
+std::string tensorTypeText(const BufferSignature &s) {
+  std::string t = "tensor<";
+  for (int64_t d : s.shape)
+    t += std::to_string(d) + "x";
+  return t + std::string(dtypeName(s.dtype)) + ">";
+}
+
 struct Registry {
   std::mutex mutex;
   std::map<std::string, std::shared_ptr<const CustomOp>> ops;
@@ -75,6 +112,44 @@ std::shared_ptr<const CustomOp> makeCustomOp(
                                             std::move(generate));
 }
 
+std::shared_ptr<const CustomOp> makeMLIRCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
+                                         const CustomOpSelection &)> generate) {
+  return std::make_shared<MLIRFunctionCustomOp>(std::move(name), std::move(select),
+                                                std::move(generate));
+}
+
+std::string mlirBodyModule(const MLIRKernelBody &body,
+                           const std::vector<BufferSignature> &args,
+                           const std::vector<BufferSignature> &results) {
+  std::string argTypes, resultTypes, argNames, resultNames;
+  for (size_t i = 0; i < args.size(); ++i) {
+    argTypes += (i ? ", " : "") + tensorTypeText(args[i]);
+    argNames += (i ? ", " : "") + std::string("%arg") + std::to_string(i);
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    resultTypes += (i ? ", " : "") + tensorTypeText(results[i]);
+    resultNames += (i ? ", " : "") + std::string("%r") + std::to_string(i);
+  }
+  std::string params;
+  for (size_t i = 0; i < args.size(); ++i)
+    params += (i ? ", " : "") + std::string("%arg") + std::to_string(i) + ": " +
+              tensorTypeText(args[i]);
+  std::string text = "module {\n  func.func @main(" + params + ") -> (" +
+                     resultTypes + ") {\n";
+  for (int a = 0; a < 3; ++a)
+    text += "    %grid" + std::to_string(a) + " = arith.constant " +
+            std::to_string(body.grid[a]) + " : index\n";
+  text += "    " + resultNames + " = turbine.dispatch @kernel[%grid0, %grid1, %grid2] (" +
+          argNames + ") : (" + argTypes + ") -> (" + resultTypes + ")\n";
+  text += "    return " + resultNames + " : " + resultTypes + "\n  }\n";
+  text += "  module @kernels attributes {turbine.kernels} {\n" + body.function +
+          "\n  }\n}\n";
+  return text;
+}
+
 Status registerCustomOp(std::shared_ptr<const CustomOp> op) {
   if (!op || op->name().empty())
     return Status::error("custom op: cannot register an op without a name");
@@ -115,6 +190,14 @@ callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
     return Status::error("custom op '" + name + "': " + s.message());
   if (selection.results.empty())
     return Status::error("custom op '" + name + "': select chose no results");
+
+  if (op->hasMLIRBody()) {
+    Result<MLIRKernelBody> body = op->generateMLIR(signatures, selection);
+    if (!body.ok())
+      return Status::error("custom op '" + name + "': " + body.message());
+    std::string text = mlirBodyModule(*body, signatures, selection.results);
+    return launchModule("custom op '" + name + "'", text, args, device);
+  }
 
   std::string key = selectionKey(name, signatures, selection);
   std::shared_ptr<const Kernel> kernel;

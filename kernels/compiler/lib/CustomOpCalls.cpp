@@ -11,7 +11,9 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cctype>
+#include <iterator>
 
 using namespace mlir;
 
@@ -102,44 +104,66 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
         selection.results[i].dtype != (*results)[i].dtype)
       return Status::error(where + "result " + std::to_string(i) +
                            " of the call disagrees with the type select chose");
-  Result<Kernel> kernel = op->generate(selection);
-  if (!kernel.ok())
-    return Status::error(where + kernel.message());
-  keep.push_back(std::make_unique<Kernel>(std::move(*kernel)));
-  const Kernel &k = *keep.back();
-  if (k.buffers.size() != args->size() + results->size())
-    return Status::error(where + "kernel '" + k.name + "' has " +
-                         std::to_string(k.buffers.size()) + " buffers, expected " +
-                         std::to_string(args->size()) + " arguments + " +
-                         std::to_string(results->size()) + " results");
-  for (size_t i = 0; i < k.buffers.size(); ++i) {
-    BufferKind want = i < args->size() ? BufferKind::Input : BufferKind::Output;
-    if (k.buffers[i].kind != want)
-      return Status::error(where + "buffer '" + k.buffers[i].name + "' of kernel '" +
-                           k.name + "' must be an " + bufferKindName(want) +
-                           " buffer (tensors in a model are not updated in place)");
+  std::string funcName;
+  std::array<int64_t, 3> gridSize = {1, 1, 1};
+  func::FuncOp fn;
+  OwningOpRef<ModuleOp> parsed;
+  if (op->hasMLIRBody()) {
+    Result<MLIRKernelBody> body = op->generateMLIR(*args, selection);
+    if (!body.ok())
+      return Status::error(where + body.message());
+    funcName = symbolSafe(opName) + "_mlir_" + std::to_string(index);
+    parsed = parseSourceString<ModuleOp>("module {\n" + body->function + "\n}\n",
+                                         module.getContext(), funcName);
+    if (!parsed)
+      return Status::error(where + "the hand-written kernel does not parse");
+    auto fns = parsed->getOps<func::FuncOp>();
+    if (std::distance(fns.begin(), fns.end()) != 1)
+      return Status::error(where + "the hand-written body must be one func.func");
+    fn = *fns.begin();
+    gridSize = body->grid;
+  } else {
+    Result<Kernel> kernel = op->generate(selection);
+    if (!kernel.ok())
+      return Status::error(where + kernel.message());
+    keep.push_back(std::make_unique<Kernel>(std::move(*kernel)));
+    const Kernel &k = *keep.back();
+    if (k.buffers.size() != args->size() + results->size())
+      return Status::error(where + "kernel '" + k.name + "' has " +
+                           std::to_string(k.buffers.size()) + " buffers, expected " +
+                           std::to_string(args->size()) + " arguments + " +
+                           std::to_string(results->size()) + " results");
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      BufferKind want = i < args->size() ? BufferKind::Input : BufferKind::Output;
+      if (k.buffers[i].kind != want)
+        return Status::error(where + "buffer '" + k.buffers[i].name + "' of kernel '" +
+                             k.name + "' must be an " + bufferKindName(want) +
+                             " buffer (tensors in a model are not updated in place)");
+    }
+    std::vector<BufferSignature> all = *args;
+    all.insert(all.end(), results->begin(), results->end());
+    Result<Specialization> spec = specialize(k, all, selection.symbols);
+    if (!spec.ok())
+      return Status::error(where + spec.message());
+    funcName = symbolSafe(opName) + "_" + k.name + "_" + std::to_string(index);
+    Result<std::string> text = emitKernelFunction(*spec, funcName);
+    if (!text.ok())
+      return Status::error(where + text.message());
+    parsed = parseSourceString<ModuleOp>(*text, module.getContext(), funcName);
+    if (!parsed)
+      return Status::error(where + "internal error: the generated kernel does not parse");
+    ModuleOp inner = *parsed->getOps<ModuleOp>().begin();
+    fn = *inner.getOps<func::FuncOp>().begin();
+    gridSize = spec->grid;
   }
-  std::vector<BufferSignature> all = *args;
-  all.insert(all.end(), results->begin(), results->end());
-  Result<Specialization> spec = specialize(k, all, selection.symbols);
-  if (!spec.ok())
-    return Status::error(where + spec.message());
-  std::string funcName = symbolSafe(opName) + "_" + k.name + "_" + std::to_string(index);
-  Result<std::string> text = emitKernelFunction(*spec, funcName);
-  if (!text.ok())
-    return Status::error(where + text.message());
-  OwningOpRef<ModuleOp> parsed =
-      parseSourceString<ModuleOp>(*text, module.getContext(), funcName);
-  if (!parsed)
-    return Status::error(where + "internal error: the generated kernel does not parse");
-  ModuleOp inner = *parsed->getOps<ModuleOp>().begin();
-  func::FuncOp fn = *inner.getOps<func::FuncOp>().begin();
   fn->remove();
+  SymbolTable::setSymbolName(fn, funcName);
+  fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
   kernels.push_back(fn);
 
   OpBuilder b(call);
   SmallVector<Value> grid;
-  for (int64_t g : spec->grid)
+  for (int64_t g : gridSize)
     grid.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), g));
   auto dispatch = compiler::DispatchOp::create(
       b, call.getLoc(), call.getResultTypes(),

@@ -24,6 +24,7 @@
 #include <xxhash.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -147,17 +148,18 @@ bool writeAtomically(const std::string &path, const std::string &bytes) {
   return true;
 }
 
-/// Memory cache -> disk cache -> compile. Caller holds the mutex.
-Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) {
+/// Memory cache -> disk cache -> compile. Caller holds the mutex. `key`
+/// identifies the code (content), `what` names it in logs and errors.
+Result<std::shared_ptr<CacheEntry>>
+lookupOrCompile(const std::string &contentKey, const std::string &what,
+                const std::function<Status(const KernelCompileOptions &,
+                                           artifact::Module &)> &compile) {
   LaunchState &s = state();
-  const Kernel &kernel = *spec.kernel;
-  std::string key = compilerIdentity() + "\n" +
-                    (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) +
-                    "\n" + spec.key();
+  std::string key = compilerIdentity() + "\n" + contentKey;
   auto it = s.entries.find(key);
   if (it != s.entries.end()) {
     ++s.stats.memoryHits;
-    debugLog("memory hit " + spec.key());
+    debugLog("memory hit " + what);
     return it->second;
   }
   std::string dir = cacheDirectory();
@@ -170,7 +172,7 @@ Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) 
       Result<std::shared_ptr<CacheEntry>> entry = loadEntry(bytes, path);
       if (entry.ok()) {
         ++s.stats.diskHits;
-        debugLog("disk hit " + spec.key() + " (" + path + ")");
+        debugLog("disk hit " + what + " (" + path + ")");
         s.entries[key] = *entry;
         return entry;
       }
@@ -179,13 +181,13 @@ Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) 
     }
   }
   ++s.stats.misses;
-  debugLog("miss " + spec.key() + ": compiling");
+  debugLog("miss " + what + ": compiling");
   auto start = std::chrono::steady_clock::now();
   artifact::Module artifact;
   KernelCompileOptions options;
   if (const char *dump = std::getenv("TURBINE_KERNELS_DUMP_DIR"); dump && *dump)
     options.dumpDir = std::string(dump) + "/" + hexHash(key);
-  Status compiled = compileKernel(spec, options, artifact);
+  Status compiled = compile(options, artifact);
   if (!compiled.ok())
     return compiled;
   std::string bytes = artifact::serialize(artifact);
@@ -193,19 +195,41 @@ Result<std::shared_ptr<CacheEntry>> lookupOrCompile(const Specialization &spec) 
                   std::chrono::steady_clock::now() - start)
                   .count();
   s.stats.compileMillis += ms;
-  debugLog("compiled " + spec.key() + " in " + std::to_string(ms) + " ms");
+  debugLog("compiled " + what + " in " + std::to_string(ms) + " ms");
   if (!path.empty()) {
     if (writeAtomically(path, bytes))
       debugLog("wrote " + path);
     else
       debugLog("could not write " + path);
   }
-  Result<std::shared_ptr<CacheEntry>> entry =
-      loadEntry(bytes, "kernel '" + spec.kernel->name + "'");
+  Result<std::shared_ptr<CacheEntry>> entry = loadEntry(bytes, what);
   if (!entry.ok())
     return entry.status();
   s.entries[key] = *entry;
   return entry;
+}
+
+/// The cached entry for `contentKey` and the device to run it on.
+Status prepare(const std::string &contentKey, const std::string &what,
+               const std::function<Status(const KernelCompileOptions &,
+                                          artifact::Module &)> &compile,
+               std::shared_ptr<CacheEntry> &entry, runtime::Device *&device) {
+  LaunchState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  Result<std::shared_ptr<CacheEntry>> found = lookupOrCompile(contentKey, what, compile);
+  if (!found.ok())
+    return found.status();
+  entry = *found;
+  if (!device) {
+    if (!s.device) {
+      Result<std::unique_ptr<runtime::Device>> d = runtime::Device::create("local-sync");
+      if (!d.ok())
+        return d.status();
+      s.device = std::move(*d);
+    }
+    device = s.device.get();
+  }
+  return Status::success();
 }
 
 } // namespace
@@ -218,25 +242,18 @@ Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
   Result<Specialization> spec = specialize(kernel, signatures, symbols);
   if (!spec.ok())
     return spec.status();
-  LaunchState &s = state();
   std::shared_ptr<CacheEntry> entry;
-  {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    Result<std::shared_ptr<CacheEntry>> found = lookupOrCompile(*spec);
-    if (!found.ok())
-      return found.status();
-    entry = *found;
-    if (!device) {
-      if (!s.device) {
-        Result<std::unique_ptr<runtime::Device>> d =
-            runtime::Device::create("local-sync");
-        if (!d.ok())
-          return d.status();
-        s.device = std::move(*d);
-      }
-      device = s.device.get();
-    }
-  }
+  std::string contentKey =
+      (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) + "\n" +
+      spec->key();
+  Status ready = prepare(
+      contentKey, spec->key(),
+      [&](const KernelCompileOptions &options, artifact::Module &out) {
+        return compileKernel(*spec, options, out);
+      },
+      entry, device);
+  if (!ready.ok())
+    return ready;
   std::vector<runtime::Tensor> inputs;
   std::vector<size_t> outputs;
   for (size_t i = 0; i < buffers.size(); ++i) {
@@ -260,6 +277,24 @@ Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
     std::memcpy(dst.data(), (*results)[i].data(), dst.byteSize());
   }
   return Status::success();
+}
+
+Result<std::vector<runtime::Tensor>>
+launchModule(const std::string &label, const std::string &moduleText,
+             const std::vector<runtime::Tensor> &inputs, runtime::Device *device) {
+  std::shared_ptr<CacheEntry> entry;
+  Status ready = prepare(
+      moduleText, label,
+      [&](const KernelCompileOptions &options, artifact::Module &out) {
+        return compileKernelModuleText(moduleText, label, options, out);
+      },
+      entry, device);
+  if (!ready.ok())
+    return ready;
+  Result<std::vector<runtime::Tensor>> results = entry->function.invoke(*device, inputs);
+  if (!results.ok())
+    return Status::error(label + ": " + results.message());
+  return results;
 }
 
 LaunchStats launchStats() {

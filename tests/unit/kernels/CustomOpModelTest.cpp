@@ -155,3 +155,97 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.message().find("static shape"), std::string::npos) << d.message();
 }
+
+namespace {
+/// "model.double": y = 2x for a 1-D f32 tensor, a hand-written MLIR kernel
+/// with one workgroup per element.
+void registerDoubleOnce() {
+  static bool done = [] {
+    Status s = registerCustomOp(makeMLIRCustomOp(
+        "model.double",
+        [](const std::vector<BufferSignature> &args, CustomOpSelection &out) {
+          if (args.size() != 1 || args[0].shape.size() != 1 || args[0].dtype != f32)
+            return Status::error("expects one 1-D f32 tensor");
+          out.results = {args[0]};
+          return Status::success();
+        },
+        [](const std::vector<BufferSignature> &args, const CustomOpSelection &)
+            -> Result<MLIRKernelBody> {
+          std::string m = "memref<" + std::to_string(args[0].shape[0]) + "xf32>";
+          MLIRKernelBody body;
+          body.function =
+              "func.func @kernel(%state: !llvm.ptr, %x: index, %y: index, %z: index) {\n"
+              "  %in = turbine.binding %state[0] : " + m + "\n"
+              "  %out = turbine.binding %state[1] : " + m + "\n"
+              "  %v = memref.load %in[%x] : " + m + "\n"
+              "  %r = arith.addf %v, %v : f32\n"
+              "  memref.store %r, %out[%x] : " + m + "\n"
+              "  return\n}\n";
+          body.grid = {args[0].shape[0], 1, 1};
+          return body;
+        }));
+    return s.ok();
+  }();
+  ASSERT_TRUE(done);
+}
+} // namespace
+
+TEST(CustomOpMLIRBody, EagerAndInAModel) {
+  registerDoubleOnce();
+  setenv("TURBINE_CACHE_DIR", "", 1);
+  std::vector<float> x = {1, -2, 3.5f, 4, 5, 6, 7};
+  auto eager = callCustomOp("model.double", {f32Tensor(x, {7})});
+  ASSERT_TRUE(eager.ok()) << eager.message();
+  EXPECT_EQ(valuesOf((*eager)[0]), (std::vector<float>{2, -4, 7, 8, 10, 12, 14}));
+
+  Compiled c = parse(R"mlir(
+func.func private @double(tensor<7xf32>) -> tensor<7xf32>
+    attributes {turbine.custom_op = "model.double"}
+func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %d = func.call @double(%x) : (tensor<7xf32>) -> tensor<7xf32>
+  %e = tensor.empty() : tensor<7xf32>
+  %r = linalg.add ins(%d, %x : tensor<7xf32>, tensor<7xf32>)
+                  outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+)mlir");
+  ASSERT_TRUE(c.module);
+  Status expanded = expandCustomOpCalls(*c.module);
+  ASSERT_TRUE(expanded.ok()) << expanded.message();
+  artifact::Module artifact;
+  std::string error;
+  ASSERT_TRUE(compiler::compileModule(*c.module, {}, &artifact, error)) << error;
+  EXPECT_EQ(artifact.kernels.size(), 2u);
+  auto loaded = runtime::Module::loadFromBytes(artifact::serialize(artifact));
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  auto fn = (*loaded)->lookupFunction("main");
+  ASSERT_TRUE(fn.ok());
+  auto device = runtime::Device::create("local-sync");
+  auto out = fn->invoke(**device, {f32Tensor(x, {7})});
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(valuesOf((*out)[0]), (std::vector<float>{3, -6, 10.5f, 12, 15, 18, 21}));
+}
+
+TEST(CustomOpMLIRBody, InvalidBodyIsAnErrorNamingTheOp) {
+  static bool once = [] {
+    return registerCustomOp(makeMLIRCustomOp(
+        "model.broken",
+        [](const std::vector<BufferSignature> &args, CustomOpSelection &out) {
+          out.results = {args[0]};
+          return Status::success();
+        },
+        [](const std::vector<BufferSignature> &, const CustomOpSelection &)
+            -> Result<MLIRKernelBody> {
+          MLIRKernelBody body;
+          body.function = "func.func @kernel(%state: !llvm.ptr, %x: index, %y: index, "
+                          "%z: index) {\n  %v = arith.addf %x, %x : f32\n  return\n}\n";
+          return body;
+        })).ok();
+  }();
+  ASSERT_TRUE(once);
+  setenv("TURBINE_CACHE_DIR", "", 1);
+  auto r = callCustomOp("model.broken", {f32Zeros({4})});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("custom op 'model.broken'"), std::string::npos) << r.message();
+  EXPECT_NE(r.message().find("the kernel module is invalid"), std::string::npos) << r.message();
+}

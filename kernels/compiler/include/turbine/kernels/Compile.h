@@ -51,6 +51,14 @@ Result<std::string> emitKernelModule(const Specialization &spec);
 Result<std::string> emitKernelFunction(const Specialization &spec,
                                        const std::string &funcName);
 
+/// Compiles a module in the form emitKernelModule produces (host functions
+/// dispatching kernels of the container, kernels at the vector or a lower
+/// level, every function of the container a kernel) to an artifact.
+/// `label` names it in errors ("custom op 'x'").
+Status compileKernelModuleText(const std::string &text, const std::string &label,
+                               const KernelCompileOptions &options,
+                               artifact::Module &out);
+
 /// Compiles `spec` to an artifact whose function `main` takes the kernel's
 /// input and inout buffers and returns its output buffers (declaration
 /// order); inout arguments are updated in place.

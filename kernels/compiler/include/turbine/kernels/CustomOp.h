@@ -9,14 +9,16 @@
 //
 // Registered ops are called eagerly with callCustomOp: select -> generate
 // (cached per op and selection) -> launch (compiled, cached; Launch.h).
-// In compiled models: CustomOpCalls.h. Not yet: hand-written MLIR bodies,
-// ONNX custom-domain nodes.
+// The body may instead be a hand-written MLIR kernel function
+// (makeMLIRCustomOp). In compiled models: CustomOpCalls.h. Not yet: ONNX
+// custom-domain nodes.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_CUSTOMOP_H
 #define TURBINE_KERNELS_CUSTOMOP_H
 
 #include "turbine/kernels/Launch.h"
 
+#include <array>
 #include <functional>
 #include <memory>
 
@@ -30,6 +32,16 @@ struct CustomOpSelection {
   Bindings symbols;
 };
 
+/// A hand-written kernel: one function in MLIR,
+///   func.func @kernel(%state: !llvm.ptr, %x: index, %y: index, %z: index)
+/// using `turbine.binding %state[i] : memref<...>` for the arguments, then the
+/// results (static shapes), `%x %y %z` as the workgroup id, at the vector
+/// level or below (arith, math, scf, memref, vector), run over `grid`.
+struct MLIRKernelBody {
+  std::string function;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+};
+
 /// A named op whose body is a kernel.
 class CustomOp {
 public:
@@ -40,6 +52,15 @@ public:
                         CustomOpSelection &out) const = 0;
   /// Traces the kernel for `selection` (buffers: args, then results).
   virtual Result<Kernel> generate(const CustomOpSelection &selection) const = 0;
+  /// True if the body is hand-written MLIR (generateMLIR) instead.
+  virtual bool hasMLIRBody() const { return false; }
+  virtual Result<MLIRKernelBody>
+  generateMLIR(const std::vector<BufferSignature> &args,
+               const CustomOpSelection &selection) const {
+    (void)args;
+    (void)selection;
+    return Status::error("custom op '" + name() + "' has no MLIR body");
+  }
 };
 
 /// A CustomOp from two functions.
@@ -47,6 +68,19 @@ std::shared_ptr<const CustomOp> makeCustomOp(
     std::string name,
     std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
     std::function<Result<Kernel>(const CustomOpSelection &)> generate);
+
+/// A CustomOp whose body is hand-written MLIR.
+std::shared_ptr<const CustomOp> makeMLIRCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
+                                         const CustomOpSelection &)> generate);
+
+/// The module text that runs `body` as @main(args) -> results (eager calls
+/// compile it with compileKernelModuleText).
+std::string mlirBodyModule(const MLIRKernelBody &body,
+                           const std::vector<BufferSignature> &args,
+                           const std::vector<BufferSignature> &results);
 
 /// Registers `op` under its name; an error if the name is taken.
 Status registerCustomOp(std::shared_ptr<const CustomOp> op);

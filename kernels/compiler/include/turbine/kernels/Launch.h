@@ -41,6 +41,14 @@ struct LaunchStats {
 Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
               const Bindings &symbols = {}, runtime::Device *device = nullptr);
 
+/// Runs @main of a kernel module (the form compileKernelModuleText takes)
+/// on `inputs` and returns its results; compiled on first use and cached
+/// like launch() (the text is the cache key). `label` names it in errors.
+Result<std::vector<runtime::Tensor>>
+launchModule(const std::string &label, const std::string &moduleText,
+             const std::vector<runtime::Tensor> &inputs,
+             runtime::Device *device = nullptr);
+
 /// Counters since process start (or the last reset).
 LaunchStats launchStats();
 void resetLaunchStats();
