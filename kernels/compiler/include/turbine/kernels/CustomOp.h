@@ -10,8 +10,8 @@
 // Registered ops are called eagerly with callCustomOp: select -> generate
 // (cached per op and selection) -> launch (compiled, cached; Launch.h).
 // The body may instead be a hand-written MLIR kernel function
-// (makeMLIRCustomOp). In compiled models: CustomOpCalls.h. Not yet: ONNX
-// custom-domain nodes.
+// (makeMLIRCustomOp). In compiled models and from ONNX custom-domain nodes:
+// CustomOpCalls.h.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_CUSTOMOP_H
 #define TURBINE_KERNELS_CUSTOMOP_H
