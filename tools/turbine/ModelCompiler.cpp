@@ -10,6 +10,7 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
+#include "turbine/kernels/CustomOpCalls.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -61,6 +62,11 @@ bool compileModelFile(const std::string &path,
                      : parseMlirFile(context, path, error);
   if (!module)
     return false;
+  // Calls of custom ops (e.g. ONNX nodes of a custom domain) -> dispatches.
+  if (kernels::Status s = kernels::expandCustomOpCalls(*module); !s.ok()) {
+    error = path + ": " + s.message();
+    return false;
+  }
 
   if (!compiler::compileModule(*module, options, &out, error)) {
     error = path + ": " + error;

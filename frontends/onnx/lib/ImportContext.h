@@ -54,6 +54,14 @@ struct ShapeTensor {
 
 class ImportContext;
 
+/// True for node domains that are not ONNX's own (`ai.onnx*`): custom ops.
+bool isCustomDomain(const std::string &domain);
+/// Imports a node of a custom domain as a call of a custom-op declaration
+/// (CustomDomainOps.cpp); `declaredType` gives the model's type of an output.
+mlir::LogicalResult importCustomDomainNode(
+    ImportContext &ctx, const onnx::NodeProto &node,
+    const std::function<mlir::Type(const std::string &)> &declaredType);
+
 /// Converts one ONNX node. Returns failure after calling ctx.fail(...).
 using OpHandler =
     std::function<mlir::LogicalResult(ImportContext &, const onnx::NodeProto &)>;

@@ -257,10 +257,29 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
     func.setArgAttrs(i, signatureAttrs(b, input.first, input.second, input.second.type));
   }
 
+  // Declared tensor type of a graph value (for outputs of custom-op nodes).
+  auto declaredType = [&](const std::string &name) -> Type {
+    for (const auto *infos : {&graph.value_info(), &graph.output()})
+      for (const onnx::ValueInfoProto &info : *infos)
+        if (info.name() == name) {
+          std::string ignored;
+          auto sig = convertValueInfo(context, info, ignored);
+          if (succeeded(sig))
+            return sig->type;
+        }
+    return Type();
+  };
   const OpRegistry &registry = opRegistry();
   for (const onnx::NodeProto &node : graph.node()) {
     ctx.loc = NameLoc::get(b.getStringAttr(node.name().empty() ? node.op_type() : node.name()),
                            FileLineColLoc::get(&context, origin, 0, 0));
+    if (isCustomDomain(node.domain())) { // a custom op (CustomDomainOps.cpp)
+      if (failed(importCustomDomainNode(ctx, node, declaredType))) {
+        error = ctx.error + where;
+        return nullptr;
+      }
+      continue;
+    }
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       (void)ctx.unsupported(node);
       error = ctx.error + where;
@@ -378,6 +397,8 @@ OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &b
     if (id.domain().empty() || id.domain() == "ai.onnx")
       opset = static_cast<int>(id.version());
   for (const onnx::NodeProto &node : model.graph().node()) {
+    if (isCustomDomain(node.domain()))
+      continue; // a custom op, resolved later (CustomDomainOps.cpp)
     bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
     if (!defaultDomain || !opRegistry().lookup(node.op_type(), opset)) {
       int64_t domainOpset = opset;

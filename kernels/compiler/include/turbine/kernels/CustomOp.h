@@ -1,0 +1,97 @@
+//===- CustomOp.h - Named custom ops backed by kernels (select/generate) --===//
+//
+// As iree-turbine's CustomOp: a custom op has a name and two steps.
+//  * select(args) checks the argument types and decides the result shapes
+//    and dtypes and the symbol values the kernel is specialized on (dims
+//    that specialize, tile sizes);
+//  * generate(selection) traces the kernel for that selection; its buffers
+//    are the arguments (inputs) followed by the results (outputs).
+//
+// Registered ops are called eagerly with callCustomOp: select -> generate
+// (cached per op and selection) -> launch (compiled, cached; Launch.h).
+// The body may instead be a hand-written MLIR kernel function
+// (makeMLIRCustomOp). In compiled models and from ONNX custom-domain nodes:
+// CustomOpCalls.h.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_KERNELS_CUSTOMOP_H
+#define TURBINE_KERNELS_CUSTOMOP_H
+
+#include "turbine/kernels/Launch.h"
+
+#include <array>
+#include <functional>
+#include <memory>
+
+namespace turbine::kernels {
+
+/// What select() decides for one call.
+struct CustomOpSelection {
+  /// Shape and dtype of each result, in order.
+  std::vector<BufferSignature> results;
+  /// Symbol values the kernel is specialized on (beyond the buffer dims).
+  Bindings symbols;
+};
+
+/// A hand-written kernel: one function in MLIR,
+///   func.func @kernel(%state: !llvm.ptr, %x: index, %y: index, %z: index)
+/// using `turbine.binding %state[i] : memref<...>` for the arguments, then the
+/// results (static shapes), `%x %y %z` as the workgroup id, at the vector
+/// level or below (arith, math, scf, memref, vector), run over `grid`.
+struct MLIRKernelBody {
+  std::string function;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+};
+
+/// A named op whose body is a kernel.
+class CustomOp {
+public:
+  virtual ~CustomOp() = default;
+  virtual const std::string &name() const = 0;
+  /// Checks `args` and fills `out`; an error explains what is wrong.
+  virtual Status select(const std::vector<BufferSignature> &args,
+                        CustomOpSelection &out) const = 0;
+  /// Traces the kernel for `selection` (buffers: args, then results).
+  virtual Result<Kernel> generate(const CustomOpSelection &selection) const = 0;
+  /// True if the body is hand-written MLIR (generateMLIR) instead.
+  virtual bool hasMLIRBody() const { return false; }
+  virtual Result<MLIRKernelBody>
+  generateMLIR(const std::vector<BufferSignature> &args,
+               const CustomOpSelection &selection) const {
+    (void)args;
+    (void)selection;
+    return Status::error("custom op '" + name() + "' has no MLIR body");
+  }
+};
+
+/// A CustomOp from two functions.
+std::shared_ptr<const CustomOp> makeCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<Kernel>(const CustomOpSelection &)> generate);
+
+/// A CustomOp whose body is hand-written MLIR.
+std::shared_ptr<const CustomOp> makeMLIRCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
+                                         const CustomOpSelection &)> generate);
+
+/// The module text that runs `body` as @main(args) -> results (eager calls
+/// compile it with compileKernelModuleText).
+std::string mlirBodyModule(const MLIRKernelBody &body,
+                           const std::vector<BufferSignature> &args,
+                           const std::vector<BufferSignature> &results);
+
+/// Registers `op` under its name; an error if the name is taken.
+Status registerCustomOp(std::shared_ptr<const CustomOp> op);
+/// The op registered as `name`, or null.
+std::shared_ptr<const CustomOp> lookupCustomOp(const std::string &name);
+
+/// Runs custom op `name` on `args` and returns its results (new tensors).
+Result<std::vector<runtime::Tensor>>
+callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
+             runtime::Device *device = nullptr);
+
+} // namespace turbine::kernels
+
+#endif // TURBINE_KERNELS_CUSTOMOP_H

@@ -1,0 +1,43 @@
+//===- CustomOpCalls.h - Custom ops inside compiled models -----------------===//
+//
+// A model (MLIR on tensors, as the frontends or a C++ builder produce it)
+// uses a registered custom op (CustomOp.h) by calling a declaration that
+// names it:
+//
+//   func.func private @my_softmax(tensor<4x100xf32>) -> tensor<4x100xf32>
+//       attributes {turbine.custom_op = "test.softmax"}
+//   ...
+//   %y = func.call @my_softmax(%x) : (tensor<4x100xf32>) -> tensor<4x100xf32>
+//
+// expandCustomOpCalls runs the op's select step on the call's (static)
+// tensor types, checks the call's result types against the selection,
+// generates and specializes the kernel, puts it (vector level) into the
+// module's kernel container and replaces the call by a `turbine.dispatch`
+// of it over the kernel's grid. The compiler's phases then leave that
+// dispatch alone and lower the kernel with the others: the custom op is its
+// own dispatch in the artifact. Run it before compiler::compileModule.
+// Includes no MLIR header.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_KERNELS_CUSTOMOPCALLS_H
+#define TURBINE_KERNELS_CUSTOMOPCALLS_H
+
+#include "turbine/kernels/CustomOp.h"
+
+namespace mlir {
+class ModuleOp;
+}
+
+namespace turbine::kernels {
+
+/// Attribute on a function declaration naming the custom op it stands for.
+inline constexpr const char *kCustomOpAttr = "turbine.custom_op";
+
+/// Replaces every call of a custom-op declaration in `module` by a dispatch
+/// of the op's kernel; the declarations are removed. Errors name the op, the
+/// call's location and what is wrong (unregistered op, dynamic shapes,
+/// result types that disagree with select, inout buffers).
+Status expandCustomOpCalls(mlir::ModuleOp module);
+
+} // namespace turbine::kernels
+
+#endif // TURBINE_KERNELS_CUSTOMOPCALLS_H

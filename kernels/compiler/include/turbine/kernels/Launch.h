@@ -1,0 +1,60 @@
+//===- Launch.h - Eager launch of kernels on host tensors -----------------===//
+//
+//   Status s = launch(*kernel, {a, b, c}, {{"BLOCK_M", 32}, ...});
+//
+// Specializes the kernel for the tensors' shapes and the given symbols,
+// compiles the specialization on first use (Compile.h), keeps the loaded
+// runtime module in an in-memory cache keyed by the kernel's printed graph
+// and its symbol values, and runs it: inputs are passed to the compiled
+// function, its results are copied into the output tensors.
+// A content-hashed disk cache ($TURBINE_CACHE_DIR, else
+// $XDG_CACHE_HOME/turbine, else ~/.cache/turbine; TURBINE_CACHE_DIR="" turns
+// it off; see Launch.cpp) lets a new
+// process skip compiling; a corrupt entry is detected and rebuilt.
+// `launchStats()` counts cache hits and misses and the time spent compiling;
+// TURBINE_DEBUG=kernels (or =all) logs every cache decision to stderr;
+// TURBINE_KERNELS_DUMP_DIR=DIR writes, per compile, DIR/<hash>/0.kernel.mlir
+// (as emitted) and 1.vector-lowered.mlir.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_KERNELS_LAUNCH_H
+#define TURBINE_KERNELS_LAUNCH_H
+
+#include "turbine/kernels/Compile.h"
+#include "turbine/runtime/Tensor.h"
+
+namespace turbine::runtime {
+class Device;
+}
+
+namespace turbine::kernels {
+
+struct LaunchStats {
+  int64_t memoryHits = 0;
+  int64_t diskHits = 0;
+  int64_t misses = 0;         // compiles
+  int64_t corruptEntries = 0; // disk entries rejected and rebuilt
+  double compileMillis = 0;   // total time compiling
+};
+
+/// Runs `kernel` on `buffers` (declaration order), compiling on first use.
+/// `device` defaults to a process-wide local-sync device.
+Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
+              const Bindings &symbols = {}, runtime::Device *device = nullptr);
+
+/// Runs @main of a kernel module (the form compileKernelModuleText takes)
+/// on `inputs` and returns its results; compiled on first use and cached
+/// like launch() (the text is the cache key). `label` names it in errors.
+Result<std::vector<runtime::Tensor>>
+launchModule(const std::string &label, const std::string &moduleText,
+             const std::vector<runtime::Tensor> &inputs,
+             runtime::Device *device = nullptr);
+
+/// Counters since process start (or the last reset).
+LaunchStats launchStats();
+void resetLaunchStats();
+/// Drops every cached compiled kernel (the next launch compiles again).
+void clearLaunchCache();
+
+} // namespace turbine::kernels
+
+#endif // TURBINE_KERNELS_LAUNCH_H

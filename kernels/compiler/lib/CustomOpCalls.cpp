@@ -1,0 +1,209 @@
+//===- CustomOpCalls.cpp - Calls of custom ops -> kernel dispatches --------===//
+#include "turbine/kernels/CustomOpCalls.h"
+
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cctype>
+#include <iterator>
+
+using namespace mlir;
+
+namespace turbine::kernels {
+namespace {
+
+std::optional<DType> dtypeOf(Type t) {
+  if (t.isF16()) return DType::f16;
+  if (t.isBF16()) return DType::bf16;
+  if (t.isF32()) return DType::f32;
+  if (t.isF64()) return DType::f64;
+  if (t.isSignlessInteger(8)) return DType::i8;
+  if (t.isSignlessInteger(16)) return DType::i16;
+  if (t.isSignlessInteger(32)) return DType::i32;
+  if (t.isSignlessInteger(64)) return DType::i64;
+  return std::nullopt;
+}
+
+std::string locationOf(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getLoc();
+  return s;
+}
+
+/// The kernel container (`module @kernels attributes {turbine.kernels}`, the
+/// compiler's convention; see compiler/lib/Phases.h), created if missing.
+ModuleOp kernelContainer(ModuleOp module) {
+  for (auto nested : module.getOps<ModuleOp>())
+    if (nested->hasAttr("turbine.kernels"))
+      return nested;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto kernels = ModuleOp::create(b, module.getLoc(), "kernels");
+  kernels->setAttr("turbine.kernels", b.getUnitAttr());
+  return kernels;
+}
+
+std::string symbolSafe(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return s;
+}
+
+Result<std::vector<BufferSignature>> signatures(TypeRange types,
+                                                const std::string &what) {
+  std::vector<BufferSignature> out;
+  for (auto [i, t] : llvm::enumerate(types)) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    std::optional<DType> dt = tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+    if (!tensor || !tensor.hasStaticShape() || !dt) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << t;
+      return Status::error(what + " " + std::to_string(i) + " has type " + s +
+                           "; custom ops in models take tensors of static "
+                           "shape and a supported dtype");
+    }
+    out.push_back({std::vector<int64_t>(tensor.getShape().begin(),
+                                        tensor.getShape().end()),
+                   *dt});
+  }
+  return out;
+}
+
+Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
+                  const std::string &opName, int index,
+                  std::vector<std::unique_ptr<Kernel>> &keep) {
+  std::string where = "custom op '" + opName + "' at " + locationOf(call) + ": ";
+  std::shared_ptr<const CustomOp> op = lookupCustomOp(opName);
+  if (!op)
+    return Status::error(where + "not registered");
+  Result<std::vector<BufferSignature>> args = signatures(call.getOperandTypes(), "argument");
+  if (!args.ok())
+    return Status::error(where + args.message());
+  Result<std::vector<BufferSignature>> results = signatures(call.getResultTypes(), "result");
+  if (!results.ok())
+    return Status::error(where + results.message());
+  CustomOpSelection selection;
+  if (Status s = op->select(*args, selection); !s.ok())
+    return Status::error(where + s.message());
+  if (selection.results.size() != results->size())
+    return Status::error(where + "the call has " + std::to_string(results->size()) +
+                         " results, select chose " +
+                         std::to_string(selection.results.size()));
+  for (size_t i = 0; i < results->size(); ++i)
+    if (selection.results[i].shape != (*results)[i].shape ||
+        selection.results[i].dtype != (*results)[i].dtype)
+      return Status::error(where + "result " + std::to_string(i) +
+                           " of the call disagrees with the type select chose");
+  std::string funcName;
+  std::array<int64_t, 3> gridSize = {1, 1, 1};
+  func::FuncOp fn;
+  OwningOpRef<ModuleOp> parsed;
+  if (op->hasMLIRBody()) {
+    Result<MLIRKernelBody> body = op->generateMLIR(*args, selection);
+    if (!body.ok())
+      return Status::error(where + body.message());
+    funcName = symbolSafe(opName) + "_mlir_" + std::to_string(index);
+    parsed = parseSourceString<ModuleOp>("module {\n" + body->function + "\n}\n",
+                                         module.getContext(), funcName);
+    if (!parsed)
+      return Status::error(where + "the hand-written kernel does not parse");
+    auto fns = parsed->getOps<func::FuncOp>();
+    if (std::distance(fns.begin(), fns.end()) != 1)
+      return Status::error(where + "the hand-written body must be one func.func");
+    fn = *fns.begin();
+    gridSize = body->grid;
+  } else {
+    Result<Kernel> kernel = op->generate(selection);
+    if (!kernel.ok())
+      return Status::error(where + kernel.message());
+    keep.push_back(std::make_unique<Kernel>(std::move(*kernel)));
+    const Kernel &k = *keep.back();
+    if (k.buffers.size() != args->size() + results->size())
+      return Status::error(where + "kernel '" + k.name + "' has " +
+                           std::to_string(k.buffers.size()) + " buffers, expected " +
+                           std::to_string(args->size()) + " arguments + " +
+                           std::to_string(results->size()) + " results");
+    for (size_t i = 0; i < k.buffers.size(); ++i) {
+      BufferKind want = i < args->size() ? BufferKind::Input : BufferKind::Output;
+      if (k.buffers[i].kind != want)
+        return Status::error(where + "buffer '" + k.buffers[i].name + "' of kernel '" +
+                             k.name + "' must be an " + bufferKindName(want) +
+                             " buffer (tensors in a model are not updated in place)");
+    }
+    std::vector<BufferSignature> all = *args;
+    all.insert(all.end(), results->begin(), results->end());
+    Result<Specialization> spec = specialize(k, all, selection.symbols);
+    if (!spec.ok())
+      return Status::error(where + spec.message());
+    funcName = symbolSafe(opName) + "_" + k.name + "_" + std::to_string(index);
+    Result<std::string> text = emitKernelFunction(*spec, funcName);
+    if (!text.ok())
+      return Status::error(where + text.message());
+    parsed = parseSourceString<ModuleOp>(*text, module.getContext(), funcName);
+    if (!parsed)
+      return Status::error(where + "internal error: the generated kernel does not parse");
+    ModuleOp inner = *parsed->getOps<ModuleOp>().begin();
+    fn = *inner.getOps<func::FuncOp>().begin();
+    gridSize = spec->grid;
+  }
+  fn->remove();
+  SymbolTable::setSymbolName(fn, funcName);
+  fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
+  kernels.push_back(fn);
+
+  OpBuilder b(call);
+  SmallVector<Value> grid;
+  for (int64_t g : gridSize)
+    grid.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), g));
+  auto dispatch = compiler::DispatchOp::create(
+      b, call.getLoc(), call.getResultTypes(),
+      FlatSymbolRefAttr::get(b.getContext(), funcName), grid,
+      call.getOperands(), ValueRange{}, ValueRange{});
+  call.replaceAllUsesWith(dispatch.getResults());
+  call.erase();
+  return Status::success();
+}
+
+} // namespace
+
+Status expandCustomOpCalls(ModuleOp module) {
+  SmallVector<std::pair<func::CallOp, std::string>> calls;
+  module.walk([&](func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee)
+      return;
+    if (auto name = callee->getAttrOfType<StringAttr>(kCustomOpAttr))
+      calls.push_back({call, name.str()});
+  });
+  if (calls.empty())
+    return Status::success();
+  ModuleOp kernels = kernelContainer(module);
+  // Kernels must outlive their specializations until emitted.
+  std::vector<std::unique_ptr<Kernel>> keep;
+  int index = 0;
+  for (auto &[call, name] : calls)
+    if (Status s = expandCall(module, kernels, call, name, index++, keep); !s.ok())
+      return s;
+  // The declarations have no uses left.
+  SmallVector<func::FuncOp> declarations;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (fn->hasAttr(kCustomOpAttr) && fn.isDeclaration())
+      declarations.push_back(fn);
+  for (func::FuncOp fn : declarations)
+    if (SymbolTable::symbolKnownUseEmpty(fn, module))
+      fn.erase();
+  return Status::success();
+}
+
+} // namespace turbine::kernels
