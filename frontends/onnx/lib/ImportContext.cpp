@@ -271,6 +271,35 @@ FailureOr<OpFoldResult> ImportContext::runtimeAxis(const onnx::NodeProto &node, 
   return select(negative, indexOp<arith::AddIOp>(a, r), a);
 }
 
+FailureOr<SmallVector<OpFoldResult>> ImportContext::distinctAxes(const onnx::NodeProto &node,
+                                                                 const ShapeTensor &axes, int64_t rank) {
+  SmallVector<OpFoldResult> result;
+  for (const SymDim &a : axes.elements) {
+    FailureOr<OpFoldResult> n = runtimeAxis(node, a, rank, "axis");
+    if (failed(n))
+      return failure();
+    result.push_back(*n);
+  }
+  for (size_t j = 0; j < result.size(); ++j)
+    for (size_t k = j + 1; k < result.size(); ++k)
+      if (failed(check(node, compare(arith::CmpIPredicate::ne, result[j], result[k]),
+                       "axes " + std::to_string(j) + " and " + std::to_string(k) +
+                           " are the same axis")))
+        return failure();
+  return result;
+}
+
+SmallVector<Value> ImportContext::axisFlags(ArrayRef<OpFoldResult> axes, int64_t rank) {
+  SmallVector<Value> flags;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value hit = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(false));
+    for (OpFoldResult a : axes)
+      hit = either(hit, compare(arith::CmpIPredicate::eq, a, builder.getIndexAttr(d)));
+    flags.push_back(hit);
+  }
+  return flags;
+}
+
 OpFoldResult ImportContext::pick(ArrayRef<OpFoldResult> sizes, OpFoldResult position) {
   if (auto c = getConstantIntValue(position))
     if (*c >= 0 && *c < (int64_t)sizes.size())

@@ -206,6 +206,12 @@ public:
   /// end), with a run-time check that it lies in [-rank, rank).
   mlir::FailureOr<mlir::OpFoldResult> runtimeAxis(const onnx::NodeProto &node, const SymDim &axis,
                                                   int64_t rank, const std::string &what);
+  /// Every element of `axes` normalized against `rank` (runtimeAxis), with
+  /// run-time checks that they are distinct.
+  mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
+  distinctAxes(const onnx::NodeProto &node, const ShapeTensor &axes, int64_t rank);
+  /// For each of `rank` dims an i1 value: is the dim one of `axes`?
+  llvm::SmallVector<mlir::Value> axisFlags(llvm::ArrayRef<mlir::OpFoldResult> axes, int64_t rank);
   /// The element of `sizes` at run-time position `position` (a select chain).
   mlir::OpFoldResult pick(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::OpFoldResult position);
   /// Sizes of the dims whose run-time flag `drop[d]` (i1) is false, in order:

@@ -65,7 +65,150 @@ Value reducedCount(ImportContext &ctx, Value input, ArrayRef<bool> mask, Type ty
 
 namespace {
 
+/// Reduces `input` over the dims whose run-time flag `reduced[d]` (i1) is
+/// set, keeping them as size-1 dims. Which dims are reduced is data, so the
+/// generic has 2*rank loops: i (parallel, the result's index, 1 on reduced
+/// dims) and k (reduction, the input dim's size on reduced dims, else 1);
+/// the input is read at i + k. A shape-only operand of the k sizes gives the
+/// k loops their bounds.
+Value reduceDimsAtRunTime(ImportContext &ctx, Value input, ArrayRef<Value> reduced, Value initValue,
+                          const CombineFn &combine) {
+  int64_t rank = reduced.size();
+  OpFoldResult one = ctx.builder.getIndexAttr(1);
+  SmallVector<OpFoldResult> inDims = ctx.dims(input), outSizes, loopSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    outSizes.push_back(ctx.select(reduced[d], one, inDims[d]));
+    loopSizes.push_back(ctx.select(reduced[d], inDims[d], one));
+  }
+  Value init = ctx.filled(outSizes, initValue);
+  Value bounds = ctx.empty(loopSizes, ctx.builder.getI8Type());
+  SmallVector<AffineExpr> read, outer, inner;
+  for (int64_t d = 0; d < rank; ++d) {
+    read.push_back(ctx.builder.getAffineDimExpr(d) + ctx.builder.getAffineDimExpr(rank + d));
+    outer.push_back(ctx.builder.getAffineDimExpr(d));
+    inner.push_back(ctx.builder.getAffineDimExpr(rank + d));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(2 * rank, 0, read, &ctx.context),
+                              AffineMap::get(2 * rank, 0, inner, &ctx.context),
+                              AffineMap::get(2 * rank, 0, outer, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
+                                           ValueRange{input, bounds}, ValueRange{init}, maps, iterators,
+                                           [&](OpBuilder &b, Location l, ValueRange a) {
+                                             linalg::YieldOp::create(b, l, combine(b, l, a[2], a[0]));
+                                           })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  return result;
+}
+
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+/// The accumulation step of `kind` (Sum, Mean, ... : acc op element).
+CombineFn combineFor(ReduceKind kind, bool isFloat) {
+  return [=](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+    switch (kind) {
+    case ReduceKind::L1: {
+      Value a = isFloat ? (Value)math::AbsFOp::create(b, l, e) : (Value)math::AbsIOp::create(b, l, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, a) : (Value)arith::AddIOp::create(b, l, acc, a);
+    }
+    case ReduceKind::L2:
+      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+    case ReduceKind::LogSum:
+    case ReduceKind::LogSumExp:
+      return arith::AddFOp::create(b, l, acc, e);
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, e) : (Value)arith::AddIOp::create(b, l, acc, e);
+    case ReduceKind::SumSquare: {
+      Value sq = isFloat ? (Value)arith::MulFOp::create(b, l, e, e) : (Value)arith::MulIOp::create(b, l, e, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, sq) : (Value)arith::AddIOp::create(b, l, acc, sq);
+    }
+    case ReduceKind::Prod:
+      return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
+    case ReduceKind::Max:
+      return isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
+    case ReduceKind::Min:
+      return isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
+    }
+    return acc;
+  };
+}
+
+/// Reduce* whose axes input is read at run time. Its static length fixes
+/// the result rank (rank - #axes without keepdims; the axes are checked to
+/// be distinct and in range), the values pick the dims.
+LogicalResult convertReduceRuntimeAxes(ImportContext &ctx, const onnx::NodeProto &node, ReduceKind kind,
+                                       Value x, const ShapeTensor &axesTensor, bool keepDims, Value init) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  int64_t count = axesTensor.elements.size();
+  if (count > rank)
+    return ctx.fail(node, std::to_string(count) + " axes for a rank-" + std::to_string(rank) + " input");
+  auto axes = ctx.distinctAxes(node, axesTensor, rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<Value> reduced = ctx.axisFlags(*axes, rank);
+  SmallVector<OpFoldResult> inDims = ctx.dims(x);
+  Value source = x, maxValue;
+  if (kind == ReduceKind::LogSumExp) {
+    double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+    maxValue = reduceDimsAtRunTime(ctx, x, reduced, ctx.scalarConstant(et, negInf),
+                                   combineFor(ReduceKind::Max, true));
+    // exp(x - max), reading max at the index with reduced dims set to 0.
+    Value emptyFull = ctx.empty(inDims, et);
+    SmallVector<AffineMap> maps(2, ctx.builder.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+    source = linalg::GenericOp::create(
+                 ctx.builder, ctx.loc, TypeRange{emptyFull.getType()}, ValueRange{x}, ValueRange{emptyFull},
+                 maps, parallel,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                   SmallVector<Value> at;
+                   for (int64_t d = 0; d < rank; ++d)
+                     at.push_back(arith::SelectOp::create(b, l, reduced[d], zero, linalg::IndexOp::create(b, l, d)));
+                   Value m = tensor::ExtractOp::create(b, l, maxValue, at);
+                   linalg::YieldOp::create(b, l, (Value)math::ExpOp::create(b, l, arith::SubFOp::create(b, l, a[0], m)));
+                 })
+                 .getResult(0);
+    ctx.recordDims(source, inDims);
+  }
+  Value result = reduceDimsAtRunTime(ctx, source, reduced, init, combineFor(kind, isFloat));
+  if (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp ||
+      kind == ReduceKind::Mean) {
+    Value countValue;
+    if (kind == ReduceKind::Mean) {
+      OpFoldResult n = ctx.builder.getIndexAttr(1);
+      for (int64_t d = 0; d < rank; ++d)
+        n = ctx.indexOp<arith::MulIOp>(n, ctx.select(reduced[d], inDims[d], ctx.builder.getIndexAttr(1)));
+      Value asInt = arith::IndexCastOp::create(ctx.builder, ctx.loc, ctx.builder.getI64Type(), ctx.toIndexValue(n));
+      countValue = arith::SIToFPOp::create(ctx.builder, ctx.loc, et, asInt);
+    }
+    SmallVector<Value> operands{result};
+    if (maxValue)
+      operands.push_back(maxValue);
+    auto r = ctx.elementwise(node, operands, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      if (kind == ReduceKind::Mean)
+        return arith::DivFOp::create(b, l, a[0], countValue);
+      if (kind == ReduceKind::L2)
+        return math::SqrtOp::create(b, l, a[0]);
+      Value v = math::LogOp::create(b, l, a[0]);
+      if (kind == ReduceKind::LogSumExp)
+        v = arith::AddFOp::create(b, l, v, a[1]);
+      return v;
+    });
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  if (!keepDims)
+    result = ctx.reshape(result, ctx.keptSizes(inDims, reduced, rank - count));
+  ctx.setValue(node.output(0), result);
+  return success();
+}
 
 LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, ReduceKind kind,
                             int axesInputSince) {
@@ -81,14 +224,19 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   if (!isFloat && floatOnly)
     return ctx.unsupported(node, "only floating-point inputs are supported");
   std::optional<std::vector<int64_t>> axes;
+  std::optional<ShapeTensor> runtimeAxes;
   if (ctx.opset >= axesInputSince) {
     if (ImportContext::hasInput(node, 1)) {
-      auto a = ctx.getShapeTensor(node.input(1));
-      if (!a || !llvm::all_of(a->elements, [](const SymDim &d) { return d.isConstant(); }))
-        return ctx.unsupported(node, "axes must be a constant");
-      axes.emplace();
-      for (const SymDim &d : a->elements)
-        axes->push_back(d.constant);
+      auto a = ctx.getShapeOperand(node, 1, "axes");
+      if (failed(a))
+        return failure();
+      if (a->isConstant()) {
+        axes.emplace();
+        for (const SymDim &d : a->elements)
+          axes->push_back(d.constant);
+      } else {
+        runtimeAxes = *a;
+      }
     }
   } else {
     axes = ctx.intsAttr(node, "axes");
@@ -96,7 +244,9 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
   bool noop = ctx.intAttr(node, "noop_with_empty_axes", 0) != 0;
   SmallVector<bool> mask(rank, false);
-  if (!axes || axes->empty()) {
+  if (runtimeAxes) {
+    // The dims are chosen at run time (convertReduceRuntimeAxes below).
+  } else if (!axes || axes->empty()) {
     if (noop) {
       ctx.setValue(node.output(0), *x);
       return success();
@@ -129,6 +279,8 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   } else {
     init = ctx.scalarConstant(et, initial);
   }
+  if (runtimeAxes)
+    return convertReduceRuntimeAxes(ctx, node, kind, *x, *runtimeAxes, keepDims, init);
   // LogSumExp subtracts the max first for stability.
   Value source = *x, maxValue;
   if (kind == ReduceKind::LogSumExp) {
@@ -152,33 +304,7 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
                  .getResult(0);
     ctx.recordDims(source, sizes);
   }
-  Value reduced = reduceDims(ctx, source, mask, init, [&](OpBuilder &b, Location l, Value acc, Value e) -> Value {
-    switch (kind) {
-    case ReduceKind::L1: {
-      Value a = isFloat ? (Value)math::AbsFOp::create(b, l, e) : (Value)math::AbsIOp::create(b, l, e);
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, a) : (Value)arith::AddIOp::create(b, l, acc, a);
-    }
-    case ReduceKind::L2:
-      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
-    case ReduceKind::LogSum:
-    case ReduceKind::LogSumExp:
-      return arith::AddFOp::create(b, l, acc, e);
-    case ReduceKind::Sum:
-    case ReduceKind::Mean:
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, e) : (Value)arith::AddIOp::create(b, l, acc, e);
-    case ReduceKind::SumSquare: {
-      Value sq = isFloat ? (Value)arith::MulFOp::create(b, l, e, e) : (Value)arith::MulIOp::create(b, l, e, e);
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, sq) : (Value)arith::AddIOp::create(b, l, acc, sq);
-    }
-    case ReduceKind::Prod:
-      return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
-    case ReduceKind::Max:
-      return isFloat ? (Value)arith::MaximumFOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
-    case ReduceKind::Min:
-      return isFloat ? (Value)arith::MinimumFOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
-    }
-    return acc;
-  });
+  Value reduced = reduceDims(ctx, source, mask, init, combineFor(kind, isFloat));
   if (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp) {
     SmallVector<Value> operands{reduced};
     if (maxValue)

@@ -73,38 +73,6 @@ std::optional<std::vector<int64_t>> constantValues(const std::optional<ShapeTens
 
 bool isKnown(const std::optional<ShapeTensor> &t) { return !t || t->isConstant(); }
 
-/// Normalizes every element of `axes` against `rank` (run-time checked) and
-/// checks they are distinct.
-FailureOr<SmallVector<OpFoldResult>> distinctAxes(ImportContext &ctx, const onnx::NodeProto &node,
-                                                  const ShapeTensor &axes, int64_t rank) {
-  SmallVector<OpFoldResult> result;
-  for (const SymDim &a : axes.elements) {
-    FailureOr<OpFoldResult> n = ctx.runtimeAxis(node, a, rank, "axis");
-    if (failed(n))
-      return failure();
-    result.push_back(*n);
-  }
-  for (size_t j = 0; j < result.size(); ++j)
-    for (size_t k = j + 1; k < result.size(); ++k)
-      if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::ne, result[j], result[k]),
-                           "axes " + std::to_string(j) + " and " + std::to_string(k) +
-                               " are the same axis")))
-        return failure();
-  return result;
-}
-
-/// For each of `rank` dims, an i1 value: is `d` one of `axes`?
-SmallVector<Value> axisFlags(ImportContext &ctx, ArrayRef<OpFoldResult> axes, int64_t rank) {
-  SmallVector<Value> flags;
-  for (int64_t d = 0; d < rank; ++d) {
-    Value hit = arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getBoolAttr(false));
-    for (OpFoldResult a : axes)
-      hit = ctx.either(hit, ctx.compare(arith::CmpIPredicate::eq, a, ctx.builder.getIndexAttr(d)));
-    flags.push_back(hit);
-  }
-  return flags;
-}
-
 LogicalResult convertShape(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
@@ -305,10 +273,10 @@ LogicalResult runtimeUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node,
     return failure();
   int64_t count = axesTensor.elements.size();
   int64_t outRank = tensorType(*x).getRank() + count;
-  auto axes = distinctAxes(ctx, node, axesTensor, outRank);
+  auto axes = ctx.distinctAxes(node, axesTensor, outRank);
   if (failed(axes))
     return failure();
-  SmallVector<Value> isNew = axisFlags(ctx, *axes, outRank);
+  SmallVector<Value> isNew = ctx.axisFlags(*axes, outRank);
   SmallVector<OpFoldResult> inDims = ctx.dims(*x), sizes;
   OpFoldResult one = ctx.builder.getIndexAttr(1), inputPosition = ctx.builder.getIndexAttr(0);
   for (int64_t k = 0; k < outRank; ++k) {
@@ -330,10 +298,10 @@ LogicalResult runtimeSqueeze(ImportContext &ctx, const onnx::NodeProto &node,
   int64_t count = axesTensor.elements.size();
   if (count > rank)
     return ctx.fail(node, std::to_string(count) + " axes for a rank-" + std::to_string(rank) + " input");
-  auto axes = distinctAxes(ctx, node, axesTensor, rank);
+  auto axes = ctx.distinctAxes(node, axesTensor, rank);
   if (failed(axes))
     return failure();
-  SmallVector<Value> drop = axisFlags(ctx, *axes, rank);
+  SmallVector<Value> drop = ctx.axisFlags(*axes, rank);
   SmallVector<OpFoldResult> inDims = ctx.dims(*x);
   for (int64_t d = 0; d < rank; ++d) {
     Value ok = ctx.either(ctx.builder.createOrFold<arith::XOrIOp>(
@@ -630,7 +598,7 @@ LogicalResult runtimeSlice(ImportContext &ctx, const onnx::NodeProto &node, cons
       axes.elements.push_back(SymDim::of((int64_t)k));
   if (axes.elements.size() != count || (stepsTensor && stepsTensor->elements.size() != count))
     return ctx.fail(node, "axes/steps lengths differ from starts");
-  auto normalized = distinctAxes(ctx, node, axes, rank);
+  auto normalized = ctx.distinctAxes(node, axes, rank);
   if (failed(normalized))
     return failure();
   OpBuilder &b = ctx.builder;
