@@ -230,6 +230,11 @@ Value ImportContext::either(Value a, Value b) {
   return builder.createOrFold<arith::OrIOp>(loc, a, b);
 }
 
+Value ImportContext::logicalNot(Value a) {
+  return builder.createOrFold<arith::XOrIOp>(
+      loc, a, arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true)));
+}
+
 OpFoldResult ImportContext::asFoldResult(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
     return builder.getIndexAttr(c.value());
@@ -325,8 +330,7 @@ SmallVector<OpFoldResult> ImportContext::keptSizes(ArrayRef<OpFoldResult> sizes,
   for (int64_t j = 0; j < count; ++j) {
     OpFoldResult size = builder.getIndexAttr(1);
     for (int64_t d = (int64_t)sizes.size() - 1; d >= 0; --d) {
-      Value isJ = both(builder.createOrFold<arith::XOrIOp>(
-                           loc, drop[d], arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true))),
+      Value isJ = both(logicalNot(drop[d]),
                        compare(arith::CmpIPredicate::eq, position[d], builder.getIndexAttr(j)));
       size = select(isJ, sizes[d], size);
     }

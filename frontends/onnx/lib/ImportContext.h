@@ -195,6 +195,7 @@ public:
   /// Logical and / or of i1 values.
   mlir::Value both(mlir::Value a, mlir::Value b);
   mlir::Value either(mlir::Value a, mlir::Value b);
+  mlir::Value logicalNot(mlir::Value a);
   /// An index value as an OpFoldResult (an attribute when it is a constant).
   mlir::OpFoldResult asFoldResult(mlir::Value v);
   /// Run-time check of ONNX semantics: the call fails with "ONNX node 'n'
@@ -301,6 +302,13 @@ mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<b
 /// Numerically stable softmax (or log-softmax) of float tensor `x` over the
 /// dims where `mask` is true; same shape as `x`.
 mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> mask, bool isLog);
+
+/// Pad (opset >= 11) whose pads or constant value are known only at run
+/// time: output sizes by index arithmetic (checked non-negative), the data by
+/// one gather-style generic for every mode (ShapeOps.cpp).
+mlir::LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
+                                        mlir::Value input, const ShapeTensor &pads,
+                                        const std::string &mode);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

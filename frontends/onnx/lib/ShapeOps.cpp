@@ -304,9 +304,7 @@ LogicalResult runtimeSqueeze(ImportContext &ctx, const onnx::NodeProto &node,
   SmallVector<Value> drop = ctx.axisFlags(*axes, rank);
   SmallVector<OpFoldResult> inDims = ctx.dims(*x);
   for (int64_t d = 0; d < rank; ++d) {
-    Value ok = ctx.either(ctx.builder.createOrFold<arith::XOrIOp>(
-                              ctx.loc, drop[d],
-                              arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getBoolAttr(true))),
+    Value ok = ctx.either(ctx.logicalNot(drop[d]),
                           ctx.compare(arith::CmpIPredicate::eq, inDims[d], ctx.builder.getIndexAttr(1)));
     if (failed(ctx.check(node, ok, "dim " + std::to_string(d) + " is squeezed but its size is not 1")))
       return failure();
@@ -1875,6 +1873,111 @@ LogicalResult convertDepthSpace(ImportContext &ctx, const onnx::NodeProto &node,
 }
 
 } // namespace
+
+LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node, Value input,
+                                  const ShapeTensor &pads, const std::string &mode) {
+  using P = arith::CmpIPredicate;
+  auto type = tensorType(input);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if ((int64_t)pads.elements.size() != 2 * rank)
+    return ctx.fail(node, "pads has " + std::to_string(pads.elements.size()) +
+                              " values for a rank-" + std::to_string(rank) + " input (needs " +
+                              std::to_string(2 * rank) + ")");
+  Value padValue;
+  if (mode == "constant" && ImportContext::hasInput(node, 2)) {
+    auto v = ctx.getTensor(node, node.input(2));
+    if (failed(v))
+      return failure();
+    auto vType = tensorType(*v);
+    if (!vType.hasStaticShape() || vType.getNumElements() != 1 || vType.getRank() > 1 ||
+        vType.getElementType() != et)
+      return ctx.fail(node, "constant_value must be a scalar of the input's element type");
+    padValue = *v;
+  }
+  OpBuilder &b = ctx.builder;
+  OpFoldResult zero = b.getIndexAttr(0);
+  SmallVector<OpFoldResult> inDims = ctx.dims(input), outSizes;
+  SmallVector<Value> lows, inSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult low = ctx.toFoldResult(pads.elements[d]);
+    OpFoldResult high = ctx.toFoldResult(pads.elements[d + rank]);
+    OpFoldResult out = ctx.indexOp<arith::AddIOp>(ctx.indexOp<arith::AddIOp>(inDims[d], low), high);
+    std::string dim = "dim " + std::to_string(d);
+    if (failed(ctx.check(node, ctx.compare(P::sge, out, zero), "the pads of " + dim + " remove more than its size")))
+      return failure();
+    Value padded = ctx.either(ctx.compare(P::ne, low, zero), ctx.compare(P::ne, high, zero));
+    if (mode != "constant" &&
+        failed(ctx.check(node,
+                         ctx.either(ctx.compare(P::sgt, inDims[d], zero),
+                                    ctx.logicalNot(padded)),
+                         "mode '" + mode + "' cannot pad the empty " + dim)))
+      return failure();
+    if (mode == "reflect" &&
+        failed(ctx.check(node,
+                         ctx.both(ctx.compare(P::slt, low, inDims[d]), ctx.compare(P::slt, high, inDims[d])),
+                         "reflect pads of " + dim + " must be smaller than its size")))
+      return failure();
+    // The result reads a clamped input index even where it holds the pad
+    // value, so the input must not be empty.
+    if (mode == "constant" &&
+        failed(ctx.check(node, ctx.compare(P::sgt, inDims[d], zero),
+                         "constant padding of an empty input (" + dim +
+                             " is 0) is not supported when the pads are known only at run time")))
+      return failure();
+    outSizes.push_back(out);
+    lows.push_back(ctx.toIndexValue(low));
+    inSizes.push_back(ctx.toIndexValue(inDims[d]));
+  }
+  bool reflect = mode == "reflect", constant = mode == "constant";
+  Value init = ctx.empty(outSizes, et);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  Value scalar = constant && !padValue ? ctx.scalarConstant(et, 0) : Value();
+  Value result =
+      linalg::GenericOp::create(
+          b, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, parallel,
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            Value zeroI = arith::ConstantIndexOp::create(nb, l, 0);
+            Value oneI = arith::ConstantIndexOp::create(nb, l, 1);
+            Value inside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+            SmallVector<Value> src;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value i = arith::SubIOp::create(nb, l, linalg::IndexOp::create(nb, l, d), lows[d]);
+              Value last = arith::SubIOp::create(nb, l, inSizes[d], oneI);
+              if (constant) {
+                inside = arith::AndIOp::create(
+                    nb, l, inside,
+                    arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sge, i, zeroI),
+                                          arith::CmpIOp::create(nb, l, P::slt, i, inSizes[d])));
+              } else if (reflect) {
+                Value neg = arith::CmpIOp::create(nb, l, P::slt, i, zeroI);
+                i = arith::SelectOp::create(nb, l, neg, arith::SubIOp::create(nb, l, zeroI, i), i);
+                Value over = arith::CmpIOp::create(nb, l, P::sgt, i, last);
+                i = arith::SelectOp::create(nb, l, over,
+                                            arith::SubIOp::create(nb, l, arith::AddIOp::create(nb, l, last, last), i), i);
+              }
+              // Clamped so the read is in bounds also where the result is the pad value.
+              src.push_back(arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, i, last), zeroI));
+            }
+            Value v = tensor::ExtractOp::create(nb, l, input, src);
+            if (constant) {
+              Value fill = scalar;
+              if (!fill) {
+                SmallVector<Value> at;
+                if (tensorType(padValue).getRank() == 1)
+                  at.push_back(zeroI);
+                fill = tensor::ExtractOp::create(nb, l, padValue, at);
+              }
+              v = arith::SelectOp::create(nb, l, inside, v, fill);
+            }
+            linalg::YieldOp::create(nb, l, v);
+          })
+          .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
 
 void registerShapeOps(OpRegistry &r) {
   r.add("Size", convertSize);
