@@ -489,15 +489,40 @@ LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
 LogicalResult convertDropout(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 1)
     return ctx.fail(node, "expects 1 input");
-  // Inference only: a training_mode that is not a constant false would need
-  // random masks, which an identity would silently get wrong.
+  // Dropout is the identity unless training_mode is true and the ratio is
+  // not 0; that case needs random masks, which an identity would silently
+  // get wrong: a (run-time) check refuses it.
   if (ImportContext::hasInput(node, 2)) {
-    auto mode = ctx.getShapeTensor(node.input(2));
-    if (!mode || !llvm::all_of(mode->elements, [](const SymDim &d) {
-          return d.isConstant() && d.constant == 0;
-        }))
-      return ctx.unsupported(node, "training_mode must be a constant false "
-                                   "(Dropout is imported for inference only)");
+    auto mode = ctx.getShapeOperand(node, 2, "training_mode");
+    if (failed(mode))
+      return failure();
+    if (mode->elements.size() != 1)
+      return ctx.fail(node, "training_mode must be a scalar");
+    OpFoldResult zero = ctx.builder.getIndexAttr(0);
+    Value training = ctx.compare(arith::CmpIPredicate::ne, ctx.toFoldResult(mode->elements[0]), zero);
+    Value ratioIsZero = arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getBoolAttr(false));
+    if (ImportContext::hasInput(node, 1)) {
+      auto ratio = ctx.getTensor(node, node.input(1));
+      if (failed(ratio))
+        return failure();
+      auto ratioType = cast<RankedTensorType>(ratio->getType());
+      if (!isa<FloatType>(ratioType.getElementType()) || !ratioType.hasStaticShape() ||
+          ratioType.getNumElements() != 1)
+        return ctx.fail(node, "ratio must be a floating-point scalar");
+      auto isZero = ctx.elementwise(node, ValueRange{*ratio}, ctx.builder.getI1Type(),
+                                    [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                      Value z = arith::ConstantOp::create(b, l, b.getFloatAttr(a[0].getType(), 0));
+                                      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[0], z);
+                                    });
+      if (failed(isZero))
+        return failure();
+      ratioIsZero = ctx.compare(arith::CmpIPredicate::ne,
+                                ctx.toFoldResult(ctx.readAtRunTime(*isZero).elements[0]), zero);
+    }
+    if (failed(ctx.check(node, ctx.either(ctx.logicalNot(training), ratioIsZero),
+                         "training_mode with a non-zero ratio needs random dropout masks, "
+                         "which are not supported (Dropout is imported for inference)")))
+      return failure();
   }
   if (failed(forwardValue(ctx, node, node.output(0))))
     return failure();

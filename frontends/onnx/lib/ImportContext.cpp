@@ -166,6 +166,14 @@ FailureOr<ShapeTensor> ImportContext::getShapeOperand(const onnx::NodeProto &nod
                  .getResult(0);
     et = builder.getI64Type();
   }
+  ShapeTensor shape = readAtRunTime(source);
+  runtimeReads[name] = shape;
+  return shape;
+}
+
+ShapeTensor ImportContext::readAtRunTime(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Type et = type.getElementType();
   ShapeTensor shape;
   shape.isScalar = type.getRank() == 0;
   shape.elementType = et;
@@ -173,13 +181,12 @@ FailureOr<ShapeTensor> ImportContext::getShapeOperand(const onnx::NodeProto &nod
     SmallVector<Value> indices;
     if (type.getRank() == 1)
       indices.push_back(indexConstant(k));
-    Value element = tensor::ExtractOp::create(builder, loc, source, indices);
+    Value element = tensor::ExtractOp::create(builder, loc, tensor, indices);
     Value asIndex = et.isInteger(1)
                         ? (Value)arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), element)
                         : (Value)arith::IndexCastOp::create(builder, loc, builder.getIndexType(), element);
     shape.elements.push_back(SymDim::data(asIndex));
   }
-  runtimeReads[name] = shape;
   return shape;
 }
 

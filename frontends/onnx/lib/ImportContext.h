@@ -162,6 +162,9 @@ public:
                                                const std::string &what,
                                                bool allowFloat = false);
   static constexpr int64_t kMaxRuntimeShapeElements = 64;
+  /// The elements of `tensor` (integer, rank 0 or 1, static length) read on
+  /// the host at run time as index values (SymDim::data).
+  ShapeTensor readAtRunTime(mlir::Value tensor);
   /// True when `name` is a shape tensor or a small constant integer tensor,
   /// i.e. shape-computation ops on it can be evaluated at import time.
   bool isShapeLike(const std::string &name) const { return getShapeTensor(name).has_value(); }
