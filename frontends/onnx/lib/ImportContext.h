@@ -5,9 +5,10 @@
 // MLIR values, constant initializers (kept as attributes so handlers can fold
 // them at import time), and "shape tensors": small int64 tensors computed
 // from shapes (Shape -> Gather -> Concat -> Reshape) kept symbolically as a
-// list of (constant | index SSA value) so no data-dependent shape reaches the
-// IR. Also declares the op-handler registry and the IR-building helpers that
-// the per-concept handler files share.
+// list of (constant | index SSA value). Shape inputs that are data are read
+// on the host at run time into such lists (getShapeOperand) and checked with
+// run-time asserts. Also declares the op-handler registry and the
+// IR-building helpers that the per-concept handler files share.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
 #define TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
