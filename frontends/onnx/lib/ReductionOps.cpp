@@ -2,8 +2,9 @@
 //
 // ReduceSum/ReduceMean/ReduceMax/ReduceMin/ReduceProd/ReduceSumSquare with
 // axes as an attribute (older opsets) or an input (ReduceSum >= 13, the rest
-// >= 18), keepdims and noop_with_empty_axes. Also the reduction helpers the
-// normalization ops share.
+// >= 18), keepdims and noop_with_empty_axes; axes read at run time pick the
+// reduced dims with run-time flags (a 2*rank-loop generic). Also the
+// reduction helpers the normalization ops share.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 

@@ -4,7 +4,10 @@
 // Gather, Expand and ConstantOfShape. Ops on shape tensors (Shape-derived
 // int64 tensors) are evaluated symbolically; ops on data become
 // expand/collapse_shape, linalg.transpose, or gather-style linalg.generic ops
-// whose tensor.extract indices are always in bounds.
+// whose tensor.extract indices are always in bounds. Shape inputs that are
+// data (a Reshape target that is a graph input, Slice starts, Range bounds,
+// Pad pads, ...) are read on the host at run time (getShapeOperand): their
+// ONNX semantics become index arithmetic, their rules run-time checks.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
