@@ -164,7 +164,6 @@ FailureOr<ShapeTensor> ImportContext::getShapeOperand(const onnx::NodeProto &nod
                                          linalg::YieldOp::create(b, l, v);
                                        })
                  .getResult(0);
-    et = builder.getI64Type();
   }
   ShapeTensor shape = readAtRunTime(source);
   runtimeReads[name] = shape;
