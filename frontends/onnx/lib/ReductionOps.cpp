@@ -539,9 +539,113 @@ LogicalResult convertCumSum(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// Map from a (rank + 1)-dim iteration space (the dims of a rank-`rank`
+/// tensor plus one extra loop) to that tensor, with dim `axis` replaced by
+/// the extra loop.
+AffineMap axisFromExtraLoop(MLIRContext *context, int64_t rank, int64_t axis) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    exprs.push_back(getAffineDimExpr(d == axis ? rank : d, context));
+  return AffineMap::get(rank + 1, 0, exprs, context);
+}
+
+/// TopK (opset 10/11; K an input read at run time when not a constant):
+/// every element's rank along the axis is the number of elements that come
+/// before it (larger, or smaller for largest=0; equal ones by lower index,
+/// as ONNX orders ties), then output j takes the element of rank j. Both
+/// steps are generics with one extra reduction loop over the axis; the
+/// results are always sorted, which sorted=0 allows.
+LogicalResult convertTopK(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects X and K");
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "element type");
+  auto axisOpt = normalizeAxis(ctx.intAttr(node, "axis", -1), rank);
+  if (!axisOpt || rank == 0)
+    return ctx.fail(node, "axis out of range");
+  int64_t axis = *axisOpt;
+  bool largest = ctx.intAttr(node, "largest", 1) != 0;
+  auto kTensor = ctx.getShapeOperand(node, 1, "K");
+  if (failed(kTensor))
+    return failure();
+  if (kTensor->elements.size() != 1)
+    return ctx.fail(node, "K must hold exactly one value");
+  OpFoldResult k = ctx.toFoldResult(kTensor->elements[0]);
+  SmallVector<OpFoldResult> inSizes = ctx.dims(*x);
+  if (failed(ctx.check(node,
+                       ctx.both(ctx.compare(P::sge, k, ctx.builder.getIndexAttr(0)),
+                                ctx.compare(P::sle, k, inSizes[axis])),
+                       "K must lie in [0, size of the axis]")))
+    return failure();
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  bool isFloat = isa<FloatType>(et);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank + 1, &ctx.context).getMajorSubMap(rank);
+  AffineMap viaExtra = axisFromExtraLoop(&ctx.context, rank, axis);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+
+  // order[i] = #{m : x[m] before x[i]} along the axis.
+  Value orderInit = ctx.filled(inSizes, ctx.scalarConstant(b.getI64Type(), 0));
+  Value order = linalg::GenericOp::create(
+                    b, loc, TypeRange{orderInit.getType()}, ValueRange{*x, *x}, ValueRange{orderInit},
+                    SmallVector<AffineMap>{identity, viaExtra, identity}, iterators,
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      Value self = a[0], other = a[1];
+                      Value before = isFloat
+                                         ? (Value)arith::CmpFOp::create(nb, l,
+                                                                        largest ? arith::CmpFPredicate::OGT
+                                                                                : arith::CmpFPredicate::OLT,
+                                                                        other, self)
+                                         : (Value)arith::CmpIOp::create(nb, l, largest ? P::sgt : P::slt, other, self);
+                      Value equal = isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, other, self)
+                                            : (Value)arith::CmpIOp::create(nb, l, P::eq, other, self);
+                      Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, rank),
+                                                            linalg::IndexOp::create(nb, l, axis));
+                      before = arith::OrIOp::create(nb, l, before, arith::AndIOp::create(nb, l, equal, earlier));
+                      Value one = arith::ExtUIOp::create(nb, l, nb.getI64Type(), before);
+                      linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[2], one));
+                    })
+                    .getResult(0);
+  ctx.recordDims(order, inSizes);
+
+  // values[j], indices[j] = the element of order j and its position.
+  SmallVector<OpFoldResult> outSizes = inSizes;
+  outSizes[axis] = k;
+  Value valuesInit = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  Value indicesInit = ctx.filled(outSizes, ctx.scalarConstant(b.getI64Type(), 0));
+  auto pick = linalg::GenericOp::create(
+      b, loc, TypeRange{valuesInit.getType(), indicesInit.getType()}, ValueRange{*x, order},
+      ValueRange{valuesInit, indicesInit}, SmallVector<AffineMap>{viaExtra, viaExtra, identity, identity},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value j = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
+        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, rank));
+        Value hit = arith::CmpIOp::create(nb, l, P::eq, a[1], j);
+        linalg::YieldOp::create(nb, l,
+                                ValueRange{arith::SelectOp::create(nb, l, hit, a[0], a[2]),
+                                           arith::SelectOp::create(nb, l, hit, i, a[3])});
+      });
+  // The extra loop runs over the input's axis: give it its bound through
+  // the x operand (viaExtra) and the output dims through the inits.
+  ctx.recordDims(pick.getResult(0), outSizes);
+  ctx.recordDims(pick.getResult(1), outSizes);
+  ctx.setValue(node.output(0), pick.getResult(0));
+  if (node.output_size() > 1 && !node.output(1).empty())
+    ctx.setValue(node.output(1), pick.getResult(1));
+  return success();
+}
+
 } // namespace
 
 void registerReductionOps(OpRegistry &r) {
+  r.add("TopK", convertTopK, 10);
   r.add("ReduceL1", reduce(ReduceKind::L1, 18));
   r.add("ReduceL2", reduce(ReduceKind::L2, 18));
   r.add("ReduceLogSum", reduce(ReduceKind::LogSum, 18));
