@@ -1125,6 +1125,183 @@ LogicalResult runtimeRange(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+Value gatherGeneric(ImportContext &ctx, Value source, ArrayRef<OpFoldResult> outSizes,
+                    ValueRange extraInputs, ArrayRef<AffineMap> extraMaps,
+                    const std::function<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> &indexFn);
+
+/// Positions of the set flags of a 1-D i1 tensor, for ops whose result size
+/// is a count of data (Compress, NonZero): a kernel counts the flags, the
+/// host reads the count (the result size), and two generics with an extra
+/// reduction loop find, for every output j, the position of the j-th set
+/// flag. O(length^2) work: meant for the small selections these ops make in
+/// models, not for large tensors.
+std::pair<Value, OpFoldResult> setFlagPositions(ImportContext &ctx, Value flags) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  MLIRContext *mc = &ctx.context;
+  OpFoldResult length = ctx.dim(flags, 0);
+  Type i64 = b.getI64Type();
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+  auto flagAsInt = [&](OpBuilder &nb, Location l, Value flag) -> Value {
+    return arith::ExtUIOp::create(nb, l, nb.getI64Type(), flag);
+  };
+  // count = sum of the flags.
+  Value countInit = ctx.filled({}, ctx.scalarConstant(i64, 0));
+  Value count = linalg::GenericOp::create(
+                    b, loc, TypeRange{countInit.getType()}, ValueRange{flags}, ValueRange{countInit},
+                    SmallVector<AffineMap>{AffineMap::get(1, 0, {d0}, mc), AffineMap::get(1, 0, {}, mc)},
+                    ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[1], flagAsInt(nb, l, a[0])));
+                    })
+                    .getResult(0);
+  OpFoldResult countSize = ctx.asFoldResult(arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, count, ValueRange{})));
+  // before[m] = number of set flags at positions < m.
+  Value beforeInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value before = linalg::GenericOp::create(
+                     b, loc, TypeRange{beforeInit.getType()}, ValueRange{flags}, ValueRange{beforeInit},
+                     SmallVector<AffineMap>{AffineMap::get(2, 0, {d1}, mc), AffineMap::get(2, 0, {d0}, mc)},
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::reduction},
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                             linalg::IndexOp::create(nb, l, 0));
+                       Value add = arith::AndIOp::create(nb, l, earlier, a[0]);
+                       linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[1], flagAsInt(nb, l, add)));
+                     })
+                     .getResult(0);
+  ctx.recordDims(before, {length});
+  // positions[j] = the m with flags[m] set and before[m] == j. The loop
+  // over m gets its bound from the flags operand.
+  Value positionsInit = ctx.filled({countSize}, ctx.scalarConstant(i64, 0));
+  Value positions = linalg::GenericOp::create(
+                        b, loc, TypeRange{positionsInit.getType()}, ValueRange{flags, before},
+                        ValueRange{positionsInit},
+                        SmallVector<AffineMap>{AffineMap::get(2, 0, {d1}, mc), AffineMap::get(2, 0, {d1}, mc),
+                                               AffineMap::get(2, 0, {d0}, mc)},
+                        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::reduction},
+                        [&](OpBuilder &nb, Location l, ValueRange a) {
+                          Value j = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 0));
+                          Value m = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 1));
+                          Value hit = arith::AndIOp::create(nb, l, a[0], arith::CmpIOp::create(nb, l, P::eq, a[1], j));
+                          linalg::YieldOp::create(nb, l, (Value)arith::SelectOp::create(nb, l, hit, m, a[2]));
+                        })
+                        .getResult(0);
+  ctx.recordDims(positions, {countSize});
+  return {positions, countSize};
+}
+
+/// A 1-D i1 tensor: element != 0 of 1-D `x`.
+Value nonZeroFlags(ImportContext &ctx, Value x) {
+  Type et = tensorType(x).getElementType();
+  SmallVector<OpFoldResult> sizes = ctx.dims(x);
+  Value init = ctx.empty(sizes, ctx.builder.getI1Type());
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+                     SmallVector<AffineMap>(2, ctx.builder.getMultiDimIdentityMap(1)),
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value v;
+                       if (isa<FloatType>(et))
+                         v = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, a[0],
+                                                   arith::ConstantOp::create(b, l, b.getFloatAttr(et, 0)));
+                       else
+                         v = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, a[0],
+                                                   arith::ConstantOp::create(b, l, b.getIntegerAttr(et, 0)));
+                       linalg::YieldOp::create(b, l, v);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  return result;
+}
+
+/// Compress (opset 9/11): the slices along `axis` (of the flattened input
+/// without one) whose condition is true; the result size is the number of
+/// true conditions, counted by a kernel and read by the host.
+LogicalResult convertCompress(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() != 2)
+    return ctx.fail(node, "expects input and condition");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto condition = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(condition))
+    return failure();
+  if (tensorType(*condition).getRank() != 1)
+    return ctx.fail(node, "condition must be 1-D");
+  Value input = *x;
+  int64_t axis = 0;
+  if (const onnx::AttributeProto *a = ctx.attr(node, "axis")) {
+    auto n = normalizeAxis(a->i(), tensorType(input).getRank());
+    if (!n || tensorType(input).getRank() == 0)
+      return ctx.fail(node, "axis " + std::to_string(a->i()) + " is out of range");
+    axis = *n;
+  } else {
+    input = ctx.reshape(input, {product(ctx, ctx.dims(input))});
+  }
+  SmallVector<OpFoldResult> inSizes = ctx.dims(input);
+  if (failed(ctx.check(node,
+                       ctx.compare(arith::CmpIPredicate::sle, ctx.dim(*condition, 0), inSizes[axis]),
+                       "condition is longer than the input along the axis")))
+    return failure();
+  Value flags = nonZeroFlags(ctx, *condition);
+  auto [positions, count] = setFlagPositions(ctx, flags);
+  SmallVector<OpFoldResult> outSizes = inSizes;
+  outSizes[axis] = count;
+  Value result = gatherGeneric(ctx, input, outSizes, {}, {},
+                               [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange) {
+                                 SmallVector<Value> src(idx.begin(), idx.end());
+                                 Value p = tensor::ExtractOp::create(b, l, positions, ValueRange{idx[axis]});
+                                 src[axis] = arith::IndexCastOp::create(b, l, b.getIndexType(), p);
+                                 return src;
+                               });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// NonZero (opset 9/13): the indices (int64, one row per dim) of the
+/// non-zero elements in row-major order; their number is counted by a kernel
+/// and read by the host.
+LogicalResult convertNonZero(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  Value flat = ctx.reshape(*x, {product(ctx, sizes)});
+  auto [positions, count] = setFlagPositions(ctx, nonZeroFlags(ctx, flat));
+  SmallVector<Value> sizeValues;
+  for (OpFoldResult s : sizes)
+    sizeValues.push_back(ctx.toIndexValue(s));
+  SmallVector<OpFoldResult> outSizes{ctx.builder.getIndexAttr(rank), count};
+  Value init = ctx.empty(outSizes, ctx.builder.getI64Type());
+  MLIRContext *mc = &ctx.context;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{positions}, ValueRange{init},
+                     SmallVector<AffineMap>{AffineMap::get(2, 0, {ctx.builder.getAffineDimExpr(1)}, mc),
+                                            ctx.builder.getMultiDimIdentityMap(2)},
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::parallel},
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       // Row d of the index of flat position p: (p / stride_d) % size_d.
+                       Value d = linalg::IndexOp::create(b, l, 0);
+                       Value p = a[0];
+                       Value coordinate = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
+                       Value stride = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(1));
+                       for (int64_t k = rank - 1; k >= 0; --k) {
+                         Value size = arith::IndexCastOp::create(b, l, b.getI64Type(), sizeValues[k]);
+                         Value c = arith::RemSIOp::create(b, l, arith::DivSIOp::create(b, l, p, stride), size);
+                         Value isK = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, d,
+                                                           arith::ConstantIndexOp::create(b, l, k));
+                         coordinate = arith::SelectOp::create(b, l, isK, c, coordinate);
+                         stride = arith::MulIOp::create(b, l, stride, size);
+                       }
+                       linalg::YieldOp::create(b, l, coordinate);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 /// HannWindow / HammingWindow / BlackmanWindow (opset 17): a generalized
 /// cosine window y[i] = a0 - a1 cos(2 pi i / n) + a2 cos(4 pi i / n) of
 /// `size` elements (read at run time when not a constant), n = size when
@@ -2045,6 +2222,8 @@ LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &nod
 void registerShapeOps(OpRegistry &r) {
   r.add("Size", convertSize);
   r.add("Range", convertRange);
+  r.add("Compress", convertCompress, 9);
+  r.add("NonZero", convertNonZero, 9);
   r.add("HannWindow", [](ImportContext &c, const onnx::NodeProto &n) {
     return convertCosineWindow(c, n, 0.5, 0.5, 0);
   }, 17);
