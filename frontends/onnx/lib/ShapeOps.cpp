@@ -1,9 +1,10 @@
 //===- ShapeOps.cpp - ONNX shape and data-movement ops --------------------===//
 //
 // Shape, Reshape, Flatten, Unsqueeze/Squeeze, Transpose, Concat, Slice, Split,
-// Gather, Expand, ConstantOfShape, Range and the cosine windows (Hann,
-// Hamming, Blackman). Ops on shape tensors (Shape-derived
-// int64 tensors) are evaluated symbolically; ops on data become
+// Gather, Expand, ConstantOfShape, Range, the cosine windows (Hann, Hamming,
+// Blackman), and Compress/NonZero/Unique, whose result sizes are counted by a
+// kernel and read by the host. Ops on shape tensors (Shape-derived int64
+// tensors) are evaluated symbolically; ops on data become
 // expand/collapse_shape, linalg.transpose, or gather-style linalg.generic ops
 // whose tensor.extract indices are always in bounds. Shape inputs that are
 // data (a Reshape target that is a graph input, Slice starts, Range bounds,
@@ -1302,6 +1303,189 @@ LogicalResult convertNonZero(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// Unique (opset 11): the distinct slices along `axis` (elements of the
+/// flattened input without one), sorted ascending (lexicographically for
+/// slices) or in order of first occurrence, with indices, inverse_indices
+/// and counts. Pairwise comparisons of the L slices (L x L generics: equal,
+/// first differing element, less) give each slice's first occurrence and
+/// output position; the number of distinct slices is counted by a kernel
+/// and read on the host. O(L^2 * slice) work: for the small inputs Unique
+/// sees in models.
+LogicalResult convertUnique(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = tensorType(*x);
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  if (!isFloat && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "element type");
+  int64_t rank = type.getRank();
+  bool sorted = ctx.intAttr(node, "sorted", 1) != 0;
+  const onnx::AttributeProto *axisAttr = ctx.attr(node, "axis");
+  std::optional<int64_t> axis;
+  if (axisAttr) {
+    axis = normalizeAxis(axisAttr->i(), rank);
+    if (!axis || rank == 0)
+      return ctx.fail(node, "axis " + std::to_string(axisAttr->i()) + " is out of range");
+  }
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  MLIRContext *mc = &ctx.context;
+  SmallVector<OpFoldResult> dims = ctx.dims(*x);
+  OpFoldResult one = b.getIndexAttr(1), pre = one, post = one, length;
+  if (axis) {
+    pre = product(ctx, ArrayRef(dims).take_front(*axis));
+    post = product(ctx, ArrayRef(dims).drop_front(*axis + 1));
+    length = dims[*axis];
+  } else {
+    length = product(ctx, dims);
+  }
+  Value x3 = ctx.reshape(*x, {pre, length, post});
+  OpFoldResult sliceSize = ctx.indexOp<arith::MulIOp>(pre, post);
+  if (failed(ctx.check(node, ctx.compare(P::sgt, sliceSize, b.getIndexAttr(0)),
+                       "slices along the axis are empty")))
+    return failure();
+  Value postValue = ctx.toIndexValue(post), sliceValue = ctx.toIndexValue(sliceSize);
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  auto dim = [&](unsigned k) { return b.getAffineDimExpr(k); };
+  auto map = [&](unsigned count, ArrayRef<AffineExpr> exprs) { return AffineMap::get(count, 0, exprs, mc); };
+  using IT = utils::IteratorType;
+  auto generic = [&](ArrayRef<Value> inits, ValueRange inputs, ArrayRef<AffineMap> maps,
+                     ArrayRef<IT> iterators,
+                     function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    SmallVector<Type> types;
+    for (Value v : inits)
+      types.push_back(v.getType());
+    return linalg::GenericOp::create(b, loc, types, inputs, inits, maps, iterators, body);
+  };
+  auto i64Index = [](OpBuilder &nb, Location l, unsigned k) -> Value {
+    return arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, k));
+  };
+  auto differ = [&](OpBuilder &nb, Location l, Value a, Value c) -> Value {
+    return isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, a, c)
+                   : (Value)arith::CmpIOp::create(nb, l, P::ne, a, c);
+  };
+  // equal[m, q] and firstDiff[m, q] (flat slice position, or the slice size).
+  Value equalInit = ctx.filled({length, length}, ctx.scalarConstant(i1, 1));
+  Value firstDiffInit = ctx.filled({length, length},
+                                   arith::IndexCastOp::create(b, loc, i64, sliceValue).getResult());
+  auto pairwise = generic(
+      {equalInit, firstDiffInit}, ValueRange{x3, x3},
+      {map(4, {dim(2), dim(0), dim(3)}), map(4, {dim(2), dim(1), dim(3)}), map(4, {dim(0), dim(1)}),
+       map(4, {dim(0), dim(1)})},
+      {IT::parallel, IT::parallel, IT::reduction, IT::reduction}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value d = differ(nb, l, a[0], a[1]);
+        Value equal = arith::AndIOp::create(
+            nb, l, a[2], arith::XOrIOp::create(nb, l, d, arith::ConstantOp::create(nb, l, nb.getBoolAttr(true))));
+        Value position = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, i64Index(nb, l, 2),
+                                         arith::IndexCastOp::create(nb, l, nb.getI64Type(), postValue)),
+            i64Index(nb, l, 3));
+        Value first = arith::SelectOp::create(nb, l, d, arith::MinSIOp::create(nb, l, a[3], position), a[3]);
+        linalg::YieldOp::create(nb, l, ValueRange{equal, first});
+      });
+  Value equal = pairwise.getResult(0), firstDiff = pairwise.getResult(1);
+  // less[m, q]: slice m sorts before slice q.
+  Value lessInit = ctx.empty({length, length}, i1);
+  Value less = generic({lessInit}, ValueRange{firstDiff}, {map(2, {dim(0), dim(1)}), map(2, {dim(0), dim(1)})},
+                       {IT::parallel, IT::parallel},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         Value sliceI64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), sliceValue);
+                         Value found = arith::CmpIOp::create(nb, l, P::slt, a[0], sliceI64);
+                         Value at = arith::IndexCastOp::create(
+                             nb, l, nb.getIndexType(),
+                             arith::MinSIOp::create(nb, l, a[0],
+                                                    arith::SubIOp::create(nb, l, sliceI64,
+                                                                          arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1)))));
+                         Value p = arith::DivSIOp::create(nb, l, at, postValue);
+                         Value t = arith::RemSIOp::create(nb, l, at, postValue);
+                         Value vm = tensor::ExtractOp::create(nb, l, x3, ValueRange{p, linalg::IndexOp::create(nb, l, 0), t});
+                         Value vq = tensor::ExtractOp::create(nb, l, x3, ValueRange{p, linalg::IndexOp::create(nb, l, 1), t});
+                         Value lt = isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, vm, vq)
+                                            : (Value)arith::CmpIOp::create(nb, l, P::slt, vm, vq);
+                         linalg::YieldOp::create(nb, l, (Value)arith::AndIOp::create(nb, l, found, lt));
+                       })
+                   .getResult(0);
+  // isFirst[m]: no earlier slice equals slice m.
+  Value firstInit = ctx.filled({length}, ctx.scalarConstant(i1, 1));
+  Value isFirst = generic({firstInit}, ValueRange{equal}, {map(2, {dim(1), dim(0)}), map(2, {dim(0)})},
+                          {IT::parallel, IT::reduction},
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                                  linalg::IndexOp::create(nb, l, 0));
+                            Value dup = arith::AndIOp::create(nb, l, earlier, a[0]);
+                            Value keep = arith::XOrIOp::create(nb, l, dup, arith::ConstantOp::create(nb, l, nb.getBoolAttr(true)));
+                            linalg::YieldOp::create(nb, l, (Value)arith::AndIOp::create(nb, l, a[1], keep));
+                          })
+                      .getResult(0);
+  ctx.recordDims(isFirst, {length});
+  // position[m] of a first occurrence in the output: the first occurrences
+  // that sort before it (sorted) or come before it.
+  Value positionInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value position = generic({positionInit}, ValueRange{isFirst, less},
+                           {map(2, {dim(1)}), map(2, {dim(1), dim(0)}), map(2, {dim(0)})},
+                           {IT::parallel, IT::reduction},
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             Value before = sorted ? a[1]
+                                                   : (Value)arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                                                  linalg::IndexOp::create(nb, l, 0));
+                             Value add = arith::ExtUIOp::create(nb, l, nb.getI64Type(), arith::AndIOp::create(nb, l, a[0], before));
+                             linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[2], add));
+                           })
+                       .getResult(0);
+  // inverse[m] = position of the first occurrence equal to slice m.
+  Value inverseInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value inverse = generic({inverseInit}, ValueRange{isFirst, equal, position},
+                          {map(2, {dim(1)}), map(2, {dim(1), dim(0)}), map(2, {dim(1)}), map(2, {dim(0)})},
+                          {IT::parallel, IT::reduction},
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            Value hit = arith::AndIOp::create(nb, l, a[0], a[1]);
+                            linalg::YieldOp::create(nb, l, (Value)arith::SelectOp::create(nb, l, hit, a[2], a[3]));
+                          })
+                      .getResult(0);
+  ctx.recordDims(inverse, {length});
+  // U = number of first occurrences, read on the host.
+  auto [firstPositions, uniqueCount] = setFlagPositions(ctx, isFirst);
+  (void)firstPositions;
+  // indices[j] = the first occurrence at output position j; counts[j].
+  Value indicesInit = ctx.filled({uniqueCount}, ctx.scalarConstant(i64, 0));
+  Value countsInit = ctx.filled({uniqueCount}, ctx.scalarConstant(i64, 0));
+  auto perUnique = generic({indicesInit, countsInit}, ValueRange{isFirst, position, inverse},
+                           {map(2, {dim(1)}), map(2, {dim(1)}), map(2, {dim(1)}), map(2, {dim(0)}), map(2, {dim(0)})},
+                           {IT::parallel, IT::reduction},
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             Value j = i64Index(nb, l, 0);
+                             Value hit = arith::AndIOp::create(nb, l, a[0], arith::CmpIOp::create(nb, l, P::eq, a[1], j));
+                             Value index = arith::SelectOp::create(nb, l, hit, i64Index(nb, l, 1), a[3]);
+                             Value same = arith::ExtUIOp::create(nb, l, nb.getI64Type(),
+                                                                 arith::CmpIOp::create(nb, l, P::eq, a[2], j));
+                             linalg::YieldOp::create(nb, l, ValueRange{index, arith::AddIOp::create(nb, l, a[4], same)});
+                           });
+  Value indices = perUnique.getResult(0), counts = perUnique.getResult(1);
+  ctx.recordDims(indices, {uniqueCount});
+  ctx.recordDims(counts, {uniqueCount});
+  // Y: the unique slices, gathered along the axis.
+  Value y3 = gatherGeneric(ctx, x3, {pre, uniqueCount, post}, {}, {},
+                           [&](OpBuilder &nb, Location l, ArrayRef<Value> idx, ValueRange) {
+                             Value m = tensor::ExtractOp::create(nb, l, indices, ValueRange{idx[1]});
+                             return SmallVector<Value>{idx[0], arith::IndexCastOp::create(nb, l, nb.getIndexType(), m),
+                                                       idx[2]};
+                           });
+  SmallVector<OpFoldResult> ySizes{uniqueCount};
+  if (axis) {
+    ySizes = dims;
+    ySizes[*axis] = uniqueCount;
+  }
+  ctx.setValue(node.output(0), ctx.reshape(y3, ySizes));
+  Value outputs[] = {indices, inverse, counts};
+  for (int k = 1; k < node.output_size() && k < 4; ++k)
+    if (!node.output(k).empty())
+      ctx.setValue(node.output(k), outputs[k - 1]);
+  return success();
+}
+
 /// HannWindow / HammingWindow / BlackmanWindow (opset 17): a generalized
 /// cosine window y[i] = a0 - a1 cos(2 pi i / n) + a2 cos(4 pi i / n) of
 /// `size` elements (read at run time when not a constant), n = size when
@@ -2224,6 +2408,7 @@ void registerShapeOps(OpRegistry &r) {
   r.add("Range", convertRange);
   r.add("Compress", convertCompress, 9);
   r.add("NonZero", convertNonZero, 9);
+  r.add("Unique", convertUnique, 11);
   r.add("HannWindow", [](ImportContext &c, const onnx::NodeProto &n) {
     return convertCosineWindow(c, n, 0.5, 0.5, 0);
   }, 17);
