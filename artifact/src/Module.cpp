@@ -40,6 +40,7 @@ namespace {
 constexpr std::string_view kOpcodeNames[] = {
     "const", "dim",     "binary",   "select", "assert",
     "alloc", "param",   "reshape",  "dispatch", "return",
+    "load",
 };
 
 constexpr std::string_view kBinaryKindNames[] = {
@@ -172,6 +173,12 @@ json instructionToJson(const Instruction &inst) {
     j["operands"] = inst.operands;
     break;
   case Opcode::Return:
+    j["operands"] = inst.operands;
+    break;
+  case Opcode::Load:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["dtype"] = std::string(dtypeName(inst.dtype));
     j["operands"] = inst.operands;
     break;
   }
@@ -482,6 +489,15 @@ Instruction readInstruction(const json &j, const Function &function,
       corrupt(path + ": returns " + std::to_string(inst.operands.size()) +
               " values but the function has " +
               std::to_string(function.outputs.size()) + " outputs");
+    break;
+  case Opcode::Load:
+    inst.dst = regs.index(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    inst.dtype = dtypeField(j, "dtype", path);
+    if (dtypeIsFloat(inst.dtype))
+      corrupt(path + ".dtype: load reads integers into index registers, not '" +
+              std::string(dtypeName(inst.dtype)) + "'");
+    inst.operands = regs.list(j, "operands", /*buffers=*/false);
     break;
   }
   return inst;

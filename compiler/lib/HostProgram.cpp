@@ -132,6 +132,18 @@ private:
   LogicalResult visitConstant(arith::ConstantOp op);
   LogicalResult visitReshape(Operation *op, Value source, Value result);
   LogicalResult visitDispatch(DispatchOp op);
+  LogicalResult visitExtract(tensor::ExtractOp op);
+  LogicalResult visitIntegerCast(Operation *op);
+  int32_t binary(art::BinaryKind kind, int32_t a, int32_t b) {
+    art::Instruction inst;
+    inst.op = art::Opcode::Binary;
+    inst.kind = kind;
+    inst.dst = numIndex++;
+    inst.a = a;
+    inst.b = b;
+    code->push_back(inst);
+    return inst.dst;
+  }
 
   art::Module &artifact;
   const llvm::StringMap<int64_t> &kernelIndex;
@@ -340,6 +352,70 @@ LogicalResult HostProgramBuilder::visitDispatch(DispatchOp op) {
   return success();
 }
 
+/// Index registers hold every integer value sign-extended to 64 bits (i1:
+/// 0 or 1, as comparisons produce). Widening a signed value or casting
+/// between index and i64 is a copy; zero-extension masks, truncation
+/// re-sign-extends from the narrower width.
+LogicalResult HostProgramBuilder::visitIntegerCast(Operation *op) {
+  Value in = op->getOperand(0), out = op->getResult(0);
+  auto widthOf = [](Type t) -> unsigned {
+    return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+  };
+  unsigned inWidth = widthOf(in.getType()), outWidth = widthOf(out.getType());
+  int32_t src = indexReg(in);
+  bool zeroExtend = isa<arith::IndexCastUIOp, arith::ExtUIOp>(op);
+  if (zeroExtend && inWidth > 1 && inWidth < 64 && outWidth > inWidth) {
+    indexRegs[out] = binary(art::BinaryKind::And, src,
+                            constant((int64_t(1) << inWidth) - 1));
+    return success();
+  }
+  if (!zeroExtend && inWidth == 1 && outWidth > 1) {
+    // Sign-extending i1 true gives -1.
+    indexRegs[out] = binary(art::BinaryKind::Sub, constant(0), src);
+    return success();
+  }
+  if (outWidth < inWidth && outWidth > 1 && outWidth < 64) {
+    int32_t shift = constant(64 - outWidth);
+    indexRegs[out] = binary(art::BinaryKind::ShrS,
+                            binary(art::BinaryKind::Shl, src, shift), shift);
+    return success();
+  }
+  if (outWidth == 1 && inWidth > 1) {
+    indexRegs[out] = binary(art::BinaryKind::And, src, constant(1));
+    return success();
+  }
+  indexRegs[out] = src;
+  return success();
+}
+
+/// tensor.extract of an integer element of a host-visible tensor (an
+/// argument, a parameter or a dispatch result): the shape-determining values
+/// that are only known at run time (a Reshape target shape that is a graph
+/// input, a Range count computed by a kernel).
+LogicalResult HostProgramBuilder::visitExtract(tensor::ExtractOp op) {
+  Type elementType = op.getResult().getType();
+  if (!elementType.isIntOrIndex())
+    return op.emitError("host program: tensor.extract of a ")
+           << elementType << " element cannot run on the host (only integer "
+           << "elements are read into index registers)";
+  FailureOr<int32_t> src = buffer(op, op.getTensor());
+  if (failed(src))
+    return failure();
+  art::Instruction inst;
+  inst.op = art::Opcode::Load;
+  inst.a = *src;
+  std::optional<DType> dtype =
+      elementType.isIndex() ? std::optional<DType>(DType::i64) : toDType(elementType);
+  if (!dtype)
+    return op.emitError("host program: cannot load elements of type ") << elementType;
+  inst.dtype = *dtype;
+  for (Value i : op.getIndices())
+    inst.operands.push_back(indexReg(i));
+  inst.dst = indexReg(op.getResult());
+  code->push_back(inst);
+  return success();
+}
+
 std::optional<art::BinaryKind> binaryKind(Operation *op) {
   using K = art::BinaryKind;
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -401,10 +477,10 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
     return success();
   }
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp, arith::TruncIOp>(op)) {
-    indexRegs[op->getResult(0)] = indexReg(op->getOperand(0));
-    return success();
-  }
+          arith::ExtUIOp, arith::TruncIOp>(op))
+    return visitIntegerCast(op);
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    return visitExtract(extract);
   if (auto select = dyn_cast<arith::SelectOp>(op)) {
     if (!select.getType().isIntOrIndex())
       return op->emitError("host program: select on ") << select.getType();

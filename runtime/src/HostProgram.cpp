@@ -12,6 +12,8 @@
 #include "turbine/runtime/Profiling.h"
 
 #include <chrono>
+
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -253,6 +255,8 @@ private:
     }
     case Opcode::Dispatch:
       return stepDispatch(inst);
+    case Opcode::Load:
+      return stepLoad(inst);
     case Opcode::Return:
       break;
     }
@@ -264,6 +268,54 @@ private:
     if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= params.size())
       return fail("parameter index " + std::to_string(inst.imm) + " out of range");
     return setBuffer(inst.dst, params[inst.imm]);
+  }
+
+  /// Reads one integer element of a buffer into an index register. The
+  /// buffer is an input, a parameter or the result of an earlier dispatch
+  /// (Device::dispatch returns only when all workgroups are done, so the
+  /// element is final).
+  Status stepLoad(const Instruction &inst) {
+    const Tensor *t;
+    if (Status s = buffer(inst.a, t); !s)
+      return s;
+    if (dtypeIsFloat(inst.dtype) || dtypeIsFloat(t->dtype()) ||
+        dtypeSize(t->dtype()) != dtypeSize(inst.dtype))
+      return fail("cannot load a " + std::string(dtypeName(inst.dtype)) +
+                  " element from a " + t->typeString() + " buffer");
+    if (inst.operands.size() != t->rank())
+      return fail(std::to_string(inst.operands.size()) +
+                  " indices for a rank-" + std::to_string(t->rank()) +
+                  " buffer (" + t->typeString() + ")");
+    int64_t offset = 0;
+    std::string where;
+    for (size_t d = 0; d < t->rank(); ++d) {
+      int64_t i;
+      if (Status s = index(inst.operands[d], i); !s)
+        return s;
+      where += (d ? ", " : "") + std::to_string(i);
+      if (i < 0 || i >= t->shape()[d])
+        return fail("element [" + where + "] of a " + t->typeString() +
+                    " buffer is out of bounds (dim " + std::to_string(d) +
+                    " has size " + std::to_string(t->shape()[d]) + ")");
+      offset = offset * t->shape()[d] + i;
+    }
+    const char *p = static_cast<const char *>(t->data()) +
+                    offset * static_cast<int64_t>(dtypeSize(inst.dtype));
+    int64_t value = 0;
+    switch (inst.dtype) {
+    case DType::i1: value = *reinterpret_cast<const uint8_t *>(p) != 0; break;
+    case DType::i8: value = *reinterpret_cast<const int8_t *>(p); break;
+    case DType::u8: value = *reinterpret_cast<const uint8_t *>(p); break;
+    case DType::i16: value = *reinterpret_cast<const int16_t *>(p); break;
+    case DType::u16: value = *reinterpret_cast<const uint16_t *>(p); break;
+    case DType::i32: value = *reinterpret_cast<const int32_t *>(p); break;
+    case DType::u32: value = *reinterpret_cast<const uint32_t *>(p); break;
+    case DType::i64:
+    case DType::u64: std::memcpy(&value, p, sizeof(value)); break;
+    default:
+      return fail("cannot load a " + std::string(dtypeName(inst.dtype)) + " element");
+    }
+    return setIndex(inst.dst, value);
   }
 
   Status stepDispatch(const Instruction &inst) {

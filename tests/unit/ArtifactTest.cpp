@@ -111,7 +111,7 @@ TEST(Artifact, DTypeNamesRoundTrip) {
 }
 
 TEST(Artifact, OpcodeNamesRoundTrip) {
-  for (int i = 0; i <= static_cast<int>(Opcode::Return); ++i)
+  for (int i = 0; i <= static_cast<int>(Opcode::Load); ++i)
     EXPECT_EQ(parseOpcode(opcodeName(static_cast<Opcode>(i))), static_cast<Opcode>(i));
   for (int i = 0; i <= static_cast<int>(BinaryKind::Uge); ++i)
     EXPECT_EQ(parseBinaryKind(binaryKindName(static_cast<BinaryKind>(i))),
@@ -319,6 +319,61 @@ TEST(Artifact, ReturnCountMustMatchOutputs) {
   Module m = sampleModule();
   m.functions[0].code.back().operands = {2, 2};
   EXPECT_NE(errorFor(serialize(m)).find("returns 2 values but the function has 1"),
+            std::string::npos);
+}
+
+/// The sample module plus `idx[1] = buf[0][idx[0]]` read as `dtype`.
+Module moduleWithLoad(DType dtype) {
+  Module m = sampleModule();
+  m.functions[0].code.insert(m.functions[0].code.begin() + 1,
+                             turbine::testing::makeLoad(1, 0, dtype, {0}));
+  return m;
+}
+
+TEST(Artifact, LoadRoundTrips) {
+  Module m = moduleWithLoad(DType::u16);
+  Module back;
+  std::string error;
+  ASSERT_TRUE(deserialize(serialize(m), back, error)) << error;
+  const Instruction &load = back.functions[0].code[1];
+  EXPECT_EQ(load.op, Opcode::Load);
+  EXPECT_EQ(load.dst, 1);
+  EXPECT_EQ(load.a, 0);
+  EXPECT_EQ(load.dtype, DType::u16);
+  EXPECT_EQ(load.operands, (std::vector<int32_t>{0}));
+  nlohmann::json j = metaOf(serialize(m))["functions"][0]["code"][1];
+  EXPECT_EQ(j.dump(), R"({"a":0,"dst":1,"dtype":"u16","op":"load","operands":[0]})");
+}
+
+TEST(Artifact, CorruptLoadIsRejected) {
+  EXPECT_NE(errorFor(serialize(moduleWithLoad(DType::f32)))
+                .find("code[1].dtype: load reads integers into index registers, not 'f32'"),
+            std::string::npos);
+  Module m = moduleWithLoad(DType::i64);
+  m.functions[0].code[1].a = 7; // buffer register 7 of 3
+  EXPECT_NE(errorFor(serialize(m)).find("code[1].a: value 7 out of range [0, 2]"),
+            std::string::npos);
+  m = moduleWithLoad(DType::i64);
+  m.functions[0].code[1].dst = 3; // index register 3 of 3
+  EXPECT_NE(errorFor(serialize(m)).find("code[1].dst: value 3 out of range [0, 2]"),
+            std::string::npos);
+  m = moduleWithLoad(DType::i64);
+  m.functions[0].code[1].operands = {0, -1};
+  EXPECT_NE(errorFor(serialize(m)).find("code[1].operands[1]: value -1 out of range"),
+            std::string::npos);
+  auto edit = [](auto change) {
+    return errorAfterEdit([&](nlohmann::json &meta) {
+      meta["functions"][0]["code"][1] = {{"op", "load"}, {"dst", 1}, {"a", 0}, {"dtype", "i32"},
+                                         {"operands", {0}}};
+      change(meta["functions"][0]["code"][1]);
+    });
+  };
+  EXPECT_NE(edit([](nlohmann::json &l) { l.erase("operands"); })
+                .find("code[1]: missing field 'operands'"),
+            std::string::npos);
+  EXPECT_NE(edit([](nlohmann::json &l) { l["dtype"] = "i65"; }).find("unknown dtype 'i65'"),
+            std::string::npos);
+  EXPECT_NE(edit([](nlohmann::json &l) { l.erase("a"); }).find("code[1]: missing field 'a'"),
             std::string::npos);
 }
 

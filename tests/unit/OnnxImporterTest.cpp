@@ -480,7 +480,7 @@ TEST(OnnxImporter, OneHotWithConstantDepthAndIntegerPow) {
   expectWithinContract(*r.module);
 }
 
-TEST(OnnxImporterErrors, OneHotWithRuntimeDepthIsRejected) {
+TEST(OnnxImporter, OneHotDepthIsReadAtRunTime) {
   ModelBuilder m(11);
   m.input("idx", {3}, onnx::TensorProto::INT64, "");
   m.input("depth", {}, onnx::TensorProto::INT64, "");
@@ -489,8 +489,25 @@ TEST(OnnxImporterErrors, OneHotWithRuntimeDepthIsRejected) {
   m.output("oh", {3, -1}, onnx::TensorProto::FLOAT, "");
   mlir::MLIRContext context;
   Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.extract %arg1[] : tensor<i64>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "depth must be positive")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> tensor<3x?xf32>")) << r.text;
+}
+
+TEST(OnnxImporterErrors, OneHotDepthOfDynamicLengthIsRejected) {
+  ModelBuilder m(11);
+  m.input("idx", {3}, onnx::TensorProto::INT64, "");
+  m.input("depth", {-1}, onnx::TensorProto::INT64, "n");
+  m.input("vals", {2}, onnx::TensorProto::FLOAT, "");
+  m.node("OneHot", {"idx", "depth", "vals"}, {"oh"});
+  m.output("oh", {3, -1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
-  EXPECT_TRUE(contains(r.error, "depth must be a constant")) << r.error;
+  EXPECT_TRUE(contains(r.error, "input 'depth' (depth) is read at run time, so it must be a rank-0 "
+                                "or rank-1 numeric tensor of static length <= 64; it is tensor<?xi64>"))
+      << r.error;
 }
 
 TEST(OnnxImporter, ConvTransposeAndEdgeReflectPad) {
@@ -837,12 +854,12 @@ TEST(OnnxImporterErrors, UnsupportedOpNamesOpNodeAndOpset) {
   ModelBuilder m(15);
   m.input("x", {2});
   m.node("Relu", {"x"}, {"r"});
-  m.node("Unique", {"r"}, {"y"}, "my_node");
+  m.node("RandomUniformLike", {"r"}, {"y"}, "my_node");
   m.output("y", {2});
   mlir::MLIRContext context;
   Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
-  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Unique' (node 'my_node', opset 15, domain '')", 0),
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'RandomUniformLike' (node 'my_node', opset 15, domain '')", 0),
             0u)
       << r.error;
 }
@@ -894,7 +911,7 @@ TEST(OnnxImporterErrors, MissingInputIsReported) {
   EXPECT_TRUE(contains(r.error, "test.onnx")) << r.error;
 }
 
-TEST(OnnxImporterErrors, DataDependentReshapeIsRejected) {
+TEST(OnnxImporter, ReshapeTargetIsReadAtRunTime) {
   ModelBuilder m;
   m.input("x", {6});
   m.input("shape", {2}, onnx::TensorProto::INT64, "");
@@ -902,8 +919,26 @@ TEST(OnnxImporterErrors, DataDependentReshapeIsRejected) {
   m.output("y", {-1, -1}, onnx::TensorProto::FLOAT, "");
   mlir::MLIRContext context;
   Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.extract %arg1[%c0] : tensor<2xi64>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor.extract %arg1[%c1] : tensor<2xi64>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "ONNX node 'reshape0' (Reshape, opset 17): the target shape holds a "
+                               "different number of elements than the input"))
+      << r.text;
+  EXPECT_TRUE(contains(r.text, "the target shape has more than one -1")) << r.text;
+}
+
+TEST(OnnxImporterErrors, ReshapeTargetOfDynamicLengthIsRejected) {
+  ModelBuilder m;
+  m.input("x", {6});
+  m.input("shape", {-1}, onnx::TensorProto::INT64, "rank");
+  m.node("Reshape", {"x", "shape"}, {"y"}, "reshape0");
+  m.output("y", {-1, -1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
   EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Reshape' (node 'reshape0', opset 17", 0), 0u) << r.error;
+  EXPECT_TRUE(contains(r.error, "static length")) << r.error;
 }
 
 TEST(OnnxImporterErrors, ResizeWithRuntimeSizesNamesTheInput) {

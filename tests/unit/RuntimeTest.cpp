@@ -232,6 +232,113 @@ TEST(Runtime, Reshape) {
                            "(3 elements) to 2x1xf32 (2 elements)");
 }
 
+/// One element of `bytes` (a rank-1 `dtype` tensor of `count` elements) at
+/// `index`, read by a Load and returned as the size of a 1-D result (so the
+/// value must be >= 0; `negate` flips it first, `offset` is subtracted).
+Result<std::vector<Tensor>> loadAsSize(DType dtype, const void *bytes, int64_t count,
+                                       int64_t index, bool negate = false, int64_t offset = 0) {
+  std::vector<artifact::Instruction> code{makeConst(0, index),
+                                          makeLoad(1, 0, dtype, {0})};
+  if (negate) {
+    code.push_back(makeConst(2, 0));
+    code.push_back(makeBinary(artifact::BinaryKind::Sub, 1, 2, 1));
+  }
+  if (offset) {
+    code.push_back(makeConst(2, offset));
+    code.push_back(makeBinary(artifact::BinaryKind::Sub, 1, 1, 2));
+  }
+  code.push_back(makeAlloc(1, DType::f32, {1}));
+  code.push_back(makeReturn({1}));
+  auto module = load(singleFunction({type(dtype, {count})}, {type(DType::f32, {-1})}, 3, 2,
+                                    std::move(code)));
+  if (!module)
+    return Status::error("module did not load");
+  Result<Tensor> t = Tensor::fromBytes(dtype, {count}, bytes, count * dtypeSize(dtype));
+  EXPECT_TRUE(t.ok()) << t.message();
+  auto sync = device("local-sync");
+  return module->functions()[0].invoke(*sync, {*t});
+}
+
+int64_t loadedSize(DType dtype, const void *bytes, int64_t count, int64_t index,
+                   bool negate = false, int64_t offset = 0) {
+  Result<std::vector<Tensor>> r = loadAsSize(dtype, bytes, count, index, negate, offset);
+  EXPECT_TRUE(r.ok()) << r.message();
+  return r.ok() ? (*r)[0].shape()[0] : -1;
+}
+
+TEST(Runtime, LoadReadsIntegerElements) {
+  int64_t i64[3] = {7, (1ll << 40) + 3, -9};
+  EXPECT_EQ(loadedSize(DType::i64, i64, 3, 0), 7);
+  EXPECT_EQ(loadedSize(DType::i64, i64, 3, 1, false, 1ll << 40), 3) << "all 64 bits";
+  uint32_t u32[1] = {0xffffffffu};
+  EXPECT_EQ(loadedSize(DType::u32, u32, 1, 0, false, 0xfffffff0ll), 15) << "zero-extended";
+  EXPECT_EQ(loadedSize(DType::i64, i64, 3, 2, /*negate=*/true), 9);
+  int32_t i32[2] = {-5, 12};
+  EXPECT_EQ(loadedSize(DType::i32, i32, 2, 0, /*negate=*/true), 5) << "sign-extended";
+  EXPECT_EQ(loadedSize(DType::i32, i32, 2, 1), 12);
+  uint8_t u8[2] = {255, 3};
+  EXPECT_EQ(loadedSize(DType::u8, u8, 2, 0), 255) << "zero-extended";
+  int8_t i8[1] = {-1};
+  EXPECT_EQ(loadedSize(DType::i8, i8, 1, 0, /*negate=*/true), 1);
+  uint16_t u16[1] = {65535};
+  EXPECT_EQ(loadedSize(DType::u16, u16, 1, 0), 65535);
+  uint8_t i1[2] = {0, 7};
+  EXPECT_EQ(loadedSize(DType::i1, i1, 2, 0), 0);
+  EXPECT_EQ(loadedSize(DType::i1, i1, 2, 1), 1) << "any non-zero byte is true";
+}
+
+TEST(Runtime, LoadIsBoundsAndTypeChecked) {
+  int64_t i64[4] = {1, 2, 3, 4};
+  Result<std::vector<Tensor>> r = loadAsSize(DType::i64, i64, 4, 4);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "function 'f', instruction 1 (load): element [4] of a 4xi64 buffer "
+                         "is out of bounds (dim 0 has size 4)");
+  r = loadAsSize(DType::i64, i64, 4, -1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.message(), "function 'f', instruction 1 (load): element [-1] of a 4xi64 buffer "
+                         "is out of bounds (dim 0 has size 4)");
+
+  // The buffer's dtype and rank are checked at run time too.
+  auto sync = device("local-sync");
+  auto errorOf = [&](DType inputType, artifact::Instruction loadInst) {
+    auto module = load(singleFunction({type(inputType, {4})}, {}, 3, 1,
+                                      {makeConst(0, 0), loadInst, makeReturn({})}));
+    EXPECT_TRUE(module);
+    Result<Tensor> t = Tensor::zeros(inputType, {4});
+    Result<std::vector<Tensor>> out = module->functions()[0].invoke(*sync, {*t});
+    EXPECT_FALSE(out.ok());
+    return out.message();
+  };
+  EXPECT_EQ(errorOf(DType::f32, makeLoad(1, 0, DType::i32, {0})),
+            "function 'f', instruction 1 (load): cannot load a i32 element from a 4xf32 buffer");
+  EXPECT_EQ(errorOf(DType::i16, makeLoad(1, 0, DType::i32, {0})),
+            "function 'f', instruction 1 (load): cannot load a i32 element from a 4xi16 buffer");
+  EXPECT_EQ(errorOf(DType::i32, makeLoad(1, 0, DType::i32, {0, 0})),
+            "function 'f', instruction 1 (load): 2 indices for a rank-1 buffer (4xi32)");
+}
+
+TEST(Runtime, LoadReadsACompletedDispatchResult) {
+  // f(counts: 64xi32 zeros, x: ?xf32) -> ?xf32: count workgroups (64 of
+  // them, every one adds 1 to its own element), then read the last count
+  // and allocate a result of that size: 1 only if the dispatch finished
+  // before the read, whatever the number of workers.
+  auto module = load(singleFunction(
+      {type(DType::i32, {64}, "counts")}, {type(DType::f32, {-1})}, 4, 2,
+      {makeConst(0, 64), makeConst(1, 1), makeDispatch(2, 0, 1, 1, {0}, {}),
+       makeConst(2, 63), makeLoad(3, 0, DType::i32, {2}), makeAlloc(1, DType::f32, {3}),
+       makeReturn({1})}));
+  ASSERT_TRUE(module);
+  for (int workers : {1, 2, 4}) {
+    auto task = device("local-task", workers);
+    for (int repeat = 0; repeat < 50; ++repeat) {
+      Result<Tensor> counts = Tensor::zeros(DType::i32, {64});
+      Result<std::vector<Tensor>> r = module->functions()[0].invoke(*task, {*counts});
+      ASSERT_TRUE(r.ok()) << r.message();
+      ASSERT_EQ((*r)[0].typeString(), "1xf32") << "workers " << workers;
+    }
+  }
+}
+
 TEST(Runtime, ParametersAreReadOnlyViewsAndResultsAreCopies) {
   artifact::Module m = singleFunction(
       {}, {type(DType::f32, {2, 3}), type(DType::f32, {2, 3})}, 0, 1, {});

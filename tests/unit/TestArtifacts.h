@@ -73,6 +73,17 @@ inline Instruction makeDispatch(int64_t kernel, int32_t wgX, int32_t wgY,
   i.operands = std::move(constants);
   return i;
 }
+/// idx[dst] = buf[buffer][indices...] read as `dtype`.
+inline Instruction makeLoad(int32_t dst, int32_t buffer, DType dtype,
+                            std::vector<int32_t> indices) {
+  Instruction i;
+  i.op = Opcode::Load;
+  i.dst = dst;
+  i.a = buffer;
+  i.dtype = dtype;
+  i.operands = std::move(indices);
+  return i;
+}
 inline Instruction makeReturn(std::vector<int32_t> buffers) {
   Instruction i;
   i.op = Opcode::Return;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <algorithm>
@@ -34,12 +35,14 @@ ImportContext::ImportContext(MLIRContext &context, std::string origin, int opset
 
 void ImportContext::setValue(const std::string &name, Value value) {
   values[name] = value;
+  runtimeReads.erase(name);
   shapeTensors.erase(name);
   constants.erase(name);
 }
 
 void ImportContext::setShapeTensor(const std::string &name, ShapeTensor shape) {
   values.erase(name);
+  runtimeReads.erase(name);
   constants.erase(name);
   // A shape tensor whose elements are all constant is just a constant.
   bool allConstant = llvm::all_of(shape.elements, [](const SymDim &d) { return d.isConstant(); });
@@ -60,6 +63,7 @@ void ImportContext::setShapeTensor(const std::string &name, ShapeTensor shape) {
 
 void ImportContext::setConstant(const std::string &name, DenseElementsAttr attr) {
   values.erase(name);
+  runtimeReads.erase(name);
   shapeTensors.erase(name);
   constants[name] = attr;
 }
@@ -117,6 +121,74 @@ std::optional<ShapeTensor> ImportContext::getShapeTensor(const std::string &name
   return shape;
 }
 
+FailureOr<ShapeTensor> ImportContext::getShapeOperand(const onnx::NodeProto &node, int i,
+                                                      const std::string &what, bool allowFloat) {
+  if (!hasInput(node, i)) {
+    (void)fail(node, "missing input " + std::to_string(i) + " (" + what + ")");
+    return failure();
+  }
+  const std::string &name = node.input(i);
+  if (std::optional<ShapeTensor> known = getShapeTensor(name))
+    return *known;
+  if (auto it = runtimeReads.find(name); it != runtimeReads.end())
+    return it->second;
+  FailureOr<Value> tensor = getTensor(node, name);
+  if (failed(tensor))
+    return failure();
+  auto type = cast<RankedTensorType>(tensor->getType());
+  Type et = type.getElementType();
+  bool isInt = isa<IntegerType>(et), isFloat = isa<FloatType>(et);
+  if (type.getRank() > 1 || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxRuntimeShapeElements || !(isInt || (allowFloat && isFloat))) {
+    std::string typeText;
+    llvm::raw_string_ostream os(typeText);
+    os << type;
+    (void)unsupported(node, "input '" + name + "' (" + what + ") is read at run time, so it must be " +
+                                "a rank-0 or rank-1 " + (allowFloat ? "numeric" : "integer") +
+                                " tensor of static length <= " +
+                                std::to_string(kMaxRuntimeShapeElements) + "; it is " + typeText);
+    return failure();
+  }
+  Value source = *tensor;
+  if (isFloat) {
+    // Truncate toward zero in a kernel; the host reads the integers.
+    SmallVector<OpFoldResult> sizes = dims(source);
+    Value init = empty(sizes, builder.getI64Type());
+    int64_t rank = type.getRank();
+    SmallVector<AffineMap> maps(2, builder.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    source = linalg::GenericOp::create(builder, loc, TypeRange{init.getType()}, ValueRange{source},
+                                       ValueRange{init}, maps, iterators,
+                                       [&](OpBuilder &b, Location l, ValueRange args) {
+                                         Value v = arith::FPToSIOp::create(b, l, b.getI64Type(), args[0]);
+                                         linalg::YieldOp::create(b, l, v);
+                                       })
+                 .getResult(0);
+  }
+  ShapeTensor shape = readAtRunTime(source);
+  runtimeReads[name] = shape;
+  return shape;
+}
+
+ShapeTensor ImportContext::readAtRunTime(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Type et = type.getElementType();
+  ShapeTensor shape;
+  shape.isScalar = type.getRank() == 0;
+  shape.elementType = et;
+  for (int64_t k = 0; k < type.getNumElements(); ++k) {
+    SmallVector<Value> indices;
+    if (type.getRank() == 1)
+      indices.push_back(indexConstant(k));
+    Value element = tensor::ExtractOp::create(builder, loc, tensor, indices);
+    Value asIndex = et.isInteger(1)
+                        ? (Value)arith::IndexCastUIOp::create(builder, loc, builder.getIndexType(), element)
+                        : (Value)arith::IndexCastOp::create(builder, loc, builder.getIndexType(), element);
+    shape.elements.push_back(SymDim::data(asIndex));
+  }
+  return shape;
+}
+
 //===--- errors -----------------------------------------------------------===//
 
 LogicalResult ImportContext::unsupported(const onnx::NodeProto &node,
@@ -141,6 +213,136 @@ LogicalResult ImportContext::fail(const onnx::NodeProto &node, const std::string
 
 Value ImportContext::indexConstant(int64_t value) {
   return arith::ConstantIndexOp::create(builder, loc, value);
+}
+
+Value ImportContext::compare(arith::CmpIPredicate predicate, OpFoldResult a, OpFoldResult b) {
+  return builder.createOrFold<arith::CmpIOp>(loc, predicate, toIndexValue(a), toIndexValue(b));
+}
+
+OpFoldResult ImportContext::select(Value condition, OpFoldResult a, OpFoldResult b) {
+  if (auto c = getConstantIntValue(condition))
+    return *c ? a : b;
+  if (toSymDim(a) == toSymDim(b))
+    return a;
+  return asFoldResult(
+      builder.createOrFold<arith::SelectOp>(loc, condition, toIndexValue(a), toIndexValue(b)));
+}
+
+Value ImportContext::both(Value a, Value b) {
+  return builder.createOrFold<arith::AndIOp>(loc, a, b);
+}
+
+Value ImportContext::either(Value a, Value b) {
+  return builder.createOrFold<arith::OrIOp>(loc, a, b);
+}
+
+Value ImportContext::logicalNot(Value a) {
+  return builder.createOrFold<arith::XOrIOp>(
+      loc, a, arith::ConstantOp::create(builder, loc, builder.getBoolAttr(true)));
+}
+
+OpFoldResult ImportContext::asFoldResult(Value v) {
+  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
+    return builder.getIndexAttr(c.value());
+  return v;
+}
+
+LogicalResult ImportContext::check(const onnx::NodeProto &node, Value condition,
+                                   const std::string &message) {
+  if (auto c = getConstantIntValue(condition)) {
+    if (*c)
+      return success();
+    return fail(node, message);
+  }
+  context.getOrLoadDialect<cf::ControlFlowDialect>();
+  cf::AssertOp::create(builder, loc, condition,
+                       "ONNX node '" + node.name() + "' (" + node.op_type() + ", opset " +
+                           std::to_string(opset) + "): " + message);
+  return success();
+}
+
+FailureOr<OpFoldResult> ImportContext::runtimeAxis(const onnx::NodeProto &node, const SymDim &axis,
+                                                   int64_t rank, const std::string &what) {
+  if (axis.isConstant()) {
+    std::optional<int64_t> n = normalizeAxis(axis.constant, rank);
+    if (!n) {
+      (void)fail(node, what + " " + std::to_string(axis.constant) + " is out of range for rank " +
+                           std::to_string(rank));
+      return failure();
+    }
+    return OpFoldResult(builder.getIndexAttr(*n));
+  }
+  OpFoldResult a = axis.value, r = builder.getIndexAttr(rank);
+  Value inRange = both(compare(arith::CmpIPredicate::sge, a, builder.getIndexAttr(-rank)),
+                       compare(arith::CmpIPredicate::slt, a, r));
+  if (failed(check(node, inRange, what + " is out of range [" + std::to_string(-rank) + ", " +
+                                      std::to_string(rank) + ")")))
+    return failure();
+  Value negative = compare(arith::CmpIPredicate::slt, a, builder.getIndexAttr(0));
+  return select(negative, indexOp<arith::AddIOp>(a, r), a);
+}
+
+FailureOr<SmallVector<OpFoldResult>> ImportContext::distinctAxes(const onnx::NodeProto &node,
+                                                                 const ShapeTensor &axes, int64_t rank) {
+  SmallVector<OpFoldResult> result;
+  for (const SymDim &a : axes.elements) {
+    FailureOr<OpFoldResult> n = runtimeAxis(node, a, rank, "axis");
+    if (failed(n))
+      return failure();
+    result.push_back(*n);
+  }
+  for (size_t j = 0; j < result.size(); ++j)
+    for (size_t k = j + 1; k < result.size(); ++k)
+      if (failed(check(node, compare(arith::CmpIPredicate::ne, result[j], result[k]),
+                       "axes " + std::to_string(j) + " and " + std::to_string(k) +
+                           " are the same axis")))
+        return failure();
+  return result;
+}
+
+SmallVector<Value> ImportContext::axisFlags(ArrayRef<OpFoldResult> axes, int64_t rank) {
+  SmallVector<Value> flags;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value hit = arith::ConstantOp::create(builder, loc, builder.getBoolAttr(false));
+    for (OpFoldResult a : axes)
+      hit = either(hit, compare(arith::CmpIPredicate::eq, a, builder.getIndexAttr(d)));
+    flags.push_back(hit);
+  }
+  return flags;
+}
+
+OpFoldResult ImportContext::pick(ArrayRef<OpFoldResult> sizes, OpFoldResult position) {
+  if (auto c = getConstantIntValue(position))
+    if (*c >= 0 && *c < (int64_t)sizes.size())
+      return sizes[*c];
+  OpFoldResult result = sizes.empty() ? (OpFoldResult)builder.getIndexAttr(0) : sizes.back();
+  for (int64_t k = (int64_t)sizes.size() - 2; k >= 0; --k)
+    result = select(compare(arith::CmpIPredicate::eq, position, builder.getIndexAttr(k)), sizes[k],
+                    result);
+  return result;
+}
+
+SmallVector<OpFoldResult> ImportContext::keptSizes(ArrayRef<OpFoldResult> sizes, ArrayRef<Value> drop,
+                                                   int64_t count) {
+  // position[d] = number of kept dims before d; kept j = the d with
+  // !drop[d] and position[d] == j.
+  SmallVector<OpFoldResult> result;
+  SmallVector<OpFoldResult> position;
+  OpFoldResult running = builder.getIndexAttr(0);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    position.push_back(running);
+    running = select(drop[d], running, indexOp<arith::AddIOp>(running, builder.getIndexAttr(1)));
+  }
+  for (int64_t j = 0; j < count; ++j) {
+    OpFoldResult size = builder.getIndexAttr(1);
+    for (int64_t d = (int64_t)sizes.size() - 1; d >= 0; --d) {
+      Value isJ = both(logicalNot(drop[d]),
+                       compare(arith::CmpIPredicate::eq, position[d], builder.getIndexAttr(j)));
+      size = select(isJ, sizes[d], size);
+    }
+    result.push_back(size);
+  }
+  return result;
 }
 
 OpFoldResult ImportContext::dim(Value tensor, int64_t i) {
@@ -449,6 +651,15 @@ Value ImportContext::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
   }
   bool needExpand = llvm::any_of(dstGroups, [](auto &g) { return g.size() != 1; });
   if (needExpand) {
+    // expand_shape wants a dynamic source dim for every group holding a
+    // dynamic result dim (sizes read at run time split a static dim).
+    auto currentType = cast<RankedTensorType>(current.getType());
+    SmallVector<int64_t> castShape(currentType.getShape());
+    for (auto [g, group] : llvm::enumerate(dstGroups))
+      if (llvm::any_of(group, [&](int64_t k) { return ShapedType::isDynamic(resultShape[k]); }))
+        castShape[g] = ShapedType::kDynamic;
+    if (castShape != SmallVector<int64_t>(currentType.getShape()))
+      current = tensor::CastOp::create(builder, loc, currentType.clone(castShape), current);
     current = tensor::ExpandShapeOp::create(builder, loc, resultType, current, dstGroups,
                                             resultSizes);
   }

@@ -5,9 +5,10 @@
 // MLIR values, constant initializers (kept as attributes so handlers can fold
 // them at import time), and "shape tensors": small int64 tensors computed
 // from shapes (Shape -> Gather -> Concat -> Reshape) kept symbolically as a
-// list of (constant | index SSA value) so no data-dependent shape reaches the
-// IR. Also declares the op-handler registry and the IR-building helpers that
-// the per-concept handler files share.
+// list of (constant | index SSA value). Shape inputs that are data are read
+// on the host at run time into such lists (getShapeOperand) and checked with
+// run-time asserts. Also declares the op-handler registry and the
+// IR-building helpers that the per-concept handler files share.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
 #define TURBINE_FRONTENDS_ONNX_LIB_IMPORTCONTEXT_H
@@ -35,9 +36,16 @@ namespace turbine::onnx_frontend {
 struct SymDim {
   int64_t constant = 0;
   mlir::Value value; ///< null when the element is the constant above.
+  /// The value was read from a tensor at run time (ImportContext::
+  /// getShapeOperand): any integer, not known to be a size, so consumers
+  /// apply ONNX's special values (Reshape's 0 and -1, negative indices,
+  /// clamping) with index arithmetic at run time. Values derived from shapes
+  /// (Shape, Size, dims) are sizes and have this false.
+  bool isRuntimeData = false;
 
   static SymDim of(int64_t c) { return SymDim{c, nullptr}; }
   static SymDim of(mlir::Value v) { return SymDim{0, v}; }
+  static SymDim data(mlir::Value v) { return SymDim{0, v, true}; }
   bool isConstant() const { return !value; }
   bool operator==(const SymDim &other) const {
     return value == other.value && (value || constant == other.constant);
@@ -50,6 +58,21 @@ struct ShapeTensor {
   std::vector<SymDim> elements;
   bool isScalar = false;           ///< rank 0 (one element) rather than rank 1
   mlir::Type elementType;          ///< i64 or i32 as declared by ONNX
+
+  /// True when every element is a constant (the tensor is known at import time).
+  bool isConstant() const {
+    for (const SymDim &d : elements)
+      if (!d.isConstant())
+        return false;
+    return true;
+  }
+  /// True when some element was read at run time (SymDim::isRuntimeData).
+  bool hasRuntimeData() const {
+    for (const SymDim &d : elements)
+      if (d.isRuntimeData)
+        return true;
+    return false;
+  }
 };
 
 class ImportContext;
@@ -145,6 +168,21 @@ public:
   bool isShapeTensor(const std::string &name) const {
     return shapeTensors.count(name) != 0;
   }
+  /// Input `i` of `node` as a shape tensor, for an op input that determines
+  /// a shape (a Reshape target, Slice starts, Range bounds, reduction axes).
+  /// Known at import time: getShapeTensor. Otherwise a rank-0 or rank-1
+  /// tensor of static length (at most kMaxRuntimeShapeElements) whose
+  /// elements are read on the host at run time (tensor.extract, converted to
+  /// index; SymDim::data): integers as they are, floats (when
+  /// `allowFloat`) truncated toward zero by a small kernel first. `what`
+  /// names the input in the error that anything else gets.
+  mlir::FailureOr<ShapeTensor> getShapeOperand(const onnx::NodeProto &node, int i,
+                                               const std::string &what,
+                                               bool allowFloat = false);
+  static constexpr int64_t kMaxRuntimeShapeElements = 64;
+  /// The elements of `tensor` (integer, rank 0 or 1, static length) read on
+  /// the host at run time as index values (SymDim::data).
+  ShapeTensor readAtRunTime(mlir::Value tensor);
   /// True when `name` is a shape tensor or a small constant integer tensor,
   /// i.e. shape-computation ops on it can be evaluated at import time.
   bool isShapeLike(const std::string &name) const { return getShapeTensor(name).has_value(); }
@@ -186,6 +224,47 @@ public:
   //===--- IR helpers -----------------------------------------------------===//
 
   mlir::Value indexConstant(int64_t value);
+
+  //===--- run-time index arithmetic (folds constants) -------------------===//
+
+  /// `OpTy` (an arith op on index values) of `a` and `b`, folded to an
+  /// attribute when both are constants.
+  template <typename OpTy>
+  mlir::OpFoldResult indexOp(mlir::OpFoldResult a, mlir::OpFoldResult b) {
+    return asFoldResult(builder.createOrFold<OpTy>(loc, toIndexValue(a), toIndexValue(b)));
+  }
+  /// arith.cmpi on index values (an i1 value, constant-folded when possible).
+  mlir::Value compare(mlir::arith::CmpIPredicate predicate, mlir::OpFoldResult a,
+                      mlir::OpFoldResult b);
+  /// arith.select of index values.
+  mlir::OpFoldResult select(mlir::Value condition, mlir::OpFoldResult a, mlir::OpFoldResult b);
+  /// Logical and / or of i1 values.
+  mlir::Value both(mlir::Value a, mlir::Value b);
+  mlir::Value either(mlir::Value a, mlir::Value b);
+  mlir::Value logicalNot(mlir::Value a);
+  /// An index value as an OpFoldResult (an attribute when it is a constant).
+  mlir::OpFoldResult asFoldResult(mlir::Value v);
+  /// Run-time check of ONNX semantics: the call fails with "ONNX node 'n'
+  /// (T, opset N): message" unless `condition` (i1) holds (cf.assert, a host
+  /// program Assert). A condition that folds to false fails the import now.
+  mlir::LogicalResult check(const onnx::NodeProto &node, mlir::Value condition,
+                            const std::string &message);
+  /// A run-time axis normalized against `rank` (negative counts from the
+  /// end), with a run-time check that it lies in [-rank, rank).
+  mlir::FailureOr<mlir::OpFoldResult> runtimeAxis(const onnx::NodeProto &node, const SymDim &axis,
+                                                  int64_t rank, const std::string &what);
+  /// Every element of `axes` normalized against `rank` (runtimeAxis), with
+  /// run-time checks that they are distinct.
+  mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
+  distinctAxes(const onnx::NodeProto &node, const ShapeTensor &axes, int64_t rank);
+  /// For each of `rank` dims an i1 value: is the dim one of `axes`?
+  llvm::SmallVector<mlir::Value> axisFlags(llvm::ArrayRef<mlir::OpFoldResult> axes, int64_t rank);
+  /// The element of `sizes` at run-time position `position` (a select chain).
+  mlir::OpFoldResult pick(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::OpFoldResult position);
+  /// Sizes of the dims whose run-time flag `drop[d]` (i1) is false, in order:
+  /// `count` results (the caller knows how many dims are kept).
+  llvm::SmallVector<mlir::OpFoldResult> keptSizes(llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                                                  llvm::ArrayRef<mlir::Value> drop, int64_t count);
   /// The size of dim `i` of `tensor`: a constant for static dims, else the
   /// index value that produced the dim (memoized, so equal dims share one
   /// SSA value), else a tensor.dim.
@@ -243,6 +322,8 @@ private:
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;
   std::map<std::string, int> onnxTypes;
+
+  std::map<std::string, ShapeTensor> runtimeReads; ///< getShapeOperand memo
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
@@ -274,6 +355,13 @@ mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> 
 /// say whether an integer side is ONNX unsigned (uitofp/fptoui/extui).
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, mlir::Type to,
                           bool fromUnsigned = false, bool toUnsigned = false);
+
+/// Pad (opset >= 11) whose pads or constant value are known only at run
+/// time: output sizes by index arithmetic (checked non-negative), the data by
+/// one gather-style generic for every mode (ShapeOps.cpp).
+mlir::LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
+                                        mlir::Value input, const ShapeTensor &pads,
+                                        const std::string &mode);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

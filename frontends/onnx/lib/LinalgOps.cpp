@@ -949,15 +949,18 @@ LogicalResult convertPad(ImportContext &ctx, const onnx::NodeProto &node) {
     pads = *p;
     value = ctx.floatAttr(node, "value", 0.0f);
   } else {
-    auto p = ctx.getShapeTensor(node.input(1));
-    if (!p || !llvm::all_of(p->elements, [](const SymDim &d) { return d.isConstant(); }))
-      return ctx.unsupported(node, "pads must be constant");
+    auto p = ctx.getShapeOperand(node, 1, "pads");
+    if (failed(p))
+      return failure();
+    bool runtimeValue = ImportContext::hasInput(node, 2) && !ctx.getConstant(node.input(2));
+    if (!p->isConstant() || runtimeValue)
+      return convertPadAtRunTime(ctx, node, *x, *p, mode);
     for (const SymDim &d : p->elements)
       pads.push_back(d.constant);
     if (ImportContext::hasInput(node, 2)) {
       auto c = ctx.getConstant(node.input(2));
       if (!c || c->getNumElements() != 1)
-        return ctx.unsupported(node, "constant_value must be a constant scalar");
+        return ctx.fail(node, "constant_value must be a scalar");
       Attribute v = *c->getValues<Attribute>().begin();
       value = isa<FloatAttr>(v) ? cast<FloatAttr>(v).getValueAsDouble()
                                 : (double)cast<IntegerAttr>(v).getInt();

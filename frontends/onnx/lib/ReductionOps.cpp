@@ -2,8 +2,9 @@
 //
 // ReduceSum/ReduceMean/ReduceMax/ReduceMin/ReduceProd/ReduceSumSquare with
 // axes as an attribute (older opsets) or an input (ReduceSum >= 13, the rest
-// >= 18), keepdims and noop_with_empty_axes. Also the reduction helpers the
-// normalization ops share.
+// >= 18), keepdims and noop_with_empty_axes; axes read at run time pick the
+// reduced dims with run-time flags (a 2*rank-loop generic). Also the
+// reduction helpers the normalization ops share.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -65,7 +66,155 @@ Value reducedCount(ImportContext &ctx, Value input, ArrayRef<bool> mask, Type ty
 
 namespace {
 
+/// Reduces `input` over the dims whose run-time flag `reduced[d]` (i1) is
+/// set, keeping them as size-1 dims. Which dims are reduced is data, so the
+/// generic has 2*rank loops: i (parallel, the result's index, 1 on reduced
+/// dims) and k (reduction, the input dim's size on reduced dims, else 1);
+/// the input is read at i + k. A shape-only operand of the k sizes gives the
+/// k loops their bounds.
+Value reduceDimsAtRunTime(ImportContext &ctx, Value input, ArrayRef<Value> reduced, Value initValue,
+                          const CombineFn &combine) {
+  int64_t rank = reduced.size();
+  OpFoldResult one = ctx.builder.getIndexAttr(1);
+  SmallVector<OpFoldResult> inDims = ctx.dims(input), outSizes, loopSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    outSizes.push_back(ctx.select(reduced[d], one, inDims[d]));
+    loopSizes.push_back(ctx.select(reduced[d], inDims[d], one));
+  }
+  Value init = ctx.filled(outSizes, initValue);
+  Value bounds = ctx.empty(loopSizes, ctx.builder.getI8Type());
+  SmallVector<AffineExpr> read, outer, inner;
+  for (int64_t d = 0; d < rank; ++d) {
+    read.push_back(ctx.builder.getAffineDimExpr(d) + ctx.builder.getAffineDimExpr(rank + d));
+    outer.push_back(ctx.builder.getAffineDimExpr(d));
+    inner.push_back(ctx.builder.getAffineDimExpr(rank + d));
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(2 * rank, 0, read, &ctx.context),
+                              AffineMap::get(2 * rank, 0, inner, &ctx.context),
+                              AffineMap::get(2 * rank, 0, outer, &ctx.context)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(rank, utils::IteratorType::reduction);
+  Value result = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
+                                           ValueRange{input, bounds}, ValueRange{init}, maps, iterators,
+                                           [&](OpBuilder &b, Location l, ValueRange a) {
+                                             linalg::YieldOp::create(b, l, combine(b, l, a[2], a[0]));
+                                           })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  return result;
+}
+
 enum class ReduceKind { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+
+/// The accumulation step of `kind` (Sum, Mean, ... : acc op element).
+CombineFn combineFor(ReduceKind kind, bool isFloat, bool isUnsigned = false) {
+  return [=](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+    switch (kind) {
+    case ReduceKind::L1: {
+      Value a = isFloat ? (Value)math::AbsFOp::create(b, l, e) : (Value)math::AbsIOp::create(b, l, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, a) : (Value)arith::AddIOp::create(b, l, acc, a);
+    }
+    case ReduceKind::L2:
+      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+    case ReduceKind::LogSum:
+    case ReduceKind::LogSumExp:
+      return arith::AddFOp::create(b, l, acc, e);
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, e) : (Value)arith::AddIOp::create(b, l, acc, e);
+    case ReduceKind::SumSquare: {
+      Value sq = isFloat ? (Value)arith::MulFOp::create(b, l, e, e) : (Value)arith::MulIOp::create(b, l, e, e);
+      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, sq) : (Value)arith::AddIOp::create(b, l, acc, sq);
+    }
+    case ReduceKind::Prod:
+      return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
+    case ReduceKind::Max:
+      if (isFloat)
+        return arith::MaximumFOp::create(b, l, acc, e);
+      return isUnsigned ? (Value)arith::MaxUIOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
+    case ReduceKind::Min:
+      if (isFloat)
+        return arith::MinimumFOp::create(b, l, acc, e);
+      return isUnsigned ? (Value)arith::MinUIOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
+    }
+    return acc;
+  };
+}
+
+/// Reduce* whose axes input is read at run time. Its static length fixes
+/// the result rank (rank - #axes without keepdims; the axes are checked to
+/// be distinct and in range), the values pick the dims.
+LogicalResult convertReduceRuntimeAxes(ImportContext &ctx, const onnx::NodeProto &node, ReduceKind kind,
+                                       Value x, const ShapeTensor &axesTensor, bool keepDims, Value init) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  int64_t count = axesTensor.elements.size();
+  if (count > rank)
+    return ctx.fail(node, std::to_string(count) + " axes for a rank-" + std::to_string(rank) + " input");
+  auto axes = ctx.distinctAxes(node, axesTensor, rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<Value> reduced = ctx.axisFlags(*axes, rank);
+  SmallVector<OpFoldResult> inDims = ctx.dims(x);
+  Value source = x, maxValue;
+  if (kind == ReduceKind::LogSumExp) {
+    double negInf = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+    maxValue = reduceDimsAtRunTime(ctx, x, reduced, ctx.scalarConstant(et, negInf),
+                                   combineFor(ReduceKind::Max, true));
+    // exp(x - max), reading max at the index with reduced dims set to 0.
+    Value emptyFull = ctx.empty(inDims, et);
+    SmallVector<AffineMap> maps(2, ctx.builder.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+    source = linalg::GenericOp::create(
+                 ctx.builder, ctx.loc, TypeRange{emptyFull.getType()}, ValueRange{x}, ValueRange{emptyFull},
+                 maps, parallel,
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   Value zero = arith::ConstantIndexOp::create(b, l, 0);
+                   SmallVector<Value> at;
+                   for (int64_t d = 0; d < rank; ++d)
+                     at.push_back(arith::SelectOp::create(b, l, reduced[d], zero, linalg::IndexOp::create(b, l, d)));
+                   Value m = tensor::ExtractOp::create(b, l, maxValue, at);
+                   linalg::YieldOp::create(b, l, (Value)math::ExpOp::create(b, l, arith::SubFOp::create(b, l, a[0], m)));
+                 })
+                 .getResult(0);
+    ctx.recordDims(source, inDims);
+  }
+  Value result = reduceDimsAtRunTime(ctx, source, reduced, init,
+                                     combineFor(kind, isFloat, ctx.isUnsigned(node.input(0))));
+  if (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp ||
+      kind == ReduceKind::Mean) {
+    Value countValue;
+    if (kind == ReduceKind::Mean) {
+      OpFoldResult n = ctx.builder.getIndexAttr(1);
+      for (int64_t d = 0; d < rank; ++d)
+        n = ctx.indexOp<arith::MulIOp>(n, ctx.select(reduced[d], inDims[d], ctx.builder.getIndexAttr(1)));
+      Value asInt = arith::IndexCastOp::create(ctx.builder, ctx.loc, ctx.builder.getI64Type(), ctx.toIndexValue(n));
+      countValue = arith::SIToFPOp::create(ctx.builder, ctx.loc, et, asInt);
+    }
+    SmallVector<Value> operands{result};
+    if (maxValue)
+      operands.push_back(maxValue);
+    auto r = ctx.elementwise(node, operands, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      if (kind == ReduceKind::Mean)
+        return arith::DivFOp::create(b, l, a[0], countValue);
+      if (kind == ReduceKind::L2)
+        return math::SqrtOp::create(b, l, a[0]);
+      Value v = math::LogOp::create(b, l, a[0]);
+      if (kind == ReduceKind::LogSumExp)
+        v = arith::AddFOp::create(b, l, v, a[1]);
+      return v;
+    });
+    if (failed(r))
+      return failure();
+    result = *r;
+  }
+  if (!keepDims)
+    result = ctx.reshape(result, ctx.keptSizes(inDims, reduced, rank - count));
+  ctx.setValue(node.output(0), result);
+  return success();
+}
 
 LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, ReduceKind kind,
                             int axesInputSince) {
@@ -81,14 +230,19 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   if (!isFloat && floatOnly)
     return ctx.unsupported(node, "only floating-point inputs are supported");
   std::optional<std::vector<int64_t>> axes;
+  std::optional<ShapeTensor> runtimeAxes;
   if (ctx.opset >= axesInputSince) {
     if (ImportContext::hasInput(node, 1)) {
-      auto a = ctx.getShapeTensor(node.input(1));
-      if (!a || !llvm::all_of(a->elements, [](const SymDim &d) { return d.isConstant(); }))
-        return ctx.unsupported(node, "axes must be a constant");
-      axes.emplace();
-      for (const SymDim &d : a->elements)
-        axes->push_back(d.constant);
+      auto a = ctx.getShapeOperand(node, 1, "axes");
+      if (failed(a))
+        return failure();
+      if (a->isConstant()) {
+        axes.emplace();
+        for (const SymDim &d : a->elements)
+          axes->push_back(d.constant);
+      } else {
+        runtimeAxes = *a;
+      }
     }
   } else {
     axes = ctx.intsAttr(node, "axes");
@@ -96,7 +250,9 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
   bool noop = ctx.intAttr(node, "noop_with_empty_axes", 0) != 0;
   SmallVector<bool> mask(rank, false);
-  if (!axes || axes->empty()) {
+  if (runtimeAxes) {
+    // The dims are chosen at run time (convertReduceRuntimeAxes below).
+  } else if (!axes || axes->empty()) {
     if (noop) {
       ctx.setValue(node.output(0), *x);
       return success();
@@ -132,6 +288,8 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   } else {
     init = ctx.scalarConstant(et, initial);
   }
+  if (runtimeAxes)
+    return convertReduceRuntimeAxes(ctx, node, kind, *x, *runtimeAxes, keepDims, init);
   // LogSumExp subtracts the max first for stability.
   Value source = *x, maxValue;
   if (kind == ReduceKind::LogSumExp) {
@@ -155,37 +313,7 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
                  .getResult(0);
     ctx.recordDims(source, sizes);
   }
-  Value reduced = reduceDims(ctx, source, mask, init, [&](OpBuilder &b, Location l, Value acc, Value e) -> Value {
-    switch (kind) {
-    case ReduceKind::L1: {
-      Value a = isFloat ? (Value)math::AbsFOp::create(b, l, e) : (Value)math::AbsIOp::create(b, l, e);
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, a) : (Value)arith::AddIOp::create(b, l, acc, a);
-    }
-    case ReduceKind::L2:
-      return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
-    case ReduceKind::LogSum:
-    case ReduceKind::LogSumExp:
-      return arith::AddFOp::create(b, l, acc, e);
-    case ReduceKind::Sum:
-    case ReduceKind::Mean:
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, e) : (Value)arith::AddIOp::create(b, l, acc, e);
-    case ReduceKind::SumSquare: {
-      Value sq = isFloat ? (Value)arith::MulFOp::create(b, l, e, e) : (Value)arith::MulIOp::create(b, l, e, e);
-      return isFloat ? (Value)arith::AddFOp::create(b, l, acc, sq) : (Value)arith::AddIOp::create(b, l, acc, sq);
-    }
-    case ReduceKind::Prod:
-      return isFloat ? (Value)arith::MulFOp::create(b, l, acc, e) : (Value)arith::MulIOp::create(b, l, acc, e);
-    case ReduceKind::Max:
-      if (isFloat)
-        return arith::MaximumFOp::create(b, l, acc, e);
-      return isUnsigned ? (Value)arith::MaxUIOp::create(b, l, acc, e) : (Value)arith::MaxSIOp::create(b, l, acc, e);
-    case ReduceKind::Min:
-      if (isFloat)
-        return arith::MinimumFOp::create(b, l, acc, e);
-      return isUnsigned ? (Value)arith::MinUIOp::create(b, l, acc, e) : (Value)arith::MinSIOp::create(b, l, acc, e);
-    }
-    return acc;
-  });
+  Value reduced = reduceDims(ctx, source, mask, init, combineFor(kind, isFloat, isUnsigned));
   if (kind == ReduceKind::L2 || kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp) {
     SmallVector<Value> operands{reduced};
     if (maxValue)
@@ -425,9 +553,113 @@ LogicalResult convertCumSum(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// Map from a (rank + 1)-dim iteration space (the dims of a rank-`rank`
+/// tensor plus one extra loop) to that tensor, with dim `axis` replaced by
+/// the extra loop.
+AffineMap axisFromExtraLoop(MLIRContext *context, int64_t rank, int64_t axis) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d = 0; d < rank; ++d)
+    exprs.push_back(getAffineDimExpr(d == axis ? rank : d, context));
+  return AffineMap::get(rank + 1, 0, exprs, context);
+}
+
+/// TopK (opset 10/11; K an input read at run time when not a constant):
+/// every element's rank along the axis is the number of elements that come
+/// before it (larger, or smaller for largest=0; equal ones by lower index,
+/// as ONNX orders ties), then output j takes the element of rank j. Both
+/// steps are generics with one extra reduction loop over the axis; the
+/// results are always sorted, which sorted=0 allows.
+LogicalResult convertTopK(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  if (node.input_size() < 2)
+    return ctx.fail(node, "expects X and K");
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>(x->getType());
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "element type");
+  auto axisOpt = normalizeAxis(ctx.intAttr(node, "axis", -1), rank);
+  if (!axisOpt || rank == 0)
+    return ctx.fail(node, "axis out of range");
+  int64_t axis = *axisOpt;
+  bool largest = ctx.intAttr(node, "largest", 1) != 0;
+  auto kTensor = ctx.getShapeOperand(node, 1, "K");
+  if (failed(kTensor))
+    return failure();
+  if (kTensor->elements.size() != 1)
+    return ctx.fail(node, "K must hold exactly one value");
+  OpFoldResult k = ctx.toFoldResult(kTensor->elements[0]);
+  SmallVector<OpFoldResult> inSizes = ctx.dims(*x);
+  if (failed(ctx.check(node,
+                       ctx.both(ctx.compare(P::sge, k, ctx.builder.getIndexAttr(0)),
+                                ctx.compare(P::sle, k, inSizes[axis])),
+                       "K must lie in [0, size of the axis]")))
+    return failure();
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  bool isFloat = isa<FloatType>(et);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank + 1, &ctx.context).getMajorSubMap(rank);
+  AffineMap viaExtra = axisFromExtraLoop(&ctx.context, rank, axis);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+
+  // order[i] = #{m : x[m] before x[i]} along the axis.
+  Value orderInit = ctx.filled(inSizes, ctx.scalarConstant(b.getI64Type(), 0));
+  Value order = linalg::GenericOp::create(
+                    b, loc, TypeRange{orderInit.getType()}, ValueRange{*x, *x}, ValueRange{orderInit},
+                    SmallVector<AffineMap>{identity, viaExtra, identity}, iterators,
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      Value self = a[0], other = a[1];
+                      Value before = isFloat
+                                         ? (Value)arith::CmpFOp::create(nb, l,
+                                                                        largest ? arith::CmpFPredicate::OGT
+                                                                                : arith::CmpFPredicate::OLT,
+                                                                        other, self)
+                                         : (Value)arith::CmpIOp::create(nb, l, largest ? P::sgt : P::slt, other, self);
+                      Value equal = isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, other, self)
+                                            : (Value)arith::CmpIOp::create(nb, l, P::eq, other, self);
+                      Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, rank),
+                                                            linalg::IndexOp::create(nb, l, axis));
+                      before = arith::OrIOp::create(nb, l, before, arith::AndIOp::create(nb, l, equal, earlier));
+                      Value one = arith::ExtUIOp::create(nb, l, nb.getI64Type(), before);
+                      linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[2], one));
+                    })
+                    .getResult(0);
+  ctx.recordDims(order, inSizes);
+
+  // values[j], indices[j] = the element of order j and its position.
+  SmallVector<OpFoldResult> outSizes = inSizes;
+  outSizes[axis] = k;
+  Value valuesInit = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  Value indicesInit = ctx.filled(outSizes, ctx.scalarConstant(b.getI64Type(), 0));
+  auto pick = linalg::GenericOp::create(
+      b, loc, TypeRange{valuesInit.getType(), indicesInit.getType()}, ValueRange{*x, order},
+      ValueRange{valuesInit, indicesInit}, SmallVector<AffineMap>{viaExtra, viaExtra, identity, identity},
+      iterators, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value j = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, axis));
+        Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, rank));
+        Value hit = arith::CmpIOp::create(nb, l, P::eq, a[1], j);
+        linalg::YieldOp::create(nb, l,
+                                ValueRange{arith::SelectOp::create(nb, l, hit, a[0], a[2]),
+                                           arith::SelectOp::create(nb, l, hit, i, a[3])});
+      });
+  // The extra loop runs over the input's axis: give it its bound through
+  // the x operand (viaExtra) and the output dims through the inits.
+  ctx.recordDims(pick.getResult(0), outSizes);
+  ctx.recordDims(pick.getResult(1), outSizes);
+  ctx.setValue(node.output(0), pick.getResult(0));
+  if (node.output_size() > 1 && !node.output(1).empty())
+    ctx.setValue(node.output(1), pick.getResult(1));
+  return success();
+}
+
 } // namespace
 
 void registerReductionOps(OpRegistry &r) {
+  r.add("TopK", convertTopK, 10);
   r.add("ReduceL1", reduce(ReduceKind::L1, 18));
   r.add("ReduceL2", reduce(ReduceKind::L2, 18));
   r.add("ReduceLogSum", reduce(ReduceKind::LogSum, 18));

@@ -1,10 +1,15 @@
 //===- ShapeOps.cpp - ONNX shape and data-movement ops --------------------===//
 //
 // Shape, Reshape, Flatten, Unsqueeze/Squeeze, Transpose, Concat, Slice, Split,
-// Gather, Expand and ConstantOfShape. Ops on shape tensors (Shape-derived
-// int64 tensors) are evaluated symbolically; ops on data become
+// Gather, Expand, ConstantOfShape, Range, the cosine windows (Hann, Hamming,
+// Blackman), and Compress/NonZero/Unique, whose result sizes are counted by a
+// kernel and read by the host. Ops on shape tensors (Shape-derived int64
+// tensors) are evaluated symbolically; ops on data become
 // expand/collapse_shape, linalg.transpose, or gather-style linalg.generic ops
-// whose tensor.extract indices are always in bounds.
+// whose tensor.extract indices are always in bounds. Shape inputs that are
+// data (a Reshape target that is a graph input, Slice starts, Range bounds,
+// Pad pads, ...) are read on the host at run time (getShapeOperand): their
+// ONNX semantics become index arithmetic, their rules run-time checks.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -37,26 +42,41 @@ OpFoldResult product(ImportContext &ctx, ArrayRef<OpFoldResult> sizes) {
   return (Value)arith::MulIOp::create(ctx.builder, ctx.loc, dynamic, ctx.indexConstant(constant));
 }
 
-/// Reads an int list from input `i` (opset >= some version) or attribute
-/// `attrName`; fails with a message when it is not constant.
-FailureOr<std::optional<std::vector<int64_t>>>
-intListFromInputOrAttr(ImportContext &ctx, const onnx::NodeProto &node, int i,
-                       const std::string &attrName, bool fromInput) {
-  if (!fromInput)
-    return ctx.intsAttr(node, attrName);
-  if (!ImportContext::hasInput(node, i))
-    return std::optional<std::vector<int64_t>>{};
-  auto shape = ctx.getShapeTensor(node.input(i));
-  if (!shape || !llvm::all_of(shape->elements, [](const SymDim &d) { return d.isConstant(); })) {
-    (void)ctx.unsupported(node, "input '" + node.input(i) + "' (" + attrName +
-                                    ") must be a constant");
-    return failure();
+/// Input `i` (when `fromInput`) or the ints attribute `attrName` as a shape
+/// tensor; nullopt when absent. An input not known at import time is read at
+/// run time (ImportContext::getShapeOperand).
+FailureOr<std::optional<ShapeTensor>>
+shapeListFromInputOrAttr(ImportContext &ctx, const onnx::NodeProto &node, int i,
+                         const std::string &attrName, bool fromInput) {
+  if (!fromInput) {
+    std::optional<std::vector<int64_t>> ints = ctx.intsAttr(node, attrName);
+    if (!ints)
+      return std::optional<ShapeTensor>{};
+    ShapeTensor t;
+    t.elementType = ctx.builder.getI64Type();
+    for (int64_t v : *ints)
+      t.elements.push_back(SymDim::of(v));
+    return std::optional<ShapeTensor>(t);
   }
-  std::vector<int64_t> values;
-  for (const SymDim &d : shape->elements)
-    values.push_back(d.constant);
-  return std::optional<std::vector<int64_t>>(values);
+  if (!ImportContext::hasInput(node, i))
+    return std::optional<ShapeTensor>{};
+  FailureOr<ShapeTensor> t = ctx.getShapeOperand(node, i, attrName);
+  if (failed(t))
+    return failure();
+  return std::optional<ShapeTensor>(*t);
 }
+
+/// The values of `t` when all are constants; nullopt for an absent list.
+std::optional<std::vector<int64_t>> constantValues(const std::optional<ShapeTensor> &t) {
+  if (!t)
+    return std::nullopt;
+  std::vector<int64_t> values;
+  for (const SymDim &d : t->elements)
+    values.push_back(d.constant);
+  return values;
+}
+
+bool isKnown(const std::optional<ShapeTensor> &t) { return !t || t->isConstant(); }
 
 LogicalResult convertShape(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
@@ -143,14 +163,75 @@ FailureOr<SmallVector<OpFoldResult>> reshapeSizes(ImportContext &ctx, const onnx
   return sizes;
 }
 
+/// Output sizes of Reshape from a target shape read at run time: 0 (copy the
+/// input dim unless allowzero) and -1 (inferred) are applied with index
+/// arithmetic, and ONNX's rules (at most one -1, nothing below -1, equal
+/// element counts) are checked at run time.
+FailureOr<SmallVector<OpFoldResult>> runtimeReshapeSizes(ImportContext &ctx, const onnx::NodeProto &node,
+                                                         ArrayRef<OpFoldResult> inputDims,
+                                                         const ShapeTensor &target, bool allowZero) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = ctx.builder;
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  OpFoldResult total = product(ctx, inputDims);
+  SmallVector<OpFoldResult> sizes;
+  SmallVector<Value> inferred;
+  OpFoldResult known = one, inferCount = zero;
+  for (auto [k, d] : llvm::enumerate(target.elements)) {
+    OpFoldResult v = ctx.toFoldResult(d);
+    std::string at = "target shape element " + std::to_string(k);
+    if (failed(ctx.check(node, ctx.compare(P::sge, v, b.getIndexAttr(-1)), at + " is below -1")))
+      return failure();
+    Value isZero = ctx.compare(P::eq, v, zero);
+    if (!allowZero) {
+      if (k < inputDims.size())
+        v = ctx.select(isZero, inputDims[k], v);
+      else if (failed(ctx.check(node, ctx.compare(P::ne, v, zero),
+                                at + " is 0 (copy the input dim) beyond the input rank " +
+                                    std::to_string(inputDims.size()))))
+        return failure();
+    }
+    Value isInferred = ctx.compare(P::eq, v, b.getIndexAttr(-1));
+    inferred.push_back(isInferred);
+    known = ctx.indexOp<arith::MulIOp>(known, ctx.select(isInferred, one, v));
+    inferCount = ctx.indexOp<arith::AddIOp>(inferCount, ctx.select(isInferred, one, zero));
+    sizes.push_back(v);
+  }
+  if (failed(ctx.check(node, ctx.compare(P::sle, inferCount, one), "the target shape has more than one -1")))
+    return failure();
+  Value knownIsZero = ctx.compare(P::eq, known, zero);
+  if (failed(ctx.check(node,
+                       ctx.either(ctx.compare(P::eq, inferCount, zero),
+                                  ctx.compare(P::ne, known, zero)),
+                       "cannot infer the -1 of the target shape: the other sizes multiply to 0")))
+    return failure();
+  OpFoldResult inferredSize =
+      ctx.indexOp<arith::DivSIOp>(total, ctx.select(knownIsZero, one, known));
+  for (size_t k = 0; k < sizes.size(); ++k)
+    sizes[k] = ctx.select(inferred[k], inferredSize, sizes[k]);
+  if (failed(ctx.check(node, ctx.compare(P::eq, product(ctx, sizes), total),
+                       "the target shape holds a different number of elements than the input")))
+    return failure();
+  return sizes;
+}
+
 LogicalResult convertReshape(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 2)
     return ctx.fail(node, "expects 2 inputs");
-  auto target = ctx.getShapeTensor(node.input(1));
-  if (!target)
-    return ctx.unsupported(node, "the target shape '" + node.input(1) +
-                                     "' must be computable at import time (constant or derived from shapes)");
+  auto target = ctx.getShapeOperand(node, 1, "shape");
+  if (failed(target))
+    return failure();
   bool allowZero = ctx.opset >= 14 && ctx.intAttr(node, "allowzero", 0) != 0;
+  if (target->hasRuntimeData()) {
+    auto x = ctx.getTensor(node, node.input(0));
+    if (failed(x))
+      return failure();
+    auto sizes = runtimeReshapeSizes(ctx, node, ctx.dims(*x), *target, allowZero);
+    if (failed(sizes))
+      return failure();
+    ctx.setValue(node.output(0), ctx.reshape(*x, *sizes));
+    return success();
+  }
   // Reshape of a shape tensor stays symbolic.
   if (ctx.isShapeLike(node.input(0)) && target->elements.size() <= 1) {
     ShapeTensor data = *ctx.getShapeTensor(node.input(0));
@@ -188,15 +269,77 @@ LogicalResult convertFlatten(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-LogicalResult convertUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto axes = intListFromInputOrAttr(ctx, node, 1, "axes", ctx.opset >= 13);
+/// Unsqueeze with axes read at run time: which output dims are the new 1s
+/// is decided by index arithmetic; the data is a reshape.
+LogicalResult runtimeUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node,
+                               const ShapeTensor &axesTensor) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t count = axesTensor.elements.size();
+  int64_t outRank = tensorType(*x).getRank() + count;
+  auto axes = ctx.distinctAxes(node, axesTensor, outRank);
   if (failed(axes))
     return failure();
-  if (!*axes)
+  SmallVector<Value> isNew = ctx.axisFlags(*axes, outRank);
+  SmallVector<OpFoldResult> inDims = ctx.dims(*x), sizes;
+  OpFoldResult one = ctx.builder.getIndexAttr(1), inputPosition = ctx.builder.getIndexAttr(0);
+  for (int64_t k = 0; k < outRank; ++k) {
+    sizes.push_back(ctx.select(isNew[k], one, ctx.pick(inDims, inputPosition)));
+    inputPosition = ctx.select(isNew[k], inputPosition, ctx.indexOp<arith::AddIOp>(inputPosition, one));
+  }
+  ctx.setValue(node.output(0), ctx.reshape(*x, sizes));
+  return success();
+}
+
+/// Squeeze with axes read at run time: the kept dims are selected by index
+/// arithmetic (each squeezed dim is checked to be 1); the data is a reshape.
+LogicalResult runtimeSqueeze(ImportContext &ctx, const onnx::NodeProto &node,
+                             const ShapeTensor &axesTensor) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  int64_t count = axesTensor.elements.size();
+  if (count > rank)
+    return ctx.fail(node, std::to_string(count) + " axes for a rank-" + std::to_string(rank) + " input");
+  auto axes = ctx.distinctAxes(node, axesTensor, rank);
+  if (failed(axes))
+    return failure();
+  SmallVector<Value> drop = ctx.axisFlags(*axes, rank);
+  SmallVector<OpFoldResult> inDims = ctx.dims(*x);
+  for (int64_t d = 0; d < rank; ++d) {
+    Value ok = ctx.either(ctx.logicalNot(drop[d]),
+                          ctx.compare(arith::CmpIPredicate::eq, inDims[d], ctx.builder.getIndexAttr(1)));
+    if (failed(ctx.check(node, ok, "dim " + std::to_string(d) + " is squeezed but its size is not 1")))
+      return failure();
+  }
+  ctx.setValue(node.output(0), ctx.reshape(*x, ctx.keptSizes(inDims, drop, rank - count)));
+  return success();
+}
+
+LogicalResult convertUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto axesTensor = shapeListFromInputOrAttr(ctx, node, 1, "axes", ctx.opset >= 13);
+  if (failed(axesTensor))
+    return failure();
+  if (!*axesTensor)
     return ctx.fail(node, "missing axes");
+  if (!isKnown(*axesTensor)) {
+    // A scalar shape value with one axis becomes a 1-element list whatever
+    // the (then necessarily 0 or -1) axis is.
+    if (ctx.isShapeLike(node.input(0)) && ctx.getShapeTensor(node.input(0))->isScalar &&
+        (*axesTensor)->elements.size() == 1) {
+      ShapeTensor data = *ctx.getShapeTensor(node.input(0));
+      data.isScalar = false;
+      ctx.setShapeTensor(node.output(0), data);
+      return success();
+    }
+    return runtimeUnsqueeze(ctx, node, **axesTensor);
+  }
+  std::optional<std::vector<int64_t>> axes = constantValues(*axesTensor);
   if (ctx.isShapeLike(node.input(0))) {
     ShapeTensor data = *ctx.getShapeTensor(node.input(0));
-    if (data.isScalar && (*axes)->size() == 1) {
+    if (data.isScalar && axes->size() == 1) {
       data.isScalar = false;
       ctx.setShapeTensor(node.output(0), data);
       return success();
@@ -205,9 +348,9 @@ LogicalResult convertUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node) 
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
     return failure();
-  int64_t outRank = tensorType(*x).getRank() + (int64_t)(*axes)->size();
+  int64_t outRank = tensorType(*x).getRank() + (int64_t)axes->size();
   std::vector<bool> isNew(outRank, false);
-  for (int64_t a : **axes) {
+  for (int64_t a : *axes) {
     auto n = normalizeAxis(a, outRank);
     if (!n || isNew[*n])
       return ctx.fail(node, "invalid axis " + std::to_string(a));
@@ -222,9 +365,14 @@ LogicalResult convertUnsqueeze(ImportContext &ctx, const onnx::NodeProto &node) 
 }
 
 LogicalResult convertSqueeze(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto axes = intListFromInputOrAttr(ctx, node, 1, "axes", ctx.opset >= 13);
-  if (failed(axes))
+  auto axesTensor = shapeListFromInputOrAttr(ctx, node, 1, "axes", ctx.opset >= 13);
+  if (failed(axesTensor))
     return failure();
+  if (!isKnown(*axesTensor) &&
+      !(ctx.isShapeLike(node.input(0)) && !ctx.getShapeTensor(node.input(0))->isScalar &&
+        ctx.getShapeTensor(node.input(0))->elements.size() == 1))
+    return runtimeSqueeze(ctx, node, **axesTensor);
+  std::optional<std::vector<int64_t>> axes = constantValues(*axesTensor);
   if (ctx.isShapeLike(node.input(0))) {
     ShapeTensor data = *ctx.getShapeTensor(node.input(0));
     if (!data.isScalar && data.elements.size() == 1) {
@@ -239,8 +387,8 @@ LogicalResult convertSqueeze(ImportContext &ctx, const onnx::NodeProto &node) {
   auto type = tensorType(*x);
   int64_t rank = type.getRank();
   std::vector<bool> drop(rank, false);
-  if (*axes) {
-    for (int64_t a : **axes) {
+  if (axes) {
+    for (int64_t a : *axes) {
       auto n = normalizeAxis(a, rank);
       if (!n)
         return ctx.fail(node, "invalid axis " + std::to_string(a));
@@ -394,19 +542,21 @@ LogicalResult convertConcat(ImportContext &ctx, const onnx::NodeProto &node) {
 
 /// out[i] = in[start + i*step] along each dim (gather-style generic).
 Value stridedSlice(ImportContext &ctx, Value input, ArrayRef<OpFoldResult> starts,
-                   ArrayRef<OpFoldResult> sizes, ArrayRef<int64_t> steps) {
+                   ArrayRef<OpFoldResult> sizes, ArrayRef<OpFoldResult> steps) {
   int64_t rank = tensorType(input).getRank();
   bool identity = true;
   for (int64_t d = 0; d < rank; ++d) {
     SymDim s = ctx.toSymDim(starts[d]);
-    identity &= s.isConstant() && s.constant == 0 && steps[d] == 1 &&
+    identity &= s.isConstant() && s.constant == 0 && ctx.toSymDim(steps[d]) == SymDim::of(1) &&
                 ctx.toSymDim(sizes[d]) == ctx.toSymDim(ctx.dim(input, d));
   }
   if (identity)
     return input;
-  SmallVector<Value> startValues;
-  for (OpFoldResult s : starts)
-    startValues.push_back(ctx.toIndexValue(s));
+  SmallVector<Value> startValues, stepValues;
+  for (int64_t d = 0; d < rank; ++d) {
+    startValues.push_back(ctx.toIndexValue(starts[d]));
+    stepValues.push_back(ctx.toIndexValue(steps[d]));
+  }
   Value init = ctx.empty(sizes, tensorType(input).getElementType());
   SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank)};
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
@@ -416,8 +566,8 @@ Value stridedSlice(ImportContext &ctx, Value input, ArrayRef<OpFoldResult> start
         SmallVector<Value> idx;
         for (int64_t d = 0; d < rank; ++d) {
           Value i = linalg::IndexOp::create(b, l, d);
-          if (steps[d] != 1)
-            i = arith::MulIOp::create(b, l, i, arith::ConstantIndexOp::create(b, l, steps[d]));
+          if (ctx.toSymDim(steps[d]) != SymDim::of(1))
+            i = arith::MulIOp::create(b, l, i, stepValues[d]);
           SymDim s = ctx.toSymDim(starts[d]);
           if (!(s.isConstant() && s.constant == 0))
             i = arith::AddIOp::create(b, l, i, startValues[d]);
@@ -430,31 +580,97 @@ Value stridedSlice(ImportContext &ctx, Value input, ArrayRef<OpFoldResult> start
   return result;
 }
 
+/// Slice with starts/ends/axes/steps that are only known at run time (or
+/// negative steps on a dynamic dim): ONNX's normalization and clamping as
+/// index arithmetic per (axis, dim) pair, step 0 and repeated axes checked
+/// at run time.
+LogicalResult runtimeSlice(ImportContext &ctx, const onnx::NodeProto &node, const ShapeTensor &starts,
+                           const ShapeTensor &ends, const std::optional<ShapeTensor> &axesTensor,
+                           const std::optional<ShapeTensor> &stepsTensor) {
+  using P = arith::CmpIPredicate;
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  size_t count = starts.elements.size();
+  ShapeTensor axes;
+  if (axesTensor)
+    axes = *axesTensor;
+  else
+    for (size_t k = 0; k < count; ++k)
+      axes.elements.push_back(SymDim::of((int64_t)k));
+  if (axes.elements.size() != count || (stepsTensor && stepsTensor->elements.size() != count))
+    return ctx.fail(node, "axes/steps lengths differ from starts");
+  auto normalized = ctx.distinctAxes(node, axes, rank);
+  if (failed(normalized))
+    return failure();
+  OpBuilder &b = ctx.builder;
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1), minusOne = b.getIndexAttr(-1);
+  auto clamp = [&](OpFoldResult v, OpFoldResult lo, OpFoldResult hi) {
+    return ctx.indexOp<arith::MinSIOp>(ctx.indexOp<arith::MaxSIOp>(v, lo), hi);
+  };
+  SmallVector<OpFoldResult> inDims = ctx.dims(*x), startPerDim(rank, zero), sizePerDim = inDims,
+                                     stepPerDim(rank, one);
+  for (size_t k = 0; k < count; ++k) {
+    OpFoldResult step = stepsTensor ? ctx.toFoldResult(stepsTensor->elements[k]) : one;
+    if (failed(ctx.check(node, ctx.compare(P::ne, step, zero), "step " + std::to_string(k) + " is 0")))
+      return failure();
+    Value forward = ctx.compare(P::sgt, step, zero);
+    for (int64_t d = 0; d < rank; ++d) {
+      Value hit = ctx.compare(P::eq, (*normalized)[k], b.getIndexAttr(d));
+      if (auto c = getConstantIntValue(hit); c && !*c)
+        continue;
+      OpFoldResult dim = inDims[d];
+      auto wrap = [&](OpFoldResult v) {
+        return ctx.select(ctx.compare(P::slt, v, zero), ctx.indexOp<arith::AddIOp>(v, dim), v);
+      };
+      OpFoldResult start = wrap(ctx.toFoldResult(starts.elements[k]));
+      OpFoldResult end = wrap(ctx.toFoldResult(ends.elements[k]));
+      OpFoldResult last = ctx.indexOp<arith::SubIOp>(dim, one);
+      start = ctx.select(forward, clamp(start, zero, dim), clamp(start, zero, last));
+      end = ctx.select(forward, clamp(end, zero, dim), clamp(end, minusOne, last));
+      OpFoldResult size = ctx.indexOp<arith::MaxSIOp>(
+          zero, ctx.indexOp<arith::CeilDivSIOp>(ctx.indexOp<arith::SubIOp>(end, start), step));
+      startPerDim[d] = ctx.select(hit, start, startPerDim[d]);
+      sizePerDim[d] = ctx.select(hit, size, sizePerDim[d]);
+      stepPerDim[d] = ctx.select(hit, step, stepPerDim[d]);
+    }
+  }
+  ctx.setValue(node.output(0), stridedSlice(ctx, *x, startPerDim, sizePerDim, stepPerDim));
+  return success();
+}
+
 LogicalResult convertSlice(ImportContext &ctx, const onnx::NodeProto &node) {
   bool fromInputs = ctx.opset >= 10;
-  auto starts = intListFromInputOrAttr(ctx, node, 1, "starts", fromInputs);
-  if (failed(starts))
+  auto startsTensor = shapeListFromInputOrAttr(ctx, node, 1, "starts", fromInputs);
+  if (failed(startsTensor))
     return failure();
-  auto ends = intListFromInputOrAttr(ctx, node, 2, "ends", fromInputs);
-  if (failed(ends))
+  auto endsTensor = shapeListFromInputOrAttr(ctx, node, 2, "ends", fromInputs);
+  if (failed(endsTensor))
     return failure();
-  auto axes = intListFromInputOrAttr(ctx, node, 3, "axes", fromInputs);
-  if (failed(axes))
+  auto axesTensor = shapeListFromInputOrAttr(ctx, node, 3, "axes", fromInputs);
+  if (failed(axesTensor))
     return failure();
-  auto steps = intListFromInputOrAttr(ctx, node, 4, "steps", fromInputs);
-  if (failed(steps))
+  auto stepsTensor = shapeListFromInputOrAttr(ctx, node, 4, "steps", fromInputs);
+  if (failed(stepsTensor))
     return failure();
-  if (!*starts || !*ends || (*starts)->size() != (*ends)->size())
+  if (!*startsTensor || !*endsTensor ||
+      (*startsTensor)->elements.size() != (*endsTensor)->elements.size())
     return ctx.fail(node, "starts and ends are missing or of different lengths");
-  size_t count = (*starts)->size();
+  if (!isKnown(*startsTensor) || !isKnown(*endsTensor) || !isKnown(*axesTensor) ||
+      !isKnown(*stepsTensor))
+    return runtimeSlice(ctx, node, **startsTensor, **endsTensor, *axesTensor, *stepsTensor);
+  auto starts = constantValues(*startsTensor), ends = constantValues(*endsTensor),
+       axes = constantValues(*axesTensor), steps = constantValues(*stepsTensor);
+  size_t count = starts->size();
   std::vector<int64_t> axesList, stepsList(count, 1);
-  if (*axes)
-    axesList = **axes;
+  if (axes)
+    axesList = *axes;
   else
     for (size_t k = 0; k < count; ++k)
       axesList.push_back(k);
-  if (*steps)
-    stepsList = **steps;
+  if (steps)
+    stepsList = *steps;
   if (axesList.size() != count || stepsList.size() != count)
     return ctx.fail(node, "axes/steps lengths differ from starts");
 
@@ -475,8 +691,8 @@ LogicalResult convertSlice(ImportContext &ctx, const onnx::NodeProto &node) {
     int64_t step = stepsList[0];
     if (step == 0)
       return ctx.fail(node, "step 0");
-    int64_t s = clampStatic((**starts)[0], n, step, false);
-    int64_t e = clampStatic((**ends)[0], n, step, true);
+    int64_t s = clampStatic((*starts)[0], n, step, false);
+    int64_t e = clampStatic((*ends)[0], n, step, true);
     ShapeTensor result;
     result.elementType = data.elementType;
     for (int64_t i = s; step > 0 ? i < e : i > e; i += step)
@@ -503,7 +719,7 @@ LogicalResult convertSlice(ImportContext &ctx, const onnx::NodeProto &node) {
     int64_t step = stepsList[k];
     if (step == 0)
       return ctx.fail(node, "step 0");
-    int64_t start = (**starts)[k], end = (**ends)[k];
+    int64_t start = (*starts)[k], end = (*ends)[k];
     SymDim size = ctx.toSymDim(ctx.dim(*x, *axis));
     stepPerDim[*axis] = step;
     if (size.isConstant()) {
@@ -516,7 +732,7 @@ LogicalResult convertSlice(ImportContext &ctx, const onnx::NodeProto &node) {
       continue;
     }
     if (step < 0)
-      return ctx.unsupported(node, "negative steps on a dynamic dim");
+      return runtimeSlice(ctx, node, **startsTensor, **endsTensor, *axesTensor, *stepsTensor);
     // Dynamic dim: clamp at run time with index arithmetic.
     Value d = size.value;
     auto clampDynamic = [&](int64_t v) -> Value {
@@ -538,11 +754,15 @@ LogicalResult convertSlice(ImportContext &ctx, const onnx::NodeProto &node) {
     startSizes[*axis] = start == 0 ? (OpFoldResult)b.getIndexAttr(0) : (OpFoldResult)s;
     outSizes[*axis] = extent;
   }
-  ctx.setValue(node.output(0), stridedSlice(ctx, *x, startSizes, outSizes, stepPerDim));
+  SmallVector<OpFoldResult> stepSizes;
+  for (int64_t step : stepPerDim)
+    stepSizes.push_back(b.getIndexAttr(step));
+  ctx.setValue(node.output(0), stridedSlice(ctx, *x, startSizes, outSizes, stepSizes));
   return success();
 }
 
 LogicalResult convertSplit(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
     return failure();
@@ -550,35 +770,48 @@ LogicalResult convertSplit(ImportContext &ctx, const onnx::NodeProto &node) {
   auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
   if (!axis)
     return ctx.fail(node, "axis out of range");
-  auto split = intListFromInputOrAttr(ctx, node, 1, "split", ctx.opset >= 13);
+  auto split = shapeListFromInputOrAttr(ctx, node, 1, "split", ctx.opset >= 13);
   if (failed(split))
     return failure();
   int64_t outputs = node.output_size();
-  SymDim total = ctx.toSymDim(ctx.dim(*x, *axis));
+  OpBuilder &b = ctx.builder;
+  OpFoldResult total = ctx.dim(*x, *axis), zero = b.getIndexAttr(0);
   SmallVector<OpFoldResult> partSizes;
   if (*split) {
-    if ((int64_t)(*split)->size() != outputs)
-      return ctx.fail(node, "split has " + std::to_string((*split)->size()) + " sizes for " +
+    if ((int64_t)(*split)->elements.size() != outputs)
+      return ctx.fail(node, "split has " + std::to_string((*split)->elements.size()) + " sizes for " +
                                 std::to_string(outputs) + " outputs");
-    for (int64_t s : **split)
-      partSizes.push_back(ctx.builder.getIndexAttr(s));
+    OpFoldResult sum = zero;
+    for (auto [k, d] : llvm::enumerate((*split)->elements)) {
+      OpFoldResult size = ctx.toFoldResult(d);
+      if (failed(ctx.check(node, ctx.compare(P::sge, size, zero),
+                           "split size " + std::to_string(k) + " is negative")))
+        return failure();
+      partSizes.push_back(size);
+      sum = ctx.indexOp<arith::AddIOp>(sum, size);
+    }
+    if (failed(ctx.check(node, ctx.compare(P::eq, sum, total),
+                         "the split sizes do not add up to the size of axis " + std::to_string(*axis))))
+      return failure();
   } else {
-    if (!total.isConstant())
-      return ctx.unsupported(node, "equal split of a dynamic dim");
-    int64_t chunk = (total.constant + outputs - 1) / outputs;
-    for (int64_t k = 0; k < outputs; ++k)
-      partSizes.push_back(ctx.builder.getIndexAttr(
-          std::max<int64_t>(0, std::min(chunk, total.constant - k * chunk))));
+    // Equal parts of ceil(total / outputs); the last ones may be smaller.
+    OpFoldResult chunk = ctx.indexOp<arith::CeilDivSIOp>(total, b.getIndexAttr(outputs));
+    for (int64_t k = 0; k < outputs; ++k) {
+      OpFoldResult rest = ctx.indexOp<arith::SubIOp>(
+          total, ctx.indexOp<arith::MulIOp>(chunk, b.getIndexAttr(k)));
+      partSizes.push_back(ctx.indexOp<arith::MaxSIOp>(zero, ctx.indexOp<arith::MinSIOp>(chunk, rest)));
+    }
   }
-  int64_t offset = 0;
+  OpFoldResult offset = zero;
   for (int64_t k = 0; k < outputs; ++k) {
-    SmallVector<OpFoldResult> starts(rank, ctx.builder.getIndexAttr(0));
-    starts[*axis] = ctx.builder.getIndexAttr(offset);
+    SmallVector<OpFoldResult> starts(rank, zero);
+    starts[*axis] = offset;
     SmallVector<OpFoldResult> sizes = ctx.dims(*x);
     sizes[*axis] = partSizes[k];
-    offset += ctx.toSymDim(partSizes[k]).constant;
+    offset = ctx.indexOp<arith::AddIOp>(offset, partSizes[k]);
     if (!node.output(k).empty())
-      ctx.setValue(node.output(k), stridedSlice(ctx, *x, starts, sizes, SmallVector<int64_t>(rank, 1)));
+      ctx.setValue(node.output(k), stridedSlice(ctx, *x, starts, sizes,
+                                                SmallVector<OpFoldResult>(rank, b.getIndexAttr(1))));
   }
   return success();
 }
@@ -687,21 +920,46 @@ Value broadcastTo(ImportContext &ctx, Value input, ArrayRef<OpFoldResult> sizes)
 LogicalResult convertExpand(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() != 2)
     return ctx.fail(node, "expects 2 inputs");
-  auto shape = ctx.getShapeTensor(node.input(1));
-  if (!shape)
-    return ctx.unsupported(node, "the shape input must be computable at import time");
+  auto shape = ctx.getShapeOperand(node, 1, "shape");
+  if (failed(shape))
+    return failure();
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
     return failure();
   auto type = tensorType(*x);
   int64_t rank = std::max<int64_t>(type.getRank(), shape->elements.size());
   SmallVector<OpFoldResult> sizes;
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = ctx.builder;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t k = d - (rank - type.getRank());
     int64_t j = d - (rank - (int64_t)shape->elements.size());
     std::optional<SymDim> fromShape;
     if (j >= 0)
       fromShape = shape->elements[j];
+    if (fromShape && fromShape->isRuntimeData) {
+      // A size read at run time: broadcast with index arithmetic. The
+      // generated code reads input dims of static size 1 with index 0 and
+      // all others one to one, so a dynamic input dim must equal the result.
+      OpFoldResult v = ctx.toFoldResult(*fromShape);
+      std::string at = "shape element " + std::to_string(j);
+      if (failed(ctx.check(node, ctx.compare(P::sge, v, b.getIndexAttr(0)), at + " is negative")))
+        return failure();
+      if (k < 0 || (!type.isDynamicDim(k) && type.getDimSize(k) == 1)) {
+        sizes.push_back(v);
+        continue;
+      }
+      OpFoldResult in = ctx.dim(*x, k);
+      OpFoldResult out = ctx.select(ctx.compare(P::eq, v, b.getIndexAttr(1)), in, v);
+      if (failed(ctx.check(node, ctx.compare(P::eq, out, in),
+                           at + " does not broadcast with input dim " + std::to_string(k) +
+                               (type.isDynamicDim(k) ? " (a dynamic input dim must be 1 only where "
+                                                       "the shape says 1)"
+                                                     : ""))))
+        return failure();
+      sizes.push_back(in);
+      continue;
+    }
     if (k < 0) {
       sizes.push_back(ctx.toFoldResult(*fromShape));
       continue;
@@ -719,9 +977,15 @@ LogicalResult convertExpand(ImportContext &ctx, const onnx::NodeProto &node) {
 }
 
 LogicalResult convertConstantOfShape(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto shape = ctx.getShapeTensor(node.input(0));
-  if (!shape)
-    return ctx.unsupported(node, "the shape input must be computable at import time");
+  auto shape = ctx.getShapeOperand(node, 0, "shape");
+  if (failed(shape))
+    return failure();
+  for (auto [k, d] : llvm::enumerate(shape->elements))
+    if (failed(ctx.check(node,
+                         ctx.compare(arith::CmpIPredicate::sge, ctx.toFoldResult(d),
+                                     ctx.builder.getIndexAttr(0)),
+                         "shape element " + std::to_string(k) + " is negative")))
+      return failure();
   Attribute fill = ctx.builder.getF32FloatAttr(0);
   Type elementType = ctx.builder.getF32Type();
   if (const onnx::AttributeProto *a = ctx.attr(node, "value")) {
@@ -762,7 +1026,527 @@ LogicalResult convertSize(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-/// Range with constant start/limit/delta becomes a constant.
+/// Range whose start/limit/delta are known only at run time: the length
+/// max(ceil((limit - start) / delta), 0) is computed on the host (integers)
+/// or by a one-element kernel the host then reads (floats), and a generic
+/// writes start + i * delta.
+LogicalResult runtimeRange(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  SmallVector<Value> args;
+  for (int i = 0; i < 3; ++i) {
+    auto v = ctx.getTensor(node, node.input(i));
+    if (failed(v))
+      return failure();
+    auto type = tensorType(*v);
+    if (type.getRank() > 1 || !type.hasStaticShape() || type.getNumElements() != 1)
+      return ctx.fail(node, "input '" + node.input(i) + "' must be a scalar");
+    args.push_back(*v);
+  }
+  Type et = tensorType(args[0]).getElementType();
+  for (Value v : args)
+    if (tensorType(v).getElementType() != et)
+      return ctx.fail(node, "start, limit and delta have different element types");
+  if (!isa<FloatType>(et) && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "element type of start/limit/delta");
+  OpFoldResult length;
+  if (isa<IntegerType>(et)) {
+    SmallVector<OpFoldResult> scalars;
+    for (int i = 0; i < 3; ++i) {
+      auto t = ctx.getShapeOperand(node, i, i == 0 ? "start" : i == 1 ? "limit" : "delta");
+      if (failed(t))
+        return failure();
+      scalars.push_back(ctx.toFoldResult(t->elements[0]));
+    }
+    OpFoldResult zero = b.getIndexAttr(0);
+    if (failed(ctx.check(node, ctx.compare(P::ne, scalars[2], zero), "delta is 0")))
+      return failure();
+    length = ctx.indexOp<arith::MaxSIOp>(
+        zero, ctx.indexOp<arith::CeilDivSIOp>(ctx.indexOp<arith::SubIOp>(scalars[1], scalars[0]),
+                                              scalars[2]));
+  } else {
+    // max(ceil((limit - start) / delta), 0) in the element type, as i64,
+    // by a one-element kernel; delta == 0 gives -1 and fails the check.
+    Value init = ctx.empty({}, b.getI64Type());
+    SmallVector<AffineMap> maps;
+    for (Value v : args)
+      maps.push_back(AffineMap::get(0, 0, tensorType(v).getRank() == 1
+                                               ? SmallVector<AffineExpr>{b.getAffineConstantExpr(0)}
+                                               : SmallVector<AffineExpr>{},
+                                    &ctx.context));
+    maps.push_back(AffineMap::get(0, 0, {}, &ctx.context));
+    Value count = linalg::GenericOp::create(
+                      b, loc, TypeRange{init.getType()}, args, ValueRange{init}, maps,
+                      ArrayRef<utils::IteratorType>{},
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        Value zeroF = arith::ConstantOp::create(nb, l, nb.getFloatAttr(et, 0));
+                        Value n = math::CeilOp::create(
+                            nb, l, arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, a[1], a[0]), a[2]));
+                        n = arith::MaximumFOp::create(nb, l, n, zeroF);
+                        Value asInt = arith::FPToSIOp::create(nb, l, nb.getI64Type(), n);
+                        Value isZero = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ, a[2], zeroF);
+                        Value minusOne = arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(-1));
+                        linalg::YieldOp::create(nb, l, (Value)arith::SelectOp::create(nb, l, isZero, minusOne, asInt));
+                      })
+                      .getResult(0);
+    Value n = tensor::ExtractOp::create(b, loc, count, ValueRange{});
+    length = ctx.asFoldResult(arith::IndexCastOp::create(b, loc, b.getIndexType(), n));
+    if (failed(ctx.check(node, ctx.compare(P::sge, length, b.getIndexAttr(0)), "delta is 0")))
+      return failure();
+  }
+  // out[i] = start + i * delta in the element type.
+  Value init = ctx.empty({length}, et);
+  SmallVector<AffineMap> maps;
+  for (int i : {0, 2})
+    maps.push_back(AffineMap::get(1, 0, tensorType(args[i]).getRank() == 1
+                                            ? SmallVector<AffineExpr>{b.getAffineConstantExpr(0)}
+                                            : SmallVector<AffineExpr>{},
+                                  &ctx.context));
+  maps.push_back(b.getMultiDimIdentityMap(1));
+  Value result = linalg::GenericOp::create(
+                     b, loc, TypeRange{init.getType()}, ValueRange{args[0], args[2]}, ValueRange{init}, maps,
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       Value i = linalg::IndexOp::create(nb, l, 0);
+                       Value v;
+                       if (isa<FloatType>(et)) {
+                         Value fi = arith::SIToFPOp::create(
+                             nb, l, et, arith::IndexCastOp::create(nb, l, nb.getI64Type(), i));
+                         v = arith::AddFOp::create(nb, l, a[0], arith::MulFOp::create(nb, l, fi, a[1]));
+                       } else {
+                         Value ii = arith::IndexCastOp::create(nb, l, et, i);
+                         v = arith::AddIOp::create(nb, l, a[0], arith::MulIOp::create(nb, l, ii, a[1]));
+                       }
+                       linalg::YieldOp::create(nb, l, v);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, {length});
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+Value gatherGeneric(ImportContext &ctx, Value source, ArrayRef<OpFoldResult> outSizes,
+                    ValueRange extraInputs, ArrayRef<AffineMap> extraMaps,
+                    const std::function<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> &indexFn);
+
+/// Positions of the set flags of a 1-D i1 tensor, for ops whose result size
+/// is a count of data (Compress, NonZero): a kernel counts the flags, the
+/// host reads the count (the result size), and two generics with an extra
+/// reduction loop find, for every output j, the position of the j-th set
+/// flag. O(length^2) work: meant for the small selections these ops make in
+/// models, not for large tensors.
+std::pair<Value, OpFoldResult> setFlagPositions(ImportContext &ctx, Value flags) {
+  using P = arith::CmpIPredicate;
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  MLIRContext *mc = &ctx.context;
+  OpFoldResult length = ctx.dim(flags, 0);
+  Type i64 = b.getI64Type();
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+  auto flagAsInt = [&](OpBuilder &nb, Location l, Value flag) -> Value {
+    return arith::ExtUIOp::create(nb, l, nb.getI64Type(), flag);
+  };
+  // count = sum of the flags.
+  Value countInit = ctx.filled({}, ctx.scalarConstant(i64, 0));
+  Value count = linalg::GenericOp::create(
+                    b, loc, TypeRange{countInit.getType()}, ValueRange{flags}, ValueRange{countInit},
+                    SmallVector<AffineMap>{AffineMap::get(1, 0, {d0}, mc), AffineMap::get(1, 0, {}, mc)},
+                    ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+                    [&](OpBuilder &nb, Location l, ValueRange a) {
+                      linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[1], flagAsInt(nb, l, a[0])));
+                    })
+                    .getResult(0);
+  OpFoldResult countSize = ctx.asFoldResult(arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, count, ValueRange{})));
+  // before[m] = number of set flags at positions < m.
+  Value beforeInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value before = linalg::GenericOp::create(
+                     b, loc, TypeRange{beforeInit.getType()}, ValueRange{flags}, ValueRange{beforeInit},
+                     SmallVector<AffineMap>{AffineMap::get(2, 0, {d1}, mc), AffineMap::get(2, 0, {d0}, mc)},
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::reduction},
+                     [&](OpBuilder &nb, Location l, ValueRange a) {
+                       Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                             linalg::IndexOp::create(nb, l, 0));
+                       Value add = arith::AndIOp::create(nb, l, earlier, a[0]);
+                       linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[1], flagAsInt(nb, l, add)));
+                     })
+                     .getResult(0);
+  ctx.recordDims(before, {length});
+  // positions[j] = the m with flags[m] set and before[m] == j. The loop
+  // over m gets its bound from the flags operand.
+  Value positionsInit = ctx.filled({countSize}, ctx.scalarConstant(i64, 0));
+  Value positions = linalg::GenericOp::create(
+                        b, loc, TypeRange{positionsInit.getType()}, ValueRange{flags, before},
+                        ValueRange{positionsInit},
+                        SmallVector<AffineMap>{AffineMap::get(2, 0, {d1}, mc), AffineMap::get(2, 0, {d1}, mc),
+                                               AffineMap::get(2, 0, {d0}, mc)},
+                        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::reduction},
+                        [&](OpBuilder &nb, Location l, ValueRange a) {
+                          Value j = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 0));
+                          Value m = arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, 1));
+                          Value hit = arith::AndIOp::create(nb, l, a[0], arith::CmpIOp::create(nb, l, P::eq, a[1], j));
+                          linalg::YieldOp::create(nb, l, (Value)arith::SelectOp::create(nb, l, hit, m, a[2]));
+                        })
+                        .getResult(0);
+  ctx.recordDims(positions, {countSize});
+  return {positions, countSize};
+}
+
+/// A 1-D i1 tensor: element != 0 of 1-D `x`.
+Value nonZeroFlags(ImportContext &ctx, Value x) {
+  Type et = tensorType(x).getElementType();
+  SmallVector<OpFoldResult> sizes = ctx.dims(x);
+  Value init = ctx.empty(sizes, ctx.builder.getI1Type());
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init},
+                     SmallVector<AffineMap>(2, ctx.builder.getMultiDimIdentityMap(1)),
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       Value v;
+                       if (isa<FloatType>(et))
+                         v = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, a[0],
+                                                   arith::ConstantOp::create(b, l, b.getFloatAttr(et, 0)));
+                       else
+                         v = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, a[0],
+                                                   arith::ConstantOp::create(b, l, b.getIntegerAttr(et, 0)));
+                       linalg::YieldOp::create(b, l, v);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, sizes);
+  return result;
+}
+
+/// Compress (opset 9/11): the slices along `axis` (of the flattened input
+/// without one) whose condition is true; the result size is the number of
+/// true conditions, counted by a kernel and read by the host.
+LogicalResult convertCompress(ImportContext &ctx, const onnx::NodeProto &node) {
+  if (node.input_size() != 2)
+    return ctx.fail(node, "expects input and condition");
+  auto x = ctx.getTensor(node, node.input(0));
+  auto condition = ctx.getTensor(node, node.input(1));
+  if (failed(x) || failed(condition))
+    return failure();
+  if (tensorType(*condition).getRank() != 1)
+    return ctx.fail(node, "condition must be 1-D");
+  Value input = *x;
+  int64_t axis = 0;
+  if (const onnx::AttributeProto *a = ctx.attr(node, "axis")) {
+    auto n = normalizeAxis(a->i(), tensorType(input).getRank());
+    if (!n || tensorType(input).getRank() == 0)
+      return ctx.fail(node, "axis " + std::to_string(a->i()) + " is out of range");
+    axis = *n;
+  } else {
+    input = ctx.reshape(input, {product(ctx, ctx.dims(input))});
+  }
+  SmallVector<OpFoldResult> inSizes = ctx.dims(input);
+  if (failed(ctx.check(node,
+                       ctx.compare(arith::CmpIPredicate::sle, ctx.dim(*condition, 0), inSizes[axis]),
+                       "condition is longer than the input along the axis")))
+    return failure();
+  Value flags = nonZeroFlags(ctx, *condition);
+  auto [positions, count] = setFlagPositions(ctx, flags);
+  SmallVector<OpFoldResult> outSizes = inSizes;
+  outSizes[axis] = count;
+  Value result = gatherGeneric(ctx, input, outSizes, {}, {},
+                               [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange) {
+                                 SmallVector<Value> src(idx.begin(), idx.end());
+                                 Value p = tensor::ExtractOp::create(b, l, positions, ValueRange{idx[axis]});
+                                 src[axis] = arith::IndexCastOp::create(b, l, b.getIndexType(), p);
+                                 return src;
+                               });
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// NonZero (opset 9/13): the indices (int64, one row per dim) of the
+/// non-zero elements in row-major order; their number is counted by a kernel
+/// and read by the host.
+LogicalResult convertNonZero(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
+  Value flat = ctx.reshape(*x, {product(ctx, sizes)});
+  auto [positions, count] = setFlagPositions(ctx, nonZeroFlags(ctx, flat));
+  SmallVector<Value> sizeValues;
+  for (OpFoldResult s : sizes)
+    sizeValues.push_back(ctx.toIndexValue(s));
+  SmallVector<OpFoldResult> outSizes{ctx.builder.getIndexAttr(rank), count};
+  Value init = ctx.empty(outSizes, ctx.builder.getI64Type());
+  MLIRContext *mc = &ctx.context;
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{positions}, ValueRange{init},
+                     SmallVector<AffineMap>{AffineMap::get(2, 0, {ctx.builder.getAffineDimExpr(1)}, mc),
+                                            ctx.builder.getMultiDimIdentityMap(2)},
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::parallel},
+                     [&](OpBuilder &b, Location l, ValueRange a) {
+                       // Row d of the index of flat position p: (p / stride_d) % size_d.
+                       Value d = linalg::IndexOp::create(b, l, 0);
+                       Value p = a[0];
+                       Value coordinate = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
+                       Value stride = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(1));
+                       for (int64_t k = rank - 1; k >= 0; --k) {
+                         Value size = arith::IndexCastOp::create(b, l, b.getI64Type(), sizeValues[k]);
+                         Value c = arith::RemSIOp::create(b, l, arith::DivSIOp::create(b, l, p, stride), size);
+                         Value isK = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, d,
+                                                           arith::ConstantIndexOp::create(b, l, k));
+                         coordinate = arith::SelectOp::create(b, l, isK, c, coordinate);
+                         stride = arith::MulIOp::create(b, l, stride, size);
+                       }
+                       linalg::YieldOp::create(b, l, coordinate);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Unique (opset 11): the distinct slices along `axis` (elements of the
+/// flattened input without one), sorted ascending (lexicographically for
+/// slices) or in order of first occurrence, with indices, inverse_indices
+/// and counts. Pairwise comparisons of the L slices (L x L generics: equal,
+/// first differing element, less) give each slice's first occurrence and
+/// output position; the number of distinct slices is counted by a kernel
+/// and read on the host. O(L^2 * slice) work: for the small inputs Unique
+/// sees in models.
+LogicalResult convertUnique(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  auto x = ctx.getTensor(node, node.input(0));
+  if (failed(x))
+    return failure();
+  auto type = tensorType(*x);
+  Type et = type.getElementType();
+  bool isFloat = isa<FloatType>(et);
+  if (!isFloat && !isa<IntegerType>(et))
+    return ctx.unsupported(node, "element type");
+  int64_t rank = type.getRank();
+  bool sorted = ctx.intAttr(node, "sorted", 1) != 0;
+  const onnx::AttributeProto *axisAttr = ctx.attr(node, "axis");
+  std::optional<int64_t> axis;
+  if (axisAttr) {
+    axis = normalizeAxis(axisAttr->i(), rank);
+    if (!axis || rank == 0)
+      return ctx.fail(node, "axis " + std::to_string(axisAttr->i()) + " is out of range");
+  }
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  MLIRContext *mc = &ctx.context;
+  SmallVector<OpFoldResult> dims = ctx.dims(*x);
+  OpFoldResult one = b.getIndexAttr(1), pre = one, post = one, length;
+  if (axis) {
+    pre = product(ctx, ArrayRef(dims).take_front(*axis));
+    post = product(ctx, ArrayRef(dims).drop_front(*axis + 1));
+    length = dims[*axis];
+  } else {
+    length = product(ctx, dims);
+  }
+  Value x3 = ctx.reshape(*x, {pre, length, post});
+  OpFoldResult sliceSize = ctx.indexOp<arith::MulIOp>(pre, post);
+  if (failed(ctx.check(node, ctx.compare(P::sgt, sliceSize, b.getIndexAttr(0)),
+                       "slices along the axis are empty")))
+    return failure();
+  Value postValue = ctx.toIndexValue(post), sliceValue = ctx.toIndexValue(sliceSize);
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  auto dim = [&](unsigned k) { return b.getAffineDimExpr(k); };
+  auto map = [&](unsigned count, ArrayRef<AffineExpr> exprs) { return AffineMap::get(count, 0, exprs, mc); };
+  using IT = utils::IteratorType;
+  auto generic = [&](ArrayRef<Value> inits, ValueRange inputs, ArrayRef<AffineMap> maps,
+                     ArrayRef<IT> iterators,
+                     function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+    SmallVector<Type> types;
+    for (Value v : inits)
+      types.push_back(v.getType());
+    return linalg::GenericOp::create(b, loc, types, inputs, inits, maps, iterators, body);
+  };
+  auto i64Index = [](OpBuilder &nb, Location l, unsigned k) -> Value {
+    return arith::IndexCastOp::create(nb, l, nb.getI64Type(), linalg::IndexOp::create(nb, l, k));
+  };
+  auto differ = [&](OpBuilder &nb, Location l, Value a, Value c) -> Value {
+    return isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNE, a, c)
+                   : (Value)arith::CmpIOp::create(nb, l, P::ne, a, c);
+  };
+  // equal[m, q] and firstDiff[m, q] (flat slice position, or the slice size).
+  Value equalInit = ctx.filled({length, length}, ctx.scalarConstant(i1, 1));
+  Value firstDiffInit = ctx.filled({length, length},
+                                   arith::IndexCastOp::create(b, loc, i64, sliceValue).getResult());
+  auto pairwise = generic(
+      {equalInit, firstDiffInit}, ValueRange{x3, x3},
+      {map(4, {dim(2), dim(0), dim(3)}), map(4, {dim(2), dim(1), dim(3)}), map(4, {dim(0), dim(1)}),
+       map(4, {dim(0), dim(1)})},
+      {IT::parallel, IT::parallel, IT::reduction, IT::reduction}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value d = differ(nb, l, a[0], a[1]);
+        Value equal = arith::AndIOp::create(
+            nb, l, a[2], arith::XOrIOp::create(nb, l, d, arith::ConstantOp::create(nb, l, nb.getBoolAttr(true))));
+        Value position = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, i64Index(nb, l, 2),
+                                         arith::IndexCastOp::create(nb, l, nb.getI64Type(), postValue)),
+            i64Index(nb, l, 3));
+        Value first = arith::SelectOp::create(nb, l, d, arith::MinSIOp::create(nb, l, a[3], position), a[3]);
+        linalg::YieldOp::create(nb, l, ValueRange{equal, first});
+      });
+  Value equal = pairwise.getResult(0), firstDiff = pairwise.getResult(1);
+  // less[m, q]: slice m sorts before slice q.
+  Value lessInit = ctx.empty({length, length}, i1);
+  Value less = generic({lessInit}, ValueRange{firstDiff}, {map(2, {dim(0), dim(1)}), map(2, {dim(0), dim(1)})},
+                       {IT::parallel, IT::parallel},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         Value sliceI64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), sliceValue);
+                         Value found = arith::CmpIOp::create(nb, l, P::slt, a[0], sliceI64);
+                         Value at = arith::IndexCastOp::create(
+                             nb, l, nb.getIndexType(),
+                             arith::MinSIOp::create(nb, l, a[0],
+                                                    arith::SubIOp::create(nb, l, sliceI64,
+                                                                          arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1)))));
+                         Value p = arith::DivSIOp::create(nb, l, at, postValue);
+                         Value t = arith::RemSIOp::create(nb, l, at, postValue);
+                         Value vm = tensor::ExtractOp::create(nb, l, x3, ValueRange{p, linalg::IndexOp::create(nb, l, 0), t});
+                         Value vq = tensor::ExtractOp::create(nb, l, x3, ValueRange{p, linalg::IndexOp::create(nb, l, 1), t});
+                         Value lt = isFloat ? (Value)arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, vm, vq)
+                                            : (Value)arith::CmpIOp::create(nb, l, P::slt, vm, vq);
+                         linalg::YieldOp::create(nb, l, (Value)arith::AndIOp::create(nb, l, found, lt));
+                       })
+                   .getResult(0);
+  // isFirst[m]: no earlier slice equals slice m.
+  Value firstInit = ctx.filled({length}, ctx.scalarConstant(i1, 1));
+  Value isFirst = generic({firstInit}, ValueRange{equal}, {map(2, {dim(1), dim(0)}), map(2, {dim(0)})},
+                          {IT::parallel, IT::reduction},
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            Value earlier = arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                                  linalg::IndexOp::create(nb, l, 0));
+                            Value dup = arith::AndIOp::create(nb, l, earlier, a[0]);
+                            Value keep = arith::XOrIOp::create(nb, l, dup, arith::ConstantOp::create(nb, l, nb.getBoolAttr(true)));
+                            linalg::YieldOp::create(nb, l, (Value)arith::AndIOp::create(nb, l, a[1], keep));
+                          })
+                      .getResult(0);
+  ctx.recordDims(isFirst, {length});
+  // position[m] of a first occurrence in the output: the first occurrences
+  // that sort before it (sorted) or come before it.
+  Value positionInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value position = generic({positionInit}, ValueRange{isFirst, less},
+                           {map(2, {dim(1)}), map(2, {dim(1), dim(0)}), map(2, {dim(0)})},
+                           {IT::parallel, IT::reduction},
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             Value before = sorted ? a[1]
+                                                   : (Value)arith::CmpIOp::create(nb, l, P::slt, linalg::IndexOp::create(nb, l, 1),
+                                                                                  linalg::IndexOp::create(nb, l, 0));
+                             Value add = arith::ExtUIOp::create(nb, l, nb.getI64Type(), arith::AndIOp::create(nb, l, a[0], before));
+                             linalg::YieldOp::create(nb, l, (Value)arith::AddIOp::create(nb, l, a[2], add));
+                           })
+                       .getResult(0);
+  // inverse[m] = position of the first occurrence equal to slice m.
+  Value inverseInit = ctx.filled({length}, ctx.scalarConstant(i64, 0));
+  Value inverse = generic({inverseInit}, ValueRange{isFirst, equal, position},
+                          {map(2, {dim(1)}), map(2, {dim(1), dim(0)}), map(2, {dim(1)}), map(2, {dim(0)})},
+                          {IT::parallel, IT::reduction},
+                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                            Value hit = arith::AndIOp::create(nb, l, a[0], a[1]);
+                            linalg::YieldOp::create(nb, l, (Value)arith::SelectOp::create(nb, l, hit, a[2], a[3]));
+                          })
+                      .getResult(0);
+  ctx.recordDims(inverse, {length});
+  // U = number of first occurrences, read on the host.
+  auto [firstPositions, uniqueCount] = setFlagPositions(ctx, isFirst);
+  (void)firstPositions;
+  // indices[j] = the first occurrence at output position j; counts[j].
+  Value indicesInit = ctx.filled({uniqueCount}, ctx.scalarConstant(i64, 0));
+  Value countsInit = ctx.filled({uniqueCount}, ctx.scalarConstant(i64, 0));
+  auto perUnique = generic({indicesInit, countsInit}, ValueRange{isFirst, position, inverse},
+                           {map(2, {dim(1)}), map(2, {dim(1)}), map(2, {dim(1)}), map(2, {dim(0)}), map(2, {dim(0)})},
+                           {IT::parallel, IT::reduction},
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             Value j = i64Index(nb, l, 0);
+                             Value hit = arith::AndIOp::create(nb, l, a[0], arith::CmpIOp::create(nb, l, P::eq, a[1], j));
+                             Value index = arith::SelectOp::create(nb, l, hit, i64Index(nb, l, 1), a[3]);
+                             Value same = arith::ExtUIOp::create(nb, l, nb.getI64Type(),
+                                                                 arith::CmpIOp::create(nb, l, P::eq, a[2], j));
+                             linalg::YieldOp::create(nb, l, ValueRange{index, arith::AddIOp::create(nb, l, a[4], same)});
+                           });
+  Value indices = perUnique.getResult(0), counts = perUnique.getResult(1);
+  ctx.recordDims(indices, {uniqueCount});
+  ctx.recordDims(counts, {uniqueCount});
+  // Y: the unique slices, gathered along the axis.
+  Value y3 = gatherGeneric(ctx, x3, {pre, uniqueCount, post}, {}, {},
+                           [&](OpBuilder &nb, Location l, ArrayRef<Value> idx, ValueRange) {
+                             Value m = tensor::ExtractOp::create(nb, l, indices, ValueRange{idx[1]});
+                             return SmallVector<Value>{idx[0], arith::IndexCastOp::create(nb, l, nb.getIndexType(), m),
+                                                       idx[2]};
+                           });
+  SmallVector<OpFoldResult> ySizes{uniqueCount};
+  if (axis) {
+    ySizes = dims;
+    ySizes[*axis] = uniqueCount;
+  }
+  ctx.setValue(node.output(0), ctx.reshape(y3, ySizes));
+  Value outputs[] = {indices, inverse, counts};
+  for (int k = 1; k < node.output_size() && k < 4; ++k)
+    if (!node.output(k).empty())
+      ctx.setValue(node.output(k), outputs[k - 1]);
+  return success();
+}
+
+/// HannWindow / HammingWindow / BlackmanWindow (opset 17): a generalized
+/// cosine window y[i] = a0 - a1 cos(2 pi i / n) + a2 cos(4 pi i / n) of
+/// `size` elements (read at run time when not a constant), n = size when
+/// periodic, size - 1 when symmetric; computed in f32 as ONNX's function
+/// definition does, then converted to output_datatype.
+LogicalResult convertCosineWindow(ImportContext &ctx, const onnx::NodeProto &node, double a0,
+                                  double a1, double a2) {
+  auto size = ctx.getShapeOperand(node, 0, "size");
+  if (failed(size))
+    return failure();
+  if (size->elements.size() != 1)
+    return ctx.fail(node, "size must be a scalar");
+  OpFoldResult length = ctx.toFoldResult(size->elements[0]);
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, length, ctx.builder.getIndexAttr(0)),
+                       "size is negative")))
+    return failure();
+  Type outType = convertElementType(ctx.context, (int)ctx.intAttr(node, "output_datatype", 1));
+  if (!outType || !isa<FloatType>(outType))
+    return ctx.unsupported(node, "output_datatype " + std::to_string(ctx.intAttr(node, "output_datatype", 1)) +
+                                     " (only floating-point windows are supported)");
+  bool periodic = ctx.intAttr(node, "periodic", 1) != 0;
+  Value lengthValue = ctx.toIndexValue(length);
+  Value init = ctx.empty({length}, outType);
+  Value result = linalg::GenericOp::create(
+                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+                     SmallVector<AffineMap>{ctx.builder.getMultiDimIdentityMap(1)},
+                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                     [&](OpBuilder &b, Location l, ValueRange) {
+                       Type f32 = b.getF32Type();
+                       auto toFloat = [&](Value index) -> Value {
+                         return arith::SIToFPOp::create(b, l, f32,
+                                                        arith::IndexCastOp::create(b, l, b.getI64Type(), index));
+                       };
+                       auto constant = [&](double v) -> Value {
+                         return arith::ConstantOp::create(b, l, b.getF32FloatAttr((float)v));
+                       };
+                       Value n = toFloat(lengthValue);
+                       if (!periodic)
+                         n = arith::SubFOp::create(b, l, n, constant(1));
+                       Value step = arith::DivFOp::create(b, l, constant(2 * M_PI), n);
+                       Value angle = arith::MulFOp::create(b, l, toFloat(linalg::IndexOp::create(b, l, 0)), step);
+                       Value y = arith::SubFOp::create(
+                           b, l, constant(a0), arith::MulFOp::create(b, l, constant(a1), math::CosOp::create(b, l, angle)));
+                       if (a2 != 0) {
+                         Value twice = arith::MulFOp::create(b, l, angle, constant(2));
+                         y = arith::AddFOp::create(b, l, y,
+                                                   arith::MulFOp::create(b, l, constant(a2), math::CosOp::create(b, l, twice)));
+                       }
+                       if (outType != f32)
+                         y = outType.getIntOrFloatBitWidth() > 32 ? (Value)arith::ExtFOp::create(b, l, outType, y)
+                                                                  : (Value)arith::TruncFOp::create(b, l, outType, y);
+                       linalg::YieldOp::create(b, l, y);
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, {length});
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
+/// Range with constant start/limit/delta becomes a constant; otherwise see
+/// runtimeRange.
 LogicalResult convertRange(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() != 3)
     return ctx.fail(node, "expects 3 inputs");
@@ -770,7 +1554,7 @@ LogicalResult convertRange(ImportContext &ctx, const onnx::NodeProto &node) {
   for (int i = 0; i < 3; ++i) {
     auto c = ctx.getConstant(node.input(i));
     if (!c || c->getNumElements() != 1)
-      return ctx.unsupported(node, "start, limit and delta must be constant scalars");
+      return runtimeRange(ctx, node);
     args.push_back(*c);
   }
   Type et = args[0].getElementType();
@@ -829,22 +1613,29 @@ LogicalResult convertTile(ImportContext &ctx, const onnx::NodeProto &node) {
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))
     return failure();
-  auto repeats = ctx.getShapeTensor(node.input(1));
+  auto repeats = ctx.getShapeOperand(node, 1, "repeats");
+  if (failed(repeats))
+    return failure();
   int64_t rank = tensorType(*x).getRank();
-  if (!repeats || (int64_t)repeats->elements.size() != rank ||
-      !llvm::all_of(repeats->elements, [](const SymDim &d) { return d.isConstant() && d.constant >= 0; }))
-    return ctx.unsupported(node, "repeats must be non-negative constants, one per dim");
+  if ((int64_t)repeats->elements.size() != rank)
+    return ctx.fail(node, "repeats has " + std::to_string(repeats->elements.size()) +
+                              " elements for a rank-" + std::to_string(rank) + " input");
   SmallVector<OpFoldResult> inSizes = ctx.dims(*x), outSizes;
   SmallVector<Value> inSizeValues;
   for (int64_t d = 0; d < rank; ++d) {
-    outSizes.push_back(product(ctx, {inSizes[d], ctx.builder.getIndexAttr(repeats->elements[d].constant)}));
+    OpFoldResult r = ctx.toFoldResult(repeats->elements[d]);
+    if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, r, ctx.builder.getIndexAttr(0)),
+                         "repeats element " + std::to_string(d) + " is negative")))
+      return failure();
+    outSizes.push_back(product(ctx, {inSizes[d], r}));
     inSizeValues.push_back(ctx.toIndexValue(inSizes[d]));
   }
   Value result = gatherGeneric(ctx, *x, outSizes, {}, {}, [&](OpBuilder &b, Location l, ArrayRef<Value> idx, ValueRange) {
     SmallVector<Value> src;
     for (int64_t d = 0; d < rank; ++d)
-      src.push_back(repeats->elements[d].constant == 1 ? idx[d]
-                                                       : (Value)arith::RemSIOp::create(b, l, idx[d], inSizeValues[d]));
+      src.push_back(repeats->elements[d] == SymDim::of(1)
+                        ? idx[d]
+                        : (Value)arith::RemSIOp::create(b, l, idx[d], inSizeValues[d]));
     return src;
   });
   ctx.setValue(node.output(0), result);
@@ -1258,20 +2049,25 @@ LogicalResult convertOneHot(ImportContext &ctx, const onnx::NodeProto &node) {
   auto values = ctx.getTensor(node, node.input(2));
   if (failed(indices) || failed(values))
     return failure();
-  std::optional<int64_t> depth;
+  // depth: the size of the new axis; read at run time when not a constant.
+  OpFoldResult depth;
   if (auto c = ctx.getConstant(node.input(1)); c && c->getNumElements() == 1) {
     if (isa<FloatType>(c->getElementType()))
-      depth = (int64_t)(*c->getValues<APFloat>().begin()).convertToDouble();
+      depth = ctx.builder.getIndexAttr((int64_t)(*c->getValues<APFloat>().begin()).convertToDouble());
     else
-      depth = (*c->getValues<APInt>().begin()).getSExtValue();
-  } else if (auto st = ctx.getShapeTensor(node.input(1));
-             st && st->elements.size() == 1 && st->elements[0].isConstant()) {
-    depth = st->elements[0].constant;
+      depth = ctx.builder.getIndexAttr((*c->getValues<APInt>().begin()).getSExtValue());
+  } else {
+    auto st = ctx.getShapeOperand(node, 1, "depth", /*allowFloat=*/true);
+    if (failed(st))
+      return failure();
+    if (st->elements.size() != 1)
+      return ctx.fail(node, "depth must hold exactly one value");
+    depth = ctx.toFoldResult(st->elements[0]);
   }
-  if (!depth)
-    return ctx.unsupported(node, "depth must be a constant (it determines the output shape)");
-  if (*depth < 1)
-    return ctx.fail(node, "depth must be positive");
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, depth, ctx.builder.getIndexAttr(1)),
+                       "depth must be positive")))
+    return failure();
+  Value depthValue = ctx.toIndexValue(depth);
   auto vType = tensorType(*values);
   if (vType.getRank() != 1 || vType.getDimSize(0) != 2)
     return ctx.fail(node, "values must be a 2-element 1-D tensor");
@@ -1287,7 +2083,7 @@ LogicalResult convertOneHot(ImportContext &ctx, const onnx::NodeProto &node) {
   SmallVector<AffineExpr> inExprs;
   for (int64_t d = 0, k = 0; d < rank; ++d) {
     if (d == a) {
-      sizes.push_back(ctx.builder.getIndexAttr(*depth));
+      sizes.push_back(depth);
       continue;
     }
     sizes.push_back(ctx.dim(*indices, k++));
@@ -1309,7 +2105,7 @@ LogicalResult convertOneHot(ImportContext &ctx, const onnx::NodeProto &node) {
                        else if (it.getIntOrFloatBitWidth() < 64)
                          i = arith::ExtSIOp::create(b, l, b.getI64Type(), i);
                        Value zero = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(0));
-                       Value dep = arith::ConstantOp::create(b, l, b.getI64IntegerAttr(*depth));
+                       Value dep = arith::IndexCastOp::create(b, l, b.getI64Type(), depthValue);
                        if (wrap) {
                          Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, i, zero);
                          i = arith::SelectOp::create(b, l, neg, arith::AddIOp::create(b, l, i, dep), i);
@@ -1502,9 +2298,126 @@ LogicalResult convertDepthSpace(ImportContext &ctx, const onnx::NodeProto &node,
 
 } // namespace
 
+LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node, Value input,
+                                  const ShapeTensor &pads, const std::string &mode) {
+  using P = arith::CmpIPredicate;
+  auto type = tensorType(input);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if ((int64_t)pads.elements.size() != 2 * rank)
+    return ctx.fail(node, "pads has " + std::to_string(pads.elements.size()) +
+                              " values for a rank-" + std::to_string(rank) + " input (needs " +
+                              std::to_string(2 * rank) + ")");
+  Value padValue;
+  if (mode == "constant" && ImportContext::hasInput(node, 2)) {
+    auto v = ctx.getTensor(node, node.input(2));
+    if (failed(v))
+      return failure();
+    auto vType = tensorType(*v);
+    if (!vType.hasStaticShape() || vType.getNumElements() != 1 || vType.getRank() > 1 ||
+        vType.getElementType() != et)
+      return ctx.fail(node, "constant_value must be a scalar of the input's element type");
+    padValue = *v;
+  }
+  OpBuilder &b = ctx.builder;
+  OpFoldResult zero = b.getIndexAttr(0);
+  SmallVector<OpFoldResult> inDims = ctx.dims(input), outSizes;
+  SmallVector<Value> lows, inSizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult low = ctx.toFoldResult(pads.elements[d]);
+    OpFoldResult high = ctx.toFoldResult(pads.elements[d + rank]);
+    OpFoldResult out = ctx.indexOp<arith::AddIOp>(ctx.indexOp<arith::AddIOp>(inDims[d], low), high);
+    std::string dim = "dim " + std::to_string(d);
+    if (failed(ctx.check(node, ctx.compare(P::sge, out, zero), "the pads of " + dim + " remove more than its size")))
+      return failure();
+    Value padded = ctx.either(ctx.compare(P::ne, low, zero), ctx.compare(P::ne, high, zero));
+    if (mode != "constant" &&
+        failed(ctx.check(node,
+                         ctx.either(ctx.compare(P::sgt, inDims[d], zero),
+                                    ctx.logicalNot(padded)),
+                         "mode '" + mode + "' cannot pad the empty " + dim)))
+      return failure();
+    if (mode == "reflect" &&
+        failed(ctx.check(node,
+                         ctx.both(ctx.compare(P::slt, low, inDims[d]), ctx.compare(P::slt, high, inDims[d])),
+                         "reflect pads of " + dim + " must be smaller than its size")))
+      return failure();
+    // The result reads a clamped input index even where it holds the pad
+    // value, so the input must not be empty.
+    if (mode == "constant" &&
+        failed(ctx.check(node, ctx.compare(P::sgt, inDims[d], zero),
+                         "constant padding of an empty input (" + dim +
+                             " is 0) is not supported when the pads are known only at run time")))
+      return failure();
+    outSizes.push_back(out);
+    lows.push_back(ctx.toIndexValue(low));
+    inSizes.push_back(ctx.toIndexValue(inDims[d]));
+  }
+  bool reflect = mode == "reflect", constant = mode == "constant";
+  Value init = ctx.empty(outSizes, et);
+  SmallVector<utils::IteratorType> parallel(rank, utils::IteratorType::parallel);
+  Value scalar = constant && !padValue ? ctx.scalarConstant(et, 0) : Value();
+  Value result =
+      linalg::GenericOp::create(
+          b, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, parallel,
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            Value zeroI = arith::ConstantIndexOp::create(nb, l, 0);
+            Value oneI = arith::ConstantIndexOp::create(nb, l, 1);
+            Value inside = arith::ConstantOp::create(nb, l, nb.getBoolAttr(true));
+            SmallVector<Value> src;
+            for (int64_t d = 0; d < rank; ++d) {
+              Value i = arith::SubIOp::create(nb, l, linalg::IndexOp::create(nb, l, d), lows[d]);
+              Value last = arith::SubIOp::create(nb, l, inSizes[d], oneI);
+              if (constant) {
+                inside = arith::AndIOp::create(
+                    nb, l, inside,
+                    arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sge, i, zeroI),
+                                          arith::CmpIOp::create(nb, l, P::slt, i, inSizes[d])));
+              } else if (reflect) {
+                Value neg = arith::CmpIOp::create(nb, l, P::slt, i, zeroI);
+                i = arith::SelectOp::create(nb, l, neg, arith::SubIOp::create(nb, l, zeroI, i), i);
+                Value over = arith::CmpIOp::create(nb, l, P::sgt, i, last);
+                i = arith::SelectOp::create(nb, l, over,
+                                            arith::SubIOp::create(nb, l, arith::AddIOp::create(nb, l, last, last), i), i);
+              }
+              // Clamped so the read is in bounds also where the result is the pad value.
+              src.push_back(arith::MaxSIOp::create(nb, l, arith::MinSIOp::create(nb, l, i, last), zeroI));
+            }
+            Value v = tensor::ExtractOp::create(nb, l, input, src);
+            if (constant) {
+              Value fill = scalar;
+              if (!fill) {
+                SmallVector<Value> at;
+                if (tensorType(padValue).getRank() == 1)
+                  at.push_back(zeroI);
+                fill = tensor::ExtractOp::create(nb, l, padValue, at);
+              }
+              v = arith::SelectOp::create(nb, l, inside, v, fill);
+            }
+            linalg::YieldOp::create(nb, l, v);
+          })
+          .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 void registerShapeOps(OpRegistry &r) {
   r.add("Size", convertSize);
   r.add("Range", convertRange);
+  r.add("Compress", convertCompress, 9);
+  r.add("NonZero", convertNonZero, 9);
+  r.add("Unique", convertUnique, 11);
+  r.add("HannWindow", [](ImportContext &c, const onnx::NodeProto &n) {
+    return convertCosineWindow(c, n, 0.5, 0.5, 0);
+  }, 17);
+  r.add("HammingWindow", [](ImportContext &c, const onnx::NodeProto &n) {
+    return convertCosineWindow(c, n, 25.0 / 46, 21.0 / 46, 0);
+  }, 17);
+  r.add("BlackmanWindow", [](ImportContext &c, const onnx::NodeProto &n) {
+    return convertCosineWindow(c, n, 0.42, 0.5, 0.08);
+  }, 17);
   r.add("Tile", convertTile, 6);
   r.add("Trilu", convertTrilu);
   r.add("GatherElements", convertGatherElements);

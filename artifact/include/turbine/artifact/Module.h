@@ -60,6 +60,10 @@ enum class Opcode : uint8_t {
   Dispatch, // run kernel #imm over workgroups idx[workgroups[0..2]] with
             // bindings buf[bindings] and push constants idx[operands]
   Return,   // results are buf[operands]
+  Load,     // idx[dst] = element of buf[a] at indices idx[operands] (one per
+            // dim, bounds-checked at run time); buf[a] must hold integers of
+            // the size of `dtype` (i1/iN sign-extended as `dtype` says:
+            // i* sign-, u* zero-extended, i1 0 or 1)
 };
 
 /// Integer operations of Opcode::Binary (signed unless marked `u`;
@@ -83,7 +87,7 @@ struct Instruction {
   int32_t dst = -1;
   int32_t a = -1, b = -1, c = -1;
   int64_t imm = 0;
-  DType dtype = DType::f32;          // Alloc only
+  DType dtype = DType::f32;          // Alloc, Load
   std::vector<int32_t> operands;     // see Opcode
   std::vector<int32_t> bindings;     // Dispatch only: buffer registers
   int32_t workgroups[3] = {-1, -1, -1}; // Dispatch only: index registers
