@@ -957,7 +957,7 @@ TEST(OnnxImporterErrors, ResizeWithRuntimeSizesNamesTheInput) {
       << r.error;
 }
 
-TEST(OnnxImporterErrors, ResizeUnknownModeAndTopKRuntimeK) {
+TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {
   {
     ModelBuilder m(13);
     m.input("x", {1, 1, 2, 2});
@@ -979,9 +979,8 @@ TEST(OnnxImporterErrors, ResizeUnknownModeAndTopKRuntimeK) {
     m.output("i", {3, -1}, onnx::TensorProto::INT64, "");
     mlir::MLIRContext context;
     Imported r = importBytes(context, m.bytes());
-    EXPECT_FALSE(r.module);
-    EXPECT_TRUE(contains(r.error, "'TopK' (node 'topk0', opset 11, domain ''): input 'K' ('k') must be"))
-        << r.error;
+    // K is read on the host at run time (host-program load).
+    EXPECT_TRUE(r.module) << r.error;
   }
 }
 
