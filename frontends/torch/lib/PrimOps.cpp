@@ -1,0 +1,380 @@
+//===- PrimOps.cpp - prim:: ops, lists, tuples, size arithmetic ----------===//
+//
+// TorchScript's non-tensor values: constants, lists and (lowered) tuples,
+// sizes read from tensors (aten::size/dim/numel/len: symbolic `index` values
+// for dynamic dims, so size arithmetic stays symbolic), number <-> tensor
+// conversions (prim::NumToTensor, aten::Int, ...), `is None` tests, and the
+// exception/warning ops that only reach the importer on a path a folded
+// prim::If did not remove. Arithmetic on numbers (aten::add on ints, ...)
+// lives with the tensor versions in ElementwiseOps.cpp.
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+using namespace mlir;
+
+namespace turbine::torch_frontend {
+namespace {
+
+TValue convertConstant(const TorchConstant &c) {
+  using K = TorchConstant::Kind;
+  switch (c.kind) {
+  case K::None: return TValue::none();
+  case K::Bool: return TValue::ofBool(c.intValue != 0);
+  case K::Int: return TValue::ofInt(c.intValue);
+  case K::Float: return TValue::ofFloat(c.floatValue);
+  case K::String:
+  case K::Device: {
+    TValue t;
+    t.kind = c.kind == K::String ? TValue::Kind::String : TValue::Kind::Device;
+    t.text = c.text;
+    return t;
+  }
+  case K::IntList: {
+    std::vector<TValue> e;
+    for (int64_t i : c.ints)
+      e.push_back(TValue::ofInt(i));
+    return TValue::ofList(std::move(e));
+  }
+  case K::BoolList: {
+    std::vector<TValue> e;
+    for (int64_t i : c.ints)
+      e.push_back(TValue::ofBool(i != 0));
+    return TValue::ofList(std::move(e));
+  }
+  case K::FloatList: {
+    std::vector<TValue> e;
+    for (double f : c.floats)
+      e.push_back(TValue::ofFloat(f));
+    return TValue::ofList(std::move(e));
+  }
+  case K::Tensor: {
+    TValue t;
+    t.kind = TValue::Kind::Tensor;
+    t.constant = &c;
+    return t;
+  }
+  case K::Other: break;
+  }
+  return TValue();
+}
+
+LogicalResult convertConstantOp(ImportContext &ctx, const TorchNode &node) {
+  TValue v = convertConstant(node.constant);
+  if (v.kind == TValue::Kind::Unset)
+    return ctx.unsupported(node, "constant of kind '" + node.constant.text + "'");
+  ctx.set(node.outputs[0], v);
+  return success();
+}
+
+LogicalResult convertListConstruct(ImportContext &ctx, const TorchNode &node) {
+  std::vector<TValue> elements;
+  for (size_t i = 0; i < node.inputs.size(); ++i)
+    elements.push_back(ctx.input(node, i));
+  ctx.set(node.outputs[0], TValue::ofList(std::move(elements)));
+  return success();
+}
+
+LogicalResult convertListUnpack(ImportContext &ctx, const TorchNode &node) {
+  TValue list = ctx.input(node, 0);
+  if (list.kind != TValue::Kind::List)
+    return ctx.fail(node, "input is not a list or tuple");
+  if (list.elements.size() != node.outputs.size())
+    return ctx.fail(node, "unpacks " + std::to_string(node.outputs.size()) + " values from a list of " +
+                              std::to_string(list.elements.size()));
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    ctx.set(node.outputs[i], list.elements[i]);
+  return success();
+}
+
+LogicalResult convertGetItem(ImportContext &ctx, const TorchNode &node) {
+  TValue list = ctx.input(node, 0);
+  if (list.kind != TValue::Kind::List)
+    return ctx.unsupported(node, "indexing something other than a list or tuple");
+  auto index = ctx.intInput(node, 1);
+  if (failed(index))
+    return failure();
+  int64_t n = list.elements.size(), i = *index < 0 ? *index + n : *index;
+  if (i < 0 || i >= n)
+    return ctx.fail(node, "index " + std::to_string(*index) + " is out of range for a list of " +
+                              std::to_string(n));
+  ctx.set(node.outputs[0], list.elements[i]);
+  return success();
+}
+
+LogicalResult convertLen(ImportContext &ctx, const TorchNode &node) {
+  TValue v = ctx.input(node, 0);
+  if (v.kind == TValue::Kind::List) {
+    ctx.set(node.outputs[0], TValue::ofInt((int64_t)v.elements.size()));
+    return success();
+  }
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  if (tensorType(*t).getRank() == 0)
+    return ctx.fail(node, "len() of a 0-d tensor");
+  ctx.set(node.outputs[0], TValue::ofInt(ctx.dimSym(*t, 0)));
+  return success();
+}
+
+LogicalResult convertSize(ImportContext &ctx, const TorchNode &node) {
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  int64_t rank = tensorType(*t).getRank();
+  if (node.inputs.size() >= 2 && !ctx.isNoneInput(node, 1)) {
+    auto d = ctx.intInput(node, 1);
+    if (failed(d))
+      return failure();
+    auto dim = normalizeDim(*d, rank);
+    if (!dim || rank == 0)
+      return ctx.fail(node, "dim " + std::to_string(*d) + " is out of range for rank " +
+                                std::to_string(rank));
+    ctx.set(node.outputs[0], TValue::ofInt(ctx.dimSym(*t, *dim)));
+    return success();
+  }
+  std::vector<TValue> sizes;
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(TValue::ofInt(ctx.dimSym(*t, d)));
+  ctx.set(node.outputs[0], TValue::ofList(std::move(sizes)));
+  return success();
+}
+
+LogicalResult convertDim(ImportContext &ctx, const TorchNode &node) {
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  ctx.set(node.outputs[0], TValue::ofInt(tensorType(*t).getRank()));
+  return success();
+}
+
+LogicalResult convertNumel(ImportContext &ctx, const TorchNode &node) {
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  int64_t c = 1;
+  Value dyn;
+  for (int64_t d = 0; d < tensorType(*t).getRank(); ++d) {
+    SymInt s = ctx.dimSym(*t, d);
+    if (s.isConstant())
+      c *= s.constant;
+    else
+      dyn = dyn ? (Value)arith::MulIOp::create(ctx.builder, ctx.loc, dyn, s.value) : s.value;
+  }
+  if (dyn && c != 1)
+    dyn = arith::MulIOp::create(ctx.builder, ctx.loc, dyn, ctx.indexConstant(c));
+  ctx.set(node.outputs[0], TValue::ofInt(dyn ? SymInt::of(dyn) : SymInt::of(c)));
+  return success();
+}
+
+/// Reads a rank-0 (or one-element) constant tensor as a number.
+std::optional<TValue> constantTensorScalar(const TorchConstant &c) {
+  int64_t count = 1;
+  for (int64_t d : c.shape)
+    count *= d;
+  if (count != 1 || c.data.empty())
+    return std::nullopt;
+  const char *p = c.data.data();
+  switch (c.dtype) {
+  case TorchDType::f32: return TValue::ofFloat(*reinterpret_cast<const float *>(p));
+  case TorchDType::f64: return TValue::ofFloat(*reinterpret_cast<const double *>(p));
+  case TorchDType::i64: return TValue::ofInt(*reinterpret_cast<const int64_t *>(p));
+  case TorchDType::i32: return TValue::ofInt((int64_t)*reinterpret_cast<const int32_t *>(p));
+  case TorchDType::i1: return TValue::ofBool(*p != 0);
+  default: return std::nullopt;
+  }
+}
+
+/// NumToTensor / Int / Float / Bool / ScalarImplicit / item: numbers stay
+/// numbers (a size made into a tensor and back keeps its symbolic value).
+LogicalResult convertNumberCast(ImportContext &ctx, const TorchNode &node) {
+  TValue v = ctx.input(node, 0);
+  if (v.kind == TValue::Kind::Tensor && !v.tensor && v.constant) {
+    auto s = constantTensorScalar(*v.constant);
+    if (!s)
+      return ctx.fail(node, "converts a constant tensor with more than one element to a number");
+    v = *s;
+  }
+  if (!v.isScalar())
+    return ctx.unsupported(node, "reading a number out of a computed tensor (data-dependent value)");
+  const std::string &k = node.kind;
+  if (k == "aten::Int" && v.kind == TValue::Kind::Float)
+    v = TValue::ofInt((int64_t)v.floatValue);
+  else if (k == "aten::Int" && v.kind == TValue::Kind::Bool)
+    v = TValue::ofInt((int64_t)v.boolValue);
+  else if (k == "aten::Float" && v.kind != TValue::Kind::Float) {
+    if (v.kind == TValue::Kind::Int && !v.intValue.isConstant())
+      return ctx.unsupported(node, "float() of a dynamic size");
+    v = TValue::ofFloat(v.kind == TValue::Kind::Bool ? v.boolValue : (double)v.intValue.constant);
+  } else if (k == "aten::Bool" && v.kind != TValue::Kind::Bool) {
+    if (v.kind == TValue::Kind::Int && !v.intValue.isConstant())
+      return ctx.unsupported(node, "bool() of a dynamic size");
+    v = TValue::ofBool(v.kind == TValue::Kind::Float ? v.floatValue != 0 : v.intValue.constant != 0);
+  }
+  ctx.set(node.outputs[0], v);
+  return success();
+}
+
+LogicalResult convertIdentity(ImportContext &ctx, const TorchNode &node) {
+  ctx.set(node.outputs[0], ctx.input(node, 0));
+  return success();
+}
+
+LogicalResult convertNoOp(ImportContext &, const TorchNode &) { return success(); }
+
+LogicalResult convertIs(ImportContext &ctx, const TorchNode &node) {
+  TValue a = ctx.input(node, 0), b = ctx.input(node, 1);
+  bool aNone = a.isNone(), bNone = b.isNone();
+  if (!aNone && !bNone)
+    return ctx.unsupported(node, "identity comparison of two non-None values");
+  bool same = aNone && bNone;
+  ctx.set(node.outputs[0], TValue::ofBool(node.kind == "aten::__is__" ? same : !same));
+  return success();
+}
+
+LogicalResult convertBoolLogic(ImportContext &ctx, const TorchNode &node) {
+  auto a = ctx.boolInput(node, 0);
+  if (failed(a))
+    return failure();
+  if (node.kind == "aten::__not__") {
+    ctx.set(node.outputs[0], TValue::ofBool(!*a));
+    return success();
+  }
+  auto b = ctx.boolInput(node, 1);
+  if (failed(b))
+    return failure();
+  bool r = node.kind == "aten::__and__" ? (*a && *b) : node.kind == "aten::__or__" ? (*a || *b) : (*a != *b);
+  ctx.set(node.outputs[0], TValue::ofBool(r));
+  return success();
+}
+
+LogicalResult convertRaise(ImportContext &ctx, const TorchNode &node) {
+  std::string message;
+  TValue m = ctx.input(node, 0);
+  if (m.kind == TValue::Kind::String)
+    message = m.text;
+  return ctx.fail(node, "the model raises an exception on the path taken for these input "
+                        "shapes" + (message.empty() ? std::string() : ": " + message));
+}
+
+LogicalResult convertUninitialized(ImportContext &ctx, const TorchNode &node) {
+  ctx.set(node.outputs[0], TValue());
+  return success();
+}
+
+LogicalResult convertString(ImportContext &ctx, const TorchNode &node) {
+  TValue t;
+  t.kind = TValue::Kind::String;
+  ctx.set(node.outputs[0], t);
+  return success();
+}
+
+LogicalResult convertDtype(ImportContext &ctx, const TorchNode &node) {
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  Type et = tensorType(*t).getElementType();
+  int64_t code = -1;
+  for (int64_t c : {0, 1, 2, 3, 4, 5, 6, 7, 11, 15})
+    if (elementTypeOfDtypeCode(ctx.context, c) == et && code < 0)
+      code = c;
+  ctx.set(node.outputs[0], TValue::ofInt(code));
+  return success();
+}
+
+LogicalResult convertDevice(ImportContext &ctx, const TorchNode &node) {
+  TValue t;
+  t.kind = TValue::Kind::Device;
+  t.text = "cpu";
+  ctx.set(node.outputs[0], t);
+  return success();
+}
+
+LogicalResult convertRangeLength(ImportContext &ctx, const TorchNode &node) {
+  auto lo = ctx.intInput(node, 0), hi = ctx.intInput(node, 1), step = ctx.intInput(node, 2);
+  if (failed(lo) || failed(hi) || failed(step))
+    return failure();
+  if (*step == 0)
+    return ctx.fail(node, "range step is zero");
+  int64_t n = *step > 0 ? (*hi - *lo + *step - 1) / *step : (*lo - *hi - *step - 1) / -*step;
+  ctx.set(node.outputs[0], TValue::ofInt(std::max<int64_t>(n, 0)));
+  return success();
+}
+
+LogicalResult convertDeriveIndex(ImportContext &ctx, const TorchNode &node) {
+  auto index = ctx.intInput(node, 0), start = ctx.intInput(node, 1), step = ctx.intInput(node, 2);
+  if (failed(index) || failed(start) || failed(step))
+    return failure();
+  ctx.set(node.outputs[0], TValue::ofInt(*start + *index * *step));
+  return success();
+}
+
+LogicalResult convertMinMaxList(ImportContext &ctx, const TorchNode &node) {
+  std::vector<int64_t> values;
+  if (node.inputs.size() == 1) {
+    auto list = ctx.intListInput(node, 0);
+    if (failed(list))
+      return failure();
+    values = *list;
+  } else {
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      auto v = ctx.intInput(node, i);
+      if (failed(v))
+        return failure();
+      values.push_back(*v);
+    }
+  }
+  if (values.empty())
+    return ctx.fail(node, "min/max of an empty list");
+  bool isMin = node.kind == "prim::min";
+  int64_t r = values[0];
+  for (int64_t v : values)
+    r = isMin ? std::min(r, v) : std::max(r, v);
+  ctx.set(node.outputs[0], TValue::ofInt(r));
+  return success();
+}
+
+LogicalResult convertGetAttr(ImportContext &ctx, const TorchNode &node) {
+  return ctx.unsupported(node, "an attribute read that freezing did not resolve (is the module "
+                               "mutating its own attributes in forward?)");
+}
+
+} // namespace
+
+void registerPrimOps(OpRegistry &r) {
+  r.add("prim::Constant", convertConstantOp);
+  r.add("prim::ListConstruct", convertListConstruct);
+  r.add("prim::TupleConstruct", convertListConstruct);
+  r.add("prim::ListUnpack", convertListUnpack);
+  r.add("prim::TupleUnpack", convertListUnpack);
+  r.add("aten::__getitem__", convertGetItem);
+  r.add("prim::TupleIndex", convertGetItem);
+  r.add("aten::list", convertIdentity);
+  r.add("aten::len", convertLen);
+  r.add("aten::size", convertSize);
+  r.add("aten::dim", convertDim);
+  r.add("aten::numel", convertNumel);
+  for (const char *k : {"prim::NumToTensor", "aten::Int", "aten::Float", "aten::Bool",
+                        "aten::ScalarImplicit", "aten::item", "aten::IntImplicit",
+                        "aten::FloatImplicit"})
+    r.add(k, convertNumberCast);
+  r.add("prim::unchecked_cast", convertIdentity);
+  r.add("aten::__is__", convertIs);
+  r.add("aten::__isnot__", convertIs);
+  for (const char *k : {"aten::__not__", "aten::__and__", "aten::__or__", "aten::__xor__"})
+    r.add(k, convertBoolLogic);
+  r.add("prim::RaiseException", convertRaise);
+  r.add("aten::warn", convertNoOp);
+  r.add("prim::Print", convertNoOp);
+  r.add("prim::Uninitialized", convertUninitialized);
+  r.add("aten::format", convertString);
+  r.add("aten::str", convertString);
+  r.add("prim::dtype", convertDtype);
+  r.add("prim::device", convertDevice);
+  r.add("aten::__range_length", convertRangeLength);
+  r.add("aten::__derive_index", convertDeriveIndex);
+  r.add("prim::min", convertMinMaxList);
+  r.add("prim::max", convertMinMaxList);
+  r.add("prim::GetAttr", convertGetAttr);
+}
+
+} // namespace turbine::torch_frontend

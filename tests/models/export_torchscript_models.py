@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# ===- export_torchscript_models.py - TorchScript test models + references -=== #
+#
+# Writes the end-to-end test models of the TorchScript frontend: for every
+# model a traced and a scripted module (torch.jit.trace / torch.jit.script,
+# eval mode, random weights from a fixed seed), and per batch size the input
+# and torch eager's output as .npy files:
+#
+#   <out>/<model>/traced.pt  <out>/<model>/scripted.pt
+#   <out>/<model>/input_<b>.npy  <out>/<model>/expected_<b>.npy
+#   <out>/<model>/input_shape.txt    (the --input-shape for turbine compile,
+#                                     batch dim as given at export: 1)
+#
+# Models: mlp, cnn, gpt (decoder block: embedding, causal masked attention by
+# hand, layer_norm, gelu), resnet18 and mobilenet_v2 (torchvision 0.14
+# architectures). Usage:
+#   /usr/bin/python3 export_torchscript_models.py OUT_DIR [MODEL ...]
+# Needs python3-torch 1.13, python3-torchvision 0.14, python3-numpy (Debian).
+# ===---------------------------------------------------------------------=== #
+import math
+import os
+import sys
+import warnings
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH_SIZES = (1, 3)
+
+
+class Mlp(nn.Module):
+    """64-128-10 with ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(64, 128)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+class Cnn(nn.Module):
+    """3x16x16 input: conv-bn-relu-maxpool, conv-relu, avgpool, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, kernel_size=3, padding=1)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.conv2 = nn.Conv2d(8, 16, kernel_size=3, stride=2, padding=1)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
+        x = F.relu(self.conv2(x))
+        x = F.adaptive_avg_pool2d(x, (1, 1))
+        return self.fc(torch.flatten(x, 1))
+
+
+class GptBlock(nn.Module):
+    """Token + position embedding, one pre-norm decoder block, LM head."""
+
+    def __init__(self, vocab=96, seq=16, d_model=64, heads=4, ffn=256):
+        super().__init__()
+        self.heads = heads
+        self.head_dim = d_model // heads
+        self.tok = nn.Embedding(vocab, d_model)
+        self.pos = nn.Embedding(seq, d_model)
+        self.ln1 = nn.LayerNorm(d_model)
+        self.qkv = nn.Linear(d_model, 3 * d_model)
+        self.proj = nn.Linear(d_model, d_model)
+        self.ln2 = nn.LayerNorm(d_model)
+        self.ff1 = nn.Linear(d_model, ffn)
+        self.ff2 = nn.Linear(ffn, d_model)
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab, bias=False)
+        self.register_buffer(
+            "mask", torch.triu(torch.ones(seq, seq, dtype=torch.bool), diagonal=1))
+
+    def forward(self, ids):
+        b, s = ids.size(0), ids.size(1)
+        positions = torch.arange(0, s, dtype=torch.long)
+        x = self.tok(ids) + self.pos(positions)
+        h = self.ln1(x)
+        q, k, v = self.qkv(h).chunk(3, dim=-1)
+        q = q.view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k = k.view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        v = v.view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
+        scores = scores.masked_fill(self.mask[:s, :s], float("-inf"))
+        attn = torch.matmul(F.softmax(scores, dim=-1), v)
+        attn = attn.transpose(1, 2).contiguous().view(b, s, self.heads * self.head_dim)
+        x = x + self.proj(attn)
+        x = x + self.ff2(F.gelu(self.ff1(self.ln2(x))))
+        return self.head(self.ln_f(x))
+
+
+def randomize_batch_norms(model):
+    """Gives BatchNorm layers non-trivial running statistics."""
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            with torch.no_grad():
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 1.5)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+
+
+def make_model(name):
+    """Returns (model, input shape without batch, input dtype)."""
+    if name == "mlp":
+        return Mlp(), (64,), torch.float32
+    if name == "cnn":
+        model = Cnn()
+        randomize_batch_norms(model)
+        return model, (3, 16, 16), torch.float32
+    if name == "gpt":
+        return GptBlock(), (16,), torch.int64
+    import torchvision
+    if name == "resnet18":
+        model = torchvision.models.resnet18()
+        randomize_batch_norms(model)
+        return model, (3, 64, 64), torch.float32
+    if name == "mobilenet_v2":
+        model = torchvision.models.mobilenet_v2()
+        randomize_batch_norms(model)
+        return model, (3, 64, 64), torch.float32
+    raise SystemExit("unknown model '%s'" % name)
+
+
+def make_input(shape, dtype):
+    if dtype == torch.int64:
+        return torch.randint(0, 96, shape, dtype=torch.int64)
+    return torch.randn(shape)
+
+
+def export(name, out_dir):
+    model, shape, dtype = make_model(name)
+    model.eval()
+    model_dir = os.path.join(out_dir, name)
+    os.makedirs(model_dir, exist_ok=True)
+    example = make_input((1,) + shape, dtype)
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(model, (example,)).save(os.path.join(model_dir, "traced.pt"))
+        torch.jit.script(model).save(os.path.join(model_dir, "scripted.pt"))
+    type_name = {torch.float32: "f32", torch.int64: "i64"}[dtype]
+    with open(os.path.join(model_dir, "input_shape.txt"), "w") as f:
+        f.write("x".join(str(d) for d in (1,) + shape) + "x" + type_name + "\n")
+    for batch in BATCH_SIZES:
+        inputs = make_input((batch,) + shape, dtype)
+        with torch.no_grad():
+            expected = model(inputs)
+        np.save(os.path.join(model_dir, "input_%d.npy" % batch), inputs.numpy())
+        np.save(os.path.join(model_dir, "expected_%d.npy" % batch),
+                expected.numpy().astype(np.float32))
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write("usage: export_torchscript_models.py OUT_DIR [MODEL ...]\n")
+        return 2
+    out_dir = argv[1]
+    names = argv[2:] or ["mlp", "cnn", "gpt", "resnet18", "mobilenet_v2"]
+    torch.set_num_threads(1)
+    for name in names:
+        torch.manual_seed(0)
+        export(name, out_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
