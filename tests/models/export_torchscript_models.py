@@ -12,9 +12,16 @@
 #                                     batch dim as given at export: 1)
 #
 # Models: mlp, cnn, gpt (decoder block: embedding, causal masked attention by
-# hand, layer_norm, gelu), resnet18 and mobilenet_v2 (torchvision 0.14
-# architectures). Usage:
-#   /usr/bin/python3 export_torchscript_models.py OUT_DIR [MODEL ...]
+# hand, layer_norm, gelu), control (a prim::If on the input's rank and a
+# constant-trip prim::Loop, both resolved at import time), resnet18 and
+# mobilenet_v2 (torchvision 0.14 architectures).
+#
+# Also writes <out>/errors/*.pt, scripted modules the importer must reject
+# with a clear message (tests/unit/TorchImporterTest.cpp): an unsupported op,
+# a branch on a dynamic dim, a branch on tensor data, a loop over a dynamic
+# dim, plus a file that is not a TorchScript archive and a truncated one.
+#
+# Usage: /usr/bin/python3 export_torchscript_models.py OUT_DIR [MODEL ...]
 # Needs python3-torch 1.13, python3-torchvision 0.14, python3-numpy (Debian).
 # ===---------------------------------------------------------------------=== #
 import math
@@ -97,6 +104,67 @@ class GptBlock(nn.Module):
         return self.head(self.ln_f(x))
 
 
+class Control(nn.Module):
+    """prim::If on x.dim() and a prim::Loop over x.size(1) // 4: both are known
+    only once the input shape is (at import), so the importer folds/unrolls."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if x.dim() == 2:
+            x = x * 2.0
+        else:
+            x = x.flatten(1)
+        for i in range(x.size(1) // 4):
+            x = torch.tanh(self.fc(x)) + i
+        return x
+
+
+class UnsupportedOp(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+class DynamicIf(nn.Module):
+    def forward(self, x):
+        if x.size(0) > 2:
+            return x * 2.0
+        return x
+
+
+class DataDependentIf(nn.Module):
+    def forward(self, x):
+        if bool(x.sum() > 0):
+            return x * 2.0
+        return x
+
+
+class DynamicLoop(nn.Module):
+    def forward(self, x):
+        y = x
+        for _ in range(x.size(0)):
+            y = y + 1.0
+        return y
+
+
+def export_error_models(out_dir):
+    """Modules (and files) the importer must reject with a clear message."""
+    error_dir = os.path.join(out_dir, "errors")
+    os.makedirs(error_dir, exist_ok=True)
+    for name, module in (("unsupported_op", UnsupportedOp()), ("dynamic_if", DynamicIf()),
+                         ("data_dependent_if", DataDependentIf()),
+                         ("dynamic_loop", DynamicLoop())):
+        torch.jit.script(module.eval()).save(os.path.join(error_dir, name + ".pt"))
+    with open(os.path.join(error_dir, "not_a_model.pt"), "wb") as f:
+        f.write(b"this is not a TorchScript archive\n")
+    with open(os.path.join(error_dir, "unsupported_op.pt"), "rb") as f:
+        data = f.read()
+    with open(os.path.join(error_dir, "truncated.pt"), "wb") as f:
+        f.write(data[: len(data) // 2])
+
+
 def randomize_batch_norms(model):
     """Gives BatchNorm layers non-trivial running statistics."""
     for module in model.modules():
@@ -118,6 +186,8 @@ def make_model(name):
         return model, (3, 16, 16), torch.float32
     if name == "gpt":
         return GptBlock(), (16,), torch.int64
+    if name == "control":
+        return Control(), (8,), torch.float32
     import torchvision
     if name == "resnet18":
         model = torchvision.models.resnet18()
@@ -163,9 +233,12 @@ def main(argv):
         sys.stderr.write("usage: export_torchscript_models.py OUT_DIR [MODEL ...]\n")
         return 2
     out_dir = argv[1]
-    names = argv[2:] or ["mlp", "cnn", "gpt", "resnet18", "mobilenet_v2"]
+    names = argv[2:] or ["mlp", "cnn", "gpt", "control", "resnet18", "mobilenet_v2", "errors"]
     torch.set_num_threads(1)
     for name in names:
+        if name == "errors":
+            export_error_models(out_dir)
+            continue
         torch.manual_seed(0)
         export(name, out_dir)
     return 0

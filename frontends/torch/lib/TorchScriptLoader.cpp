@@ -112,6 +112,25 @@ void convertConstant(const c10::IValue &v, TorchConstant &c) {
   }
 }
 
+/// "file:line:col" and the source line of `range`, preferring the Python
+/// source the serialized TorchScript was generated from (kept in the
+/// archive's debug info) over the serialized code itself.
+void describeLocation(const torch::jit::SourceRange &serialized, TorchNode &n) {
+  torch::jit::SourceRange range = serialized;
+  if (auto original = serialized.findSourceRangeThatGenerated())
+    if (original->source() && original->file_line_col())
+      range = *original;
+  auto flc = range.file_line_col();
+  if (!flc || !range.source())
+    return;
+  n.location = std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + ":" +
+               std::to_string(std::get<2>(*flc));
+  std::string line = range.source()->get_line(range.source()->lineno_for_offset(range.start())).str();
+  size_t first = line.find_first_not_of(" \t");
+  size_t last = line.find_last_not_of(" \t\r\n");
+  n.sourceLine = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+}
+
 /// Copies libtorch's graph into TorchGraph, numbering values.
 class GraphCopier {
 public:
@@ -145,13 +164,7 @@ public:
         os << *schema;
         n.schema = os.str();
       }
-      const torch::jit::SourceRange &range = node->sourceRange();
-      if (auto flc = range.file_line_col()) {
-        n.location = std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + ":" +
-                     std::to_string(std::get<2>(*flc));
-        std::string text = range.text().str();
-        n.sourceLine = text.substr(0, text.find('\n'));
-      }
+      describeLocation(node->sourceRange(), n);
       for (const Value *in : node->inputs())
         n.inputs.push_back(number(in));
       for (const Value *o : node->outputs())
