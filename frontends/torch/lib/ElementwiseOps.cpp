@@ -32,8 +32,8 @@ Value floatConst(OpBuilder &b, Location l, Type t, double v) {
 //===--- number arithmetic ------------------------------------------------===//
 
 /// Arithmetic/comparison on numbers (no tensor operand).
-LogicalResult scalarBinary(ImportContext &ctx, const TorchNode &node, const std::string &op) {
-  TValue a = ctx.input(node, 0), b = ctx.input(node, 1);
+LogicalResult scalarBinary(ImportContext &ctx, const TorchNode &node, const std::string &op,
+                           TValue a, TValue b) {
   if (!a.isScalar() || !b.isScalar())
     return ctx.fail(node, "operands must be numbers or tensors");
   double alpha = 1.0;
@@ -162,8 +162,21 @@ Value compare(OpBuilder &b, Location l, const std::string &op, Value x, Value y)
 /// aten::add/sub/mul/div/... and comparisons; `op` names the operation.
 OpHandler binary(std::string op) {
   return [op](ImportContext &ctx, const TorchNode &node) -> LogicalResult {
+    // Numbers, and 0-d constant tensors next to numbers (traced size
+    // arithmetic: NumToTensor(size) // {2}), compute a number.
+    auto asNumber = [&](size_t i) -> std::optional<TValue> {
+      const TValue &v = ctx.input(node, i);
+      if (v.isScalar())
+        return v;
+      if (v.isTensor() && !v.tensor && v.constant && v.constant->shape.empty())
+        return constantTensorScalar(*v.constant);
+      return std::nullopt;
+    };
+    auto n0 = asNumber(0), n1 = asNumber(1);
+    if (n0 && n1 && (!ctx.input(node, 0).isTensor() || !ctx.input(node, 1).isTensor()))
+      return scalarBinary(ctx, node, op, *n0, *n1);
     if (!anyTensor(ctx, node, 2))
-      return scalarBinary(ctx, node, op);
+      return scalarBinary(ctx, node, op, ctx.input(node, 0), ctx.input(node, 1));
     std::string mode = op;
     if (op == "div" && node.inputs.size() > 2 && ctx.input(node, 2).kind == TValue::Kind::String) {
       const std::string &rounding = ctx.input(node, 2).text;

@@ -226,6 +226,9 @@ std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 mlir::Type elementTypeOfDtypeCode(mlir::MLIRContext &context, int64_t code);
 /// MLIR element type for a TorchDType, or null.
 mlir::Type elementTypeOf(mlir::MLIRContext &context, TorchDType dtype);
+/// A one-element constant tensor read as a number (torch's wrapped numbers:
+/// prim::NumToTensor results and `{4}` constants in traced size arithmetic).
+std::optional<TValue> constantTensorScalar(const TorchConstant &c);
 /// Shape of a tensor value.
 inline mlir::RankedTensorType tensorType(mlir::Value v) {
   return mlir::cast<mlir::RankedTensorType>(v.getType());

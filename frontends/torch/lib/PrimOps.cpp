@@ -166,24 +166,6 @@ LogicalResult convertNumel(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
-/// Reads a rank-0 (or one-element) constant tensor as a number.
-std::optional<TValue> constantTensorScalar(const TorchConstant &c) {
-  int64_t count = 1;
-  for (int64_t d : c.shape)
-    count *= d;
-  if (count != 1 || c.data.empty())
-    return std::nullopt;
-  const char *p = c.data.data();
-  switch (c.dtype) {
-  case TorchDType::f32: return TValue::ofFloat(*reinterpret_cast<const float *>(p));
-  case TorchDType::f64: return TValue::ofFloat(*reinterpret_cast<const double *>(p));
-  case TorchDType::i64: return TValue::ofInt(*reinterpret_cast<const int64_t *>(p));
-  case TorchDType::i32: return TValue::ofInt((int64_t)*reinterpret_cast<const int32_t *>(p));
-  case TorchDType::i1: return TValue::ofBool(*p != 0);
-  default: return std::nullopt;
-  }
-}
-
 /// NumToTensor / Int / Float / Bool / ScalarImplicit / item: numbers stay
 /// numbers (a size made into a tensor and back keeps its symbolic value).
 LogicalResult convertNumberCast(ImportContext &ctx, const TorchNode &node) {
@@ -339,6 +321,24 @@ LogicalResult convertGetAttr(ImportContext &ctx, const TorchNode &node) {
 }
 
 } // namespace
+
+/// Reads a rank-0 (or one-element) constant tensor as a number.
+std::optional<TValue> constantTensorScalar(const TorchConstant &c) {
+  int64_t count = 1;
+  for (int64_t d : c.shape)
+    count *= d;
+  if (count != 1 || c.data.empty())
+    return std::nullopt;
+  const char *p = c.data.data();
+  switch (c.dtype) {
+  case TorchDType::f32: return TValue::ofFloat(*reinterpret_cast<const float *>(p));
+  case TorchDType::f64: return TValue::ofFloat(*reinterpret_cast<const double *>(p));
+  case TorchDType::i64: return TValue::ofInt(*reinterpret_cast<const int64_t *>(p));
+  case TorchDType::i32: return TValue::ofInt((int64_t)*reinterpret_cast<const int32_t *>(p));
+  case TorchDType::i1: return TValue::ofBool(*p != 0);
+  default: return std::nullopt;
+  }
+}
 
 void registerPrimOps(OpRegistry &r) {
   r.add("prim::Constant", convertConstantOp);
