@@ -50,19 +50,20 @@ class Mlp(nn.Module):
 
 
 class Cnn(nn.Module):
-    """3x16x16 input: conv-bn-relu-maxpool, conv-relu, avgpool, linear."""
+    """3x16x16 input: conv-bn-relu-maxpool, conv-relu, adaptive avgpool to
+    3x3 over a 4x4 map (bins of unequal size), linear."""
 
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 8, kernel_size=3, padding=1)
         self.bn1 = nn.BatchNorm2d(8)
         self.conv2 = nn.Conv2d(8, 16, kernel_size=3, stride=2, padding=1)
-        self.fc = nn.Linear(16, 10)
+        self.fc = nn.Linear(16 * 9, 10)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 2)
         x = F.relu(self.conv2(x))
-        x = F.adaptive_avg_pool2d(x, (1, 1))
+        x = F.adaptive_avg_pool2d(x, (3, 3))
         return self.fc(torch.flatten(x, 1))
 
 

@@ -92,6 +92,10 @@ TEST(TorchImporter, DynamicBatchSignature) {
   auto dims = func.getArgAttrOfType<mlir::ArrayAttr>(0, "turbine.dims");
   ASSERT_TRUE(dims);
   EXPECT_EQ(mlir::cast<mlir::StringAttr>(dims[0]).str(), "x_0");
+  // The result's batch dim is the input's: same name.
+  auto resultDims = func.getResultAttrOfType<mlir::ArrayAttr>(0, "turbine.dims");
+  ASSERT_TRUE(resultDims);
+  EXPECT_EQ(mlir::cast<mlir::StringAttr>(resultDims[0]).str(), "x_0");
 }
 
 TEST(TorchImporter, StaticShapeWithoutDynamicDims) {

@@ -637,8 +637,69 @@ LogicalResult convertPool(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
-/// adaptive_avg_pool2d / adaptive_max_pool2d: global when the output is 1x1,
-/// a plain pool when the input divides evenly, otherwise unsupported.
+/// Adaptive pooling where the bins have different sizes (torch's bins:
+/// [floor(i*in/out), ceil((i+1)*in/out))): a generic over (n, c, oh, ow, kh,
+/// kw) with kh/kw up to the largest bin, masking cells past a bin's end.
+Value adaptivePoolUneven(ImportContext &ctx, Value x, ArrayRef<int64_t> out, bool isMax) {
+  auto type = tensorType(x);
+  Type et = type.getElementType();
+  int64_t in[2] = {type.getDimSize(2), type.getDimSize(3)};
+  int64_t maxBin[2];
+  for (int d = 0; d < 2; ++d) {
+    maxBin[d] = 1;
+    for (int64_t i = 0; i < out[d]; ++i) {
+      int64_t start = (i * in[d]) / out[d], end = ((i + 1) * in[d] + out[d] - 1) / out[d];
+      maxBin[d] = std::max(maxBin[d], end - start);
+    }
+  }
+  SmallVector<OpFoldResult> outSizes{ctx.dim(x, 0), ctx.dim(x, 1), ctx.builder.getIndexAttr(out[0]),
+                                     ctx.builder.getIndexAttr(out[1])};
+  double lowest = APFloat::getLargest(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, isMax ? lowest : 0.0));
+  Value window = ctx.empty({ctx.builder.getIndexAttr(maxBin[0]), ctx.builder.getIndexAttr(maxBin[1])}, et);
+  auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps{AffineMap::get(6, 0, {dimExpr(4), dimExpr(5)}, &ctx.context),
+                              AffineMap::get(6, 0, {dimExpr(0), dimExpr(1), dimExpr(2), dimExpr(3)}, &ctx.context)};
+  using IT = utils::IteratorType;
+  SmallVector<IT> iterators{IT::parallel, IT::parallel, IT::parallel, IT::parallel, IT::reduction, IT::reduction};
+  auto g = linalg::GenericOp::create(
+      ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        auto cst = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, l, v); };
+        SmallVector<Value> idx;
+        for (int64_t d = 0; d < 6; ++d)
+          idx.push_back(linalg::IndexOp::create(b, l, d));
+        Value inside;
+        SmallVector<Value> pos;
+        Value count;
+        for (int d = 0; d < 2; ++d) {
+          Value start = arith::DivUIOp::create(b, l, arith::MulIOp::create(b, l, idx[2 + d], cst(in[d])), cst(out[d]));
+          Value endNum = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, arith::AddIOp::create(b, l, idx[2 + d], cst(1)), cst(in[d])),
+                                               cst(out[d] - 1));
+          Value end = arith::DivUIOp::create(b, l, endNum, cst(out[d]));
+          Value p = arith::AddIOp::create(b, l, start, idx[4 + d]);
+          Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, p, end);
+          inside = inside ? (Value)arith::AndIOp::create(b, l, inside, ok) : ok;
+          pos.push_back(arith::MinUIOp::create(b, l, p, cst(in[d] - 1)));
+          Value n = arith::SubIOp::create(b, l, end, start);
+          count = count ? (Value)arith::MulIOp::create(b, l, count, n) : n;
+        }
+        Value v = tensor::ExtractOp::create(b, l, x, ValueRange{idx[0], idx[1], pos[0], pos[1]});
+        Value acc = a[1], next;
+        if (isMax) {
+          next = arith::MaximumFOp::create(b, l, acc, v);
+        } else {
+          Value c = arith::UIToFPOp::create(b, l, et, arith::IndexCastOp::create(b, l, b.getI64Type(), count));
+          next = arith::AddFOp::create(b, l, acc, arith::DivFOp::create(b, l, v, c));
+        }
+        linalg::YieldOp::create(b, l, (Value)arith::SelectOp::create(b, l, inside, next, acc));
+      });
+  ctx.recordDims(g.getResult(0), outSizes);
+  return g.getResult(0);
+}
+
+/// adaptive_avg_pool2d / adaptive_max_pool2d: a plain pool when the input
+/// divides evenly (global when the output is 1x1), else per-bin windows.
 LogicalResult convertAdaptivePool(ImportContext &ctx, const TorchNode &node) {
   bool isMax = node.kind == "aten::adaptive_max_pool2d";
   auto x = ctx.tensorInput(node, 0);
@@ -653,13 +714,23 @@ LogicalResult convertAdaptivePool(ImportContext &ctx, const TorchNode &node) {
   if (type.getRank() != 4 || out->size() != 2 || type.isDynamicDim(2) || type.isDynamicDim(3))
     return ctx.unsupported(node, "only 2-D adaptive pooling over static spatial dims is supported");
   Window win;
+  bool even = true;
   for (int d = 0; d < 2; ++d) {
     int64_t in = type.getDimSize(2 + d), o = (*out)[d];
-    if (o <= 0 || in % o != 0)
-      return ctx.unsupported(node, "output size " + std::to_string(o) + " does not divide input size " +
-                                       std::to_string(in));
-    win.kernel.push_back(in / o);
-    win.strides.push_back(in / o);
+    if (o <= 0)
+      return ctx.fail(node, "output size must be positive");
+    even &= in % o == 0;
+    win.kernel.push_back(even ? in / o : 0);
+    win.strides.push_back(even ? in / o : 0);
+  }
+  if (!even) {
+    Value result = adaptivePoolUneven(ctx, input, {(*out)[0], (*out)[1]}, isMax);
+    if (chw)
+      result = ctx.reshape(result, {ctx.dim(result, 1), ctx.dim(result, 2), ctx.dim(result, 3)});
+    ctx.setTensor(node, 0, result);
+    if (isMax && node.outputs.size() > 1)
+      return ctx.unsupported(node, "the indices output");
+    return success();
   }
   win.dilations = {1, 1};
   win.padLow = win.padHigh = {0, 0};

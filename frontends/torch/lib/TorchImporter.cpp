@@ -310,9 +310,22 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
     attrs.append("turbine.name", b.getStringAttr(results.size() == 1 ? std::string("output")
                                                                      : "output_" + std::to_string(i)));
     auto type = cast<RankedTensorType>(resultTypes[i]);
-    if (!type.hasStaticShape())
-      attrs.append("turbine.dims",
-                   b.getArrayAttr(SmallVector<Attribute>(type.getRank(), b.getStringAttr(""))));
+    if (!type.hasStaticShape()) {
+      // A dynamic result dim that is an input's dynamic dim gets its name.
+      SmallVector<Attribute> dimNames;
+      b.setInsertionPoint(entry->getTerminator());
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        std::string dimName;
+        if (type.isDynamicDim(d))
+          if (auto v = dyn_cast<Value>(ctx.dim(results[i], d)))
+            if (auto dimOp = v.getDefiningOp<tensor::DimOp>())
+              if (auto arg = dyn_cast<BlockArgument>(dimOp.getSource()))
+                if (auto index = dimOp.getConstantIndex())
+                  dimName = names[arg.getArgNumber()] + "_" + std::to_string(*index);
+        dimNames.push_back(b.getStringAttr(dimName));
+      }
+      attrs.append("turbine.dims", b.getArrayAttr(dimNames));
+    }
     func.setResultAttrs(i, attrs);
   }
 
