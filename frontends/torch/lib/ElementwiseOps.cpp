@@ -162,6 +162,23 @@ Value compare(OpBuilder &b, Location l, const std::string &op, Value x, Value y)
 /// aten::add/sub/mul/div/... and comparisons; `op` names the operation.
 OpHandler binary(std::string op) {
   return [op](ImportContext &ctx, const TorchNode &node) -> LogicalResult {
+    const TValue &lhs = ctx.input(node, 0), &rhs = ctx.input(node, 1);
+    // List concatenation (`a + b` on int lists in scripted code).
+    if (op == "add" && lhs.kind == TValue::Kind::List && rhs.kind == TValue::Kind::List) {
+      std::vector<TValue> joined = lhs.elements;
+      joined.insert(joined.end(), rhs.elements.begin(), rhs.elements.end());
+      ctx.set(node.outputs[0], TValue::ofList(std::move(joined)));
+      return success();
+    }
+    // String / device / None equality (option checks in scripted functionals).
+    auto isText = [](const TValue &v) {
+      return v.kind == TValue::Kind::String || v.kind == TValue::Kind::Device || v.isNone();
+    };
+    if ((op == "eq" || op == "ne") && isText(lhs) && isText(rhs)) {
+      bool same = lhs.kind == rhs.kind && lhs.text == rhs.text;
+      ctx.set(node.outputs[0], TValue::ofBool(op == "eq" ? same : !same));
+      return success();
+    }
     // Numbers, and 0-d constant tensors next to numbers (traced size
     // arithmetic: NumToTensor(size) // {2}), compute a number.
     auto asNumber = [&](size_t i) -> std::optional<TValue> {

@@ -86,6 +86,18 @@ LogicalResult convertListUnpack(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
+/// aten::append on a list that mutation removal left (e.g. built in an
+/// unrolled loop): appends in place, so later readers of the list see it.
+LogicalResult convertAppend(ImportContext &ctx, const TorchNode &node) {
+  TValue &list = ctx.input(node, 0);
+  if (list.kind != TValue::Kind::List)
+    return ctx.fail(node, "input is not a list");
+  list.elements.push_back(ctx.input(node, 1));
+  if (!node.outputs.empty())
+    ctx.set(node.outputs[0], list);
+  return success();
+}
+
 LogicalResult convertGetItem(ImportContext &ctx, const TorchNode &node) {
   TValue list = ctx.input(node, 0);
   if (list.kind != TValue::Kind::List)
@@ -107,6 +119,8 @@ LogicalResult convertLen(ImportContext &ctx, const TorchNode &node) {
     ctx.set(node.outputs[0], TValue::ofInt((int64_t)v.elements.size()));
     return success();
   }
+  if (v.kind == TValue::Kind::String)
+    return ctx.unsupported(node, "len() of a string (strings built at run time are not tracked)");
   auto t = ctx.tensorInput(node, 0);
   if (failed(t))
     return failure();
@@ -206,14 +220,56 @@ LogicalResult convertNoOp(ImportContext &, const TorchNode &) { return success()
 LogicalResult convertIs(ImportContext &ctx, const TorchNode &node) {
   TValue a = ctx.input(node, 0), b = ctx.input(node, 1);
   bool aNone = a.isNone(), bNone = b.isNone();
-  if (!aNone && !bNone)
-    return ctx.unsupported(node, "identity comparison of two non-None values");
-  bool same = aNone && bNone;
+  bool same;
+  if (aNone || bNone) {
+    same = aNone && bNone;
+  } else if (a.isTensor() && b.isTensor()) {
+    // The same TorchScript value (e.g. self-attention's `query is key`).
+    same = a.tensor ? a.tensor == b.tensor : a.constant == b.constant;
+  } else {
+    return ctx.unsupported(node, "identity comparison of two non-None, non-tensor values");
+  }
   ctx.set(node.outputs[0], TValue::ofBool(node.kind == "aten::__is__" ? same : !same));
   return success();
 }
 
+/// "and", "or", "xor" or "not" for __and__, bitwise_and, logical_and, ...
+std::string logicOp(const std::string &kind) {
+  if (kind.find("xor") != std::string::npos)
+    return "xor";
+  if (kind.find("and") != std::string::npos)
+    return "and";
+  if (kind.find("or") != std::string::npos)
+    return "or";
+  return "not";
+}
+
 LogicalResult convertBoolLogic(ImportContext &ctx, const TorchNode &node) {
+  if (ctx.input(node, 0).isTensor()) {
+    // Elementwise logical/bitwise ops on bool or integer tensors.
+    const std::string op = logicOp(node.kind);
+    std::vector<const TValue *> operands{&ctx.input(node, 0)};
+    if (op != "not")
+      operands.push_back(&ctx.input(node, 1));
+    Type t = ctx.promotedType(operands);
+    if (node.kind.rfind("aten::logical_", 0) == 0)
+      t = ctx.builder.getI1Type(); // nonzero is true
+    else if (!t || isa<FloatType>(t))
+      return ctx.unsupported(node, "on floating-point tensors");
+    auto r = ctx.elementwise(node, operands, t, t, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+      if (op == "not")
+        return arith::XOrIOp::create(b, l, a[0], arith::ConstantOp::create(b, l, b.getIntegerAttr(t, -1)));
+      if (op == "and")
+        return arith::AndIOp::create(b, l, a[0], a[1]);
+      if (op == "or")
+        return arith::OrIOp::create(b, l, a[0], a[1]);
+      return arith::XOrIOp::create(b, l, a[0], a[1]);
+    });
+    if (failed(r))
+      return failure();
+    ctx.setTensor(node, 0, *r);
+    return success();
+  }
   auto a = ctx.boolInput(node, 0);
   if (failed(a))
     return failure();
@@ -224,7 +280,8 @@ LogicalResult convertBoolLogic(ImportContext &ctx, const TorchNode &node) {
   auto b = ctx.boolInput(node, 1);
   if (failed(b))
     return failure();
-  bool r = node.kind == "aten::__and__" ? (*a && *b) : node.kind == "aten::__or__" ? (*a || *b) : (*a != *b);
+  std::string op = logicOp(node.kind);
+  bool r = op == "and" ? (*a && *b) : op == "or" ? (*a || *b) : (*a != *b);
   ctx.set(node.outputs[0], TValue::ofBool(r));
   return success();
 }
@@ -315,6 +372,21 @@ LogicalResult convertMinMaxList(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
+/// Queries about the execution context, answered for inference on the CPU:
+/// no autocast, no grad, no nested/sparse/CUDA tensors, no grad required.
+LogicalResult convertFalse(ImportContext &ctx, const TorchNode &node) {
+  ctx.set(node.outputs[0], TValue::ofBool(false));
+  return success();
+}
+
+LogicalResult convertIsFloatingPoint(ImportContext &ctx, const TorchNode &node) {
+  auto t = ctx.tensorInput(node, 0);
+  if (failed(t))
+    return failure();
+  ctx.set(node.outputs[0], TValue::ofBool(isa<FloatType>(tensorType(*t).getElementType())));
+  return success();
+}
+
 LogicalResult convertGetAttr(ImportContext &ctx, const TorchNode &node) {
   return ctx.unsupported(node, "an attribute read that freezing did not resolve (is the module "
                                "mutating its own attributes in forward?)");
@@ -349,6 +421,7 @@ void registerPrimOps(OpRegistry &r) {
   r.add("aten::__getitem__", convertGetItem);
   r.add("prim::TupleIndex", convertGetItem);
   r.add("aten::list", convertIdentity);
+  r.add("aten::append", convertAppend);
   r.add("aten::len", convertLen);
   r.add("aten::size", convertSize);
   r.add("aten::dim", convertDim);
@@ -360,7 +433,9 @@ void registerPrimOps(OpRegistry &r) {
   r.add("prim::unchecked_cast", convertIdentity);
   r.add("aten::__is__", convertIs);
   r.add("aten::__isnot__", convertIs);
-  for (const char *k : {"aten::__not__", "aten::__and__", "aten::__or__", "aten::__xor__"})
+  for (const char *k : {"aten::__not__", "aten::__and__", "aten::__or__", "aten::__xor__",
+                        "aten::bitwise_and", "aten::bitwise_or", "aten::bitwise_xor",
+                        "aten::logical_and", "aten::logical_or", "aten::logical_xor"})
     r.add(k, convertBoolLogic);
   r.add("prim::RaiseException", convertRaise);
   r.add("aten::warn", convertNoOp);
@@ -375,6 +450,12 @@ void registerPrimOps(OpRegistry &r) {
   r.add("prim::min", convertMinMaxList);
   r.add("prim::max", convertMinMaxList);
   r.add("prim::GetAttr", convertGetAttr);
+  for (const char *k : {"aten::is_autocast_enabled", "aten::is_autocast_cpu_enabled",
+                        "aten::is_grad_enabled", "prim::is_nested", "prim::is_cuda",
+                        "prim::is_sparse", "prim::requires_grad", "prim::is_mkldnn",
+                        "prim::is_quantized", "prim::is_meta", "prim::is_xpu"})
+    r.add(k, convertFalse);
+  r.add("aten::is_floating_point", convertIsFloatingPoint);
 }
 
 } // namespace turbine::torch_frontend

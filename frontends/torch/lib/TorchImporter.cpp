@@ -168,7 +168,8 @@ Type dtypeFromName(MLIRContext &context, const std::string &name) {
   return it == names.end() ? nullptr : elementTypeOf(context, it->second);
 }
 
-/// Flattens lists of tensors (a returned tuple/list) into tensor values.
+/// Flattens lists of tensors (a returned tuple/list) into tensor values;
+/// None outputs are dropped.
 LogicalResult collectOutputs(ImportContext &ctx, const TValue &v, SmallVector<Value> &out,
                              const std::string &name) {
   if (v.kind == TValue::Kind::List) {
@@ -186,6 +187,8 @@ LogicalResult collectOutputs(ImportContext &ctx, const TValue &v, SmallVector<Va
     out.push_back(t);
     return success();
   }
+  if (v.isNone()) // e.g. GoogLeNet's aux outputs in eval mode: dropped
+    return success();
   if (v.isScalar()) {
     Type type = v.kind == TValue::Kind::Float ? (Type)ctx.builder.getF32Type()
                                               : (Type)ctx.builder.getI64Type();

@@ -1,6 +1,11 @@
 //===- TorchScriptLoader.cpp - libtorch: load, freeze, copy the graph -----===//
 //
-// The only translation unit of the frontend that includes libtorch. Loads a
+// The only translation unit of the frontend that includes libtorch, built as
+// its own shared module (libturbine_torchscript_loader.so) that the frontend
+// dlopens on the first TorchScript import (lib/LoaderLibrary.cpp), so that
+// programs linking the frontend (the `turbine` tool) do not pay for loading
+// libtorch at every start. It exports one C entry point,
+// turbine_torchscript_load_graph. Loads a
 // TorchScript archive with torch::jit::load, freezes it in eval mode
 // (torch::jit::freeze: parameters and attributes become constants, BatchNorm
 // folded into the preceding convolution, dropout removed), inlines calls and
@@ -9,6 +14,7 @@
 // every one is caught here and turned into an error string.
 //===----------------------------------------------------------------------===//
 #include "TorchGraph.h"
+#include "TorchScriptLoaderAbi.h"
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -223,19 +229,27 @@ bool loadModule(const std::function<torch::jit::Module()> &load, const std::stri
 }
 
 } // namespace
+} // namespace turbine::torch_frontend
 
-bool loadTorchScriptGraph(const std::string &path, TorchGraph &out, std::string &error) {
-  return loadModule([&] { return torch::jit::load(path); }, path, out, error);
-}
-
-bool loadTorchScriptGraphFromBytes(const std::string &bytes, const std::string &origin,
-                                   TorchGraph &out, std::string &error) {
+extern "C" __attribute__((visibility("default"))) int
+turbine_torchscript_load_graph(int abiVersion, const char *path, const char *bytes, size_t size,
+                               const char *origin, void *outGraph, void *outError) {
+  using namespace turbine::torch_frontend;
+  auto &out = *static_cast<TorchGraph *>(outGraph);
+  auto &error = *static_cast<std::string *>(outError);
+  if (abiVersion != kTorchScriptLoaderAbiVersion) {
+    error = "TorchScript loader library has ABI version " +
+            std::to_string(kTorchScriptLoaderAbiVersion) + ", the frontend expects " +
+            std::to_string(abiVersion) + " (stale build?)";
+    return 0;
+  }
+  if (path)
+    return loadModule([&] { return torch::jit::load(std::string(path)); }, path, out, error);
+  std::string data(bytes, size);
   return loadModule(
       [&] {
-        std::istringstream is(bytes);
+        std::istringstream is(data);
         return torch::jit::load(is);
       },
       origin, out, error);
 }
-
-} // namespace turbine::torch_frontend
