@@ -10,6 +10,8 @@
 #   <out>/<model>/input_<b>.npy  <out>/<model>/expected_<b>.npy
 #   <out>/<model>/input_shape.txt    (the --input-shape for turbine compile,
 #                                     batch dim as given at export: 1)
+#   <out>/gpt/input_3x5.npy, expected_3x5.npy  (sequence length 5, for a
+#                                     compile with a dynamic sequence dim)
 #
 # Models: mlp, cnn, gpt (decoder block: embedding, causal masked attention by
 # hand, layer_norm, gelu), control (a prim::If on the input's rank and a
@@ -220,6 +222,13 @@ def export(name, out_dir):
     type_name = {torch.float32: "f32", torch.int64: "i64"}[dtype]
     with open(os.path.join(model_dir, "input_shape.txt"), "w") as f:
         f.write("x".join(str(d) for d in (1,) + shape) + "x" + type_name + "\n")
+    if name == "gpt":
+        # A shorter sequence for the dynamic-sequence-length test.
+        inputs = make_input((3, 5), dtype)
+        with torch.no_grad():
+            expected = model(inputs)
+        np.save(os.path.join(model_dir, "input_3x5.npy"), inputs.numpy())
+        np.save(os.path.join(model_dir, "expected_3x5.npy"), expected.numpy().astype(np.float32))
     for batch in BATCH_SIZES:
         inputs = make_input((batch,) + shape, dtype)
         with torch.no_grad():
