@@ -14,7 +14,7 @@
 #                                     compile with a dynamic sequence dim)
 #
 # Models: mlp, cnn, gpt (decoder block: embedding, causal masked attention by
-# hand, layer_norm, gelu), control (a prim::If on the input's rank and a
+# hand, layer_norm, gelu), mha (nn.MultiheadAttention), control (a prim::If on the input's rank and a
 # constant-trip prim::Loop, both resolved at import time), resnet18 and
 # mobilenet_v2 (torchvision 0.14 architectures).
 #
@@ -107,6 +107,21 @@ class GptBlock(nn.Module):
         return self.head(self.ln_f(x))
 
 
+class Mha(nn.Module):
+    """Pre-norm self-attention with nn.MultiheadAttention: traced under
+    no_grad it records aten::_native_multi_head_attention (the fast path);
+    scripted it keeps the fast-path checks (strings, identity tests)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(32)
+        self.attn = nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x):
+        h = self.ln(x)
+        return x + self.attn(h, h, h, need_weights=False)[0]
+
+
 class Control(nn.Module):
     """prim::If on x.dim() and a prim::Loop over x.size(1) // 4: both are known
     only once the input shape is (at import), so the importer folds/unrolls."""
@@ -191,6 +206,8 @@ def make_model(name):
         return GptBlock(), (16,), torch.int64
     if name == "control":
         return Control(), (8,), torch.float32
+    if name == "mha":
+        return Mha(), (10, 32), torch.float32
     import torchvision
     if name == "resnet18":
         model = torchvision.models.resnet18()
@@ -243,7 +260,8 @@ def main(argv):
         sys.stderr.write("usage: export_torchscript_models.py OUT_DIR [MODEL ...]\n")
         return 2
     out_dir = argv[1]
-    names = argv[2:] or ["mlp", "cnn", "gpt", "control", "resnet18", "mobilenet_v2", "errors"]
+    names = argv[2:] or ["mlp", "cnn", "gpt", "mha", "control", "resnet18", "mobilenet_v2",
+                         "errors"]
     torch.set_num_threads(1)
     for name in names:
         if name == "errors":

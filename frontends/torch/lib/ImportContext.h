@@ -220,6 +220,8 @@ mlir::Value reduceDims(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<boo
                        mlir::Value init, const CombineFn &combine);
 /// Map from the full iteration space of rank `mask.size()` to the dims not in `mask`.
 mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> mask);
+/// Numerically stable softmax (or log-softmax) of float tensor `x` over `dim`.
+mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, int64_t dim, bool isLog);
 /// Normalizes a possibly negative dim against `rank`; nullopt when out of range.
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 /// MLIR element type of a TorchScript dtype code (torch.float32 = 6, ...), or null.

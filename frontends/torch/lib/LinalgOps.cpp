@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -156,21 +157,18 @@ LogicalResult convertT(ImportContext &ctx, const TorchNode &node) {
 }
 
 /// torch.matmul with 1-D promotion and batch broadcasting; also mm and bmm.
-LogicalResult convertMatmul(ImportContext &ctx, const TorchNode &node) {
-  auto a = ctx.tensorInput(node, 0), b = ctx.tensorInput(node, 1);
-  if (failed(a) || failed(b))
-    return failure();
-  Value lhs = *a, rhs = *b;
+/// torch.matmul of two tensor values (1-D promotion, batch broadcasting).
+FailureOr<Value> matmulValues(ImportContext &ctx, const TorchNode &node, Value lhs, Value rhs) {
   Type et = tensorType(lhs).getElementType();
-  if (!isa<FloatType>(et) || tensorType(rhs).getElementType() != et)
-    return ctx.unsupported(node, "only floating-point operands of one dtype are supported");
+  if (!isa<FloatType>(et) || tensorType(rhs).getElementType() != et) {
+    (void)ctx.unsupported(node, "only floating-point operands of one dtype are supported");
+    return failure();
+  }
   int64_t ra = tensorType(lhs).getRank(), rb = tensorType(rhs).getRank();
-  if (ra == 0 || rb == 0)
-    return ctx.fail(node, "operands must have rank >= 1");
-  if (node.kind == "aten::mm" && (ra != 2 || rb != 2))
-    return ctx.fail(node, "mm expects 2-D operands");
-  if (node.kind == "aten::bmm" && (ra != 3 || rb != 3))
-    return ctx.fail(node, "bmm expects 3-D operands");
+  if (ra == 0 || rb == 0) {
+    (void)ctx.fail(node, "operands must have rank >= 1");
+    return failure();
+  }
   bool squeezeM = ra == 1, squeezeN = rb == 1;
   if (squeezeM)
     lhs = ctx.reshape(lhs, {ctx.builder.getIndexAttr(1), ctx.dim(lhs, 0)});
@@ -200,8 +198,10 @@ LogicalResult convertMatmul(ImportContext &ctx, const TorchNode &node) {
         batch.push_back(ctx.toFoldResult(sa));
       else if (!sb.isConstant())
         batch.push_back(ctx.toFoldResult(sb));
-      else
-        return ctx.fail(node, "batch dims are not broadcastable");
+      else {
+        (void)ctx.fail(node, "batch dims are not broadcastable");
+        return failure();
+      }
     }
     auto full = [&](Value v, ArrayRef<OpFoldResult> dims) {
       SmallVector<OpFoldResult> s(batch);
@@ -241,7 +241,123 @@ LogicalResult convertMatmul(ImportContext &ctx, const TorchNode &node) {
       finalSizes.push_back(outSizes.back());
     result = ctx.reshape(result, finalSizes);
   }
-  ctx.setTensor(node, 0, result);
+  return result;
+}
+
+LogicalResult convertMatmul(ImportContext &ctx, const TorchNode &node) {
+  auto a = ctx.tensorInput(node, 0), b = ctx.tensorInput(node, 1);
+  if (failed(a) || failed(b))
+    return failure();
+  int64_t ra = tensorType(*a).getRank(), rb = tensorType(*b).getRank();
+  if (node.kind == "aten::mm" && (ra != 2 || rb != 2))
+    return ctx.fail(node, "mm expects 2-D operands");
+  if (node.kind == "aten::bmm" && (ra != 3 || rb != 3))
+    return ctx.fail(node, "bmm expects 3-D operands");
+  auto r = matmulValues(ctx, node, *a, *b);
+  if (failed(r))
+    return failure();
+  ctx.setTensor(node, 0, *r);
+  return success();
+}
+
+/// Rows [first, first + count) of a constant 2-D weight, transposed to
+/// [cols, count] (null when the input is not such a constant).
+Value constantRowsTransposed(ImportContext &ctx, const TValue &w, int64_t first, int64_t count) {
+  if (!w.isTensor() || !w.constant || w.constant->shape.size() != 2)
+    return nullptr;
+  const TorchConstant &c = *w.constant;
+  Type et = elementTypeOf(ctx.context, c.dtype);
+  if (!et || !isa<FloatType>(et) || first + count > c.shape[0])
+    return nullptr;
+  int64_t cols = c.shape[1];
+  size_t width = et.getIntOrFloatBitWidth() / 8;
+  std::vector<char> out(count * cols * width);
+  for (int64_t r = 0; r < count; ++r)
+    for (int64_t col = 0; col < cols; ++col)
+      std::memcpy(&out[(col * count + r) * width], &c.data[((first + r) * cols + col) * width], width);
+  auto type = RankedTensorType::get({cols, count}, et);
+  return arith::ConstantOp::create(ctx.builder, ctx.loc,
+                                   DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(out.data(), out.size())));
+}
+
+/// Elements [first, first + count) of a constant 1-D tensor (null otherwise).
+Value constantSlice1D(ImportContext &ctx, const TValue &b, int64_t first, int64_t count) {
+  if (!b.isTensor() || !b.constant || b.constant->shape.size() != 1)
+    return nullptr;
+  const TorchConstant &c = *b.constant;
+  Type et = elementTypeOf(ctx.context, c.dtype);
+  if (!et || !isa<FloatType>(et) || first + count > c.shape[0])
+    return nullptr;
+  size_t width = et.getIntOrFloatBitWidth() / 8;
+  auto type = RankedTensorType::get({count}, et);
+  return arith::ConstantOp::create(
+      ctx.builder, ctx.loc,
+      DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(c.data.data() + first * width, count * width)));
+}
+
+/// aten::_native_multi_head_attention (nn.MultiheadAttention's inference fast
+/// path, batch-first): in-projection, per-head softmax(q k^T / sqrt(d)) v,
+/// out-projection; constant weights, no mask.
+LogicalResult convertNativeMha(ImportContext &ctx, const TorchNode &node) {
+  auto q = ctx.tensorInput(node, 0), k = ctx.tensorInput(node, 1), v = ctx.tensorInput(node, 2);
+  auto embed = ctx.intInput(node, 3), heads = ctx.intInput(node, 4);
+  if (failed(q) || failed(k) || failed(v) || failed(embed) || failed(heads))
+    return failure();
+  if (!ctx.isNoneInput(node, 9))
+    return ctx.unsupported(node, "an attention mask");
+  int64_t e = *embed, h = *heads;
+  if (h <= 0 || e % h != 0)
+    return ctx.fail(node, "embed_dim must be a multiple of num_heads");
+  for (Value t : {*q, *k, *v})
+    if (tensorType(t).getRank() != 3)
+      return ctx.unsupported(node, "only batched (3-D, batch-first) inputs");
+  Type et = tensorType(*q).getElementType();
+  const TValue &w = ctx.input(node, 5), &bias = ctx.input(node, 6);
+  Value projected[3];
+  Value inputs[3] = {*q, *k, *v};
+  for (int i = 0; i < 3; ++i) {
+    Value wT = constantRowsTransposed(ctx, w, i * e, e);
+    Value b = constantSlice1D(ctx, bias, i * e, e);
+    if (!wT || !b)
+      return ctx.unsupported(node, "in-projection weights that are not constants");
+    auto withBias = addBias(ctx, node, matmulLastDim(ctx, inputs[i], wT), b);
+    if (failed(withBias))
+      return failure();
+    // [B, L, E] -> [B, L, H, D] -> [B, H, L, D]
+    Value x = *withBias;
+    Value split = ctx.reshape(x, {ctx.dim(x, 0), ctx.dim(x, 1), ctx.builder.getIndexAttr(h),
+                                  ctx.builder.getIndexAttr(e / h)});
+    projected[i] = ctx.transpose(split, i == 1 ? ArrayRef<int64_t>{0, 2, 3, 1} : ArrayRef<int64_t>{0, 2, 1, 3});
+  }
+  double scale = 1.0 / std::sqrt((double)(e / h));
+  auto scaledQ = ctx.elementwiseTensors(node, ValueRange{projected[0]}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::MulFOp::create(b, l, a[0], arith::ConstantOp::create(b, l, b.getFloatAttr(et, scale)));
+  });
+  if (failed(scaledQ))
+    return failure();
+  auto scores = matmulValues(ctx, node, *scaledQ, projected[1]); // [B, H, L, S]
+  if (failed(scores))
+    return failure();
+  Value probs = softmaxOver(ctx, *scores, 3, /*isLog=*/false);
+  auto attn = matmulValues(ctx, node, probs, projected[2]); // [B, H, L, D]
+  if (failed(attn))
+    return failure();
+  Value merged = ctx.transpose(*attn, {0, 2, 1, 3});
+  merged = ctx.reshape(merged, {ctx.dim(merged, 0), ctx.dim(merged, 1), ctx.builder.getIndexAttr(e)});
+  Value pT = constantRowsTransposed(ctx, ctx.input(node, 7), 0, e);
+  Value pb = constantSlice1D(ctx, ctx.input(node, 8), 0, e);
+  if (!pT || !pb)
+    return ctx.unsupported(node, "out-projection weights that are not constants");
+  auto out = addBias(ctx, node, matmulLastDim(ctx, merged, pT), pb);
+  if (failed(out))
+    return failure();
+  ctx.setTensor(node, 0, *out);
+  bool needWeights = !ctx.isNoneInput(node, 10) && succeeded(ctx.boolInput(node, 10)) && *ctx.boolInput(node, 10);
+  if (node.outputs.size() > 1) {
+    if (needWeights)
+      return ctx.unsupported(node, "need_weights=True");
+    ctx.set(node.outputs[1], TValue::none());
+  }
   return success();
 }
 
@@ -799,6 +915,7 @@ void registerLinalgOps(OpRegistry &r) {
   r.add("aten::adaptive_avg_pool2d", convertAdaptivePool);
   r.add("aten::adaptive_max_pool2d", convertAdaptivePool);
   r.add("aten::embedding", convertEmbedding);
+  r.add("aten::_native_multi_head_attention", convertNativeMha);
 }
 
 } // namespace turbine::torch_frontend

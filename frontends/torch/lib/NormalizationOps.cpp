@@ -199,8 +199,17 @@ LogicalResult convertSoftmax(ImportContext &ctx, const TorchNode &node) {
   auto dim = normalizeDim(*d, rank);
   if (!dim)
     return ctx.fail(node, "dim out of range");
+  ctx.setTensor(node, 0, softmaxOver(ctx, input, *dim, isLog));
+  return success();
+}
+
+} // namespace
+
+Value softmaxOver(ImportContext &ctx, Value input, int64_t dim, bool isLog) {
+  Type et = tensorType(input).getElementType();
+  int64_t rank = tensorType(input).getRank();
   SmallVector<bool> mask(rank, false);
-  mask[*dim] = true;
+  mask[dim] = true;
   double lowest = APFloat::getInf(cast<FloatType>(et).getFloatSemantics(), true).convertToDouble();
   Value maxv = reduceDims(ctx, input, mask, ctx.scalarConstant(et, lowest),
                           [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
@@ -218,9 +227,10 @@ LogicalResult convertSoftmax(ImportContext &ctx, const TorchNode &node) {
       return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
     return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, a[0]), a[1]);
   });
-  ctx.setTensor(node, 0, result);
-  return success();
+  return result;
 }
+
+namespace {
 
 /// mean / sum over all dims (x, dtype?) or a dim list (x, dims, keepdim, dtype?).
 LogicalResult convertReduce(ImportContext &ctx, const TorchNode &node) {

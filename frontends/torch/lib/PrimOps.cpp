@@ -119,8 +119,12 @@ LogicalResult convertLen(ImportContext &ctx, const TorchNode &node) {
     ctx.set(node.outputs[0], TValue::ofInt((int64_t)v.elements.size()));
     return success();
   }
-  if (v.kind == TValue::Kind::String)
-    return ctx.unsupported(node, "len() of a string (strings built at run time are not tracked)");
+  if (v.kind == TValue::Kind::String) {
+    // Exact for constants; for aten::format results the length may differ
+    // where an argument is not known, but emptiness (`if not msg:`) is exact.
+    ctx.set(node.outputs[0], TValue::ofInt((int64_t)v.text.size()));
+    return success();
+  }
   auto t = ctx.tensorInput(node, 0);
   if (failed(t))
     return failure();
@@ -300,10 +304,88 @@ LogicalResult convertUninitialized(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
+/// A number, bool or string argument as Python's str() would print it.
+std::string displayText(const TValue &v) {
+  switch (v.kind) {
+  case TValue::Kind::String:
+  case TValue::Kind::Device: return v.text;
+  case TValue::Kind::Bool: return v.boolValue ? "True" : "False";
+  case TValue::Kind::Int: return v.intValue.isConstant() ? std::to_string(v.intValue.constant) : "?";
+  case TValue::Kind::Float: return std::to_string(v.floatValue);
+  case TValue::Kind::None: return "None";
+  default: return "?";
+  }
+}
+
+/// aten::format (fills `{}` placeholders) and aten::str: the text is kept so
+/// string tests on it (emptiness, equality with constants) fold.
 LogicalResult convertString(ImportContext &ctx, const TorchNode &node) {
   TValue t;
   t.kind = TValue::Kind::String;
+  if (node.kind == "aten::str") {
+    t.text = displayText(ctx.input(node, 0));
+  } else {
+    const TValue &format = ctx.input(node, 0);
+    std::string fmt = format.kind == TValue::Kind::String ? format.text : "";
+    size_t arg = 1;
+    for (size_t i = 0; i < fmt.size(); ++i) {
+      if (fmt.compare(i, 2, "{}") == 0) {
+        t.text += arg < node.inputs.size() ? displayText(ctx.input(node, arg++)) : "{}";
+        ++i;
+      } else {
+        t.text += fmt[i];
+      }
+    }
+  }
   ctx.set(node.outputs[0], t);
+  return success();
+}
+
+/// aten::find(str, substr, start, end) on known strings.
+LogicalResult convertFind(ImportContext &ctx, const TorchNode &node) {
+  const TValue &str = ctx.input(node, 0), &sub = ctx.input(node, 1);
+  if (str.kind != TValue::Kind::String || sub.kind != TValue::Kind::String)
+    return ctx.unsupported(node, "on values that are not strings");
+  int64_t n = str.text.size(), start = 0, end = n;
+  if (node.inputs.size() > 2) {
+    auto v = ctx.intInput(node, 2);
+    if (failed(v))
+      return failure();
+    start = *v;
+  }
+  if (node.inputs.size() > 3) {
+    auto v = ctx.intInput(node, 3);
+    if (failed(v))
+      return failure();
+    end = *v;
+  }
+  if (start < 0) start = std::max<int64_t>(0, start + n);
+  if (end < 0) end = std::max<int64_t>(0, end + n);
+  end = std::min(end, n);
+  int64_t found = -1;
+  if (start <= end) {
+    size_t pos = str.text.substr(0, end).find(sub.text, start);
+    if (pos != std::string::npos)
+      found = pos;
+  }
+  ctx.set(node.outputs[0], TValue::ofInt(found));
+  return success();
+}
+
+/// all()/any() of a list of bools known at import time.
+LogicalResult convertAllAny(ImportContext &ctx, const TorchNode &node) {
+  const TValue &list = ctx.input(node, 0);
+  if (list.kind != TValue::Kind::List)
+    return ctx.unsupported(node, "on a tensor (only on a list of bools)");
+  bool isAll = node.kind == "aten::all";
+  bool result = isAll;
+  for (const TValue &e : list.elements) {
+    if (e.kind != TValue::Kind::Bool && !(e.kind == TValue::Kind::Int && e.intValue.isConstant()))
+      return ctx.fail(node, "list elements must be bools known at import time");
+    bool v = e.kind == TValue::Kind::Bool ? e.boolValue : e.intValue.constant != 0;
+    result = isAll ? (result && v) : (result || v);
+  }
+  ctx.set(node.outputs[0], TValue::ofBool(result));
   return success();
 }
 
@@ -444,6 +526,9 @@ void registerPrimOps(OpRegistry &r) {
   r.add("aten::format", convertString);
   r.add("aten::str", convertString);
   r.add("prim::dtype", convertDtype);
+  r.add("aten::find", convertFind);
+  r.add("aten::all", convertAllAny);
+  r.add("aten::any", convertAllAny);
   r.add("prim::device", convertDevice);
   r.add("aten::__range_length", convertRangeLength);
   r.add("aten::__derive_index", convertDeriveIndex);
