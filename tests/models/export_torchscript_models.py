@@ -21,7 +21,8 @@
 # Also writes <out>/errors/*.pt, scripted modules the importer must reject
 # with a clear message (tests/unit/TorchImporterTest.cpp): an unsupported op,
 # a branch on a dynamic dim, a branch on tensor data, a loop over a dynamic
-# dim, plus a file that is not a TorchScript archive and a truncated one.
+# dim, plus a file that is not a TorchScript archive, a truncated one and a
+# torch.save() checkpoint.
 #
 # Usage: /usr/bin/python3 export_torchscript_models.py OUT_DIR [MODEL ...]
 # Needs python3-torch 1.13, python3-torchvision 0.14, python3-numpy (Debian).
@@ -175,6 +176,7 @@ def export_error_models(out_dir):
                          ("data_dependent_if", DataDependentIf()),
                          ("dynamic_loop", DynamicLoop())):
         torch.jit.script(module.eval()).save(os.path.join(error_dir, name + ".pt"))
+    torch.save(nn.Linear(8, 2).state_dict(), os.path.join(error_dir, "checkpoint.pt"))
     with open(os.path.join(error_dir, "not_a_model.pt"), "wb") as f:
         f.write(b"this is not a TorchScript archive\n")
     with open(os.path.join(error_dir, "unsupported_op.pt"), "rb") as f:

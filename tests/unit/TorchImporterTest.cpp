@@ -133,6 +133,9 @@ TEST(TorchImporter, MalformedArchive) {
   EXPECT_NE(error.find("not_a_model.pt"), std::string::npos) << error;
   error = importError("errors/truncated.pt", optionsFor("2x8xf32"));
   EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
+  error = importError("errors/checkpoint.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("torch.save() checkpoint, not a TorchScript module"), std::string::npos)
+      << error;
   error = importError("errors/does_not_exist.pt", optionsFor("2x8xf32"));
   EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
 

@@ -222,7 +222,9 @@ bool loadModule(const std::function<torch::jit::Module()> &load, const std::stri
   } catch (const std::exception &e) {
     error = "cannot load TorchScript file '" + origin + "': " + e.what();
   }
-  // Keep only the first line of libtorch's multi-line messages plus context.
+  if (error.find("constants.pkl") != std::string::npos)
+    error += " (this looks like a torch.save() checkpoint, not a TorchScript module: save "
+             "torch.jit.trace(model, example) or torch.jit.script(model) with .save())";
   if (error.size() > 2000)
     error = error.substr(0, 2000) + "...";
   return false;
