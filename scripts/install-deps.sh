@@ -8,7 +8,7 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   nlohmann-json3-dev libfmt-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
-  python3-torch python3-numpy python3-onnx python3-pytest
+  libtorch-dev python3-torch python3-torchvision python3-numpy python3-onnx python3-pytest
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -4,9 +4,12 @@
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
+
+//   turbine compile model.pt -o m.tmod --input-shape=1x3x224x224xf32 --dynamic-dim=0:0
 //
-// Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
-// upstream dialects), runs the compiler's phases and writes one artifact. The
+// Loads the input (ONNX through the ONNX frontend; TorchScript through the
+// TorchScript frontend, which needs the input shapes; MLIR text or bytecode
+// in upstream dialects), runs the compiler's phases and writes one artifact. The
 // file -> artifact step is compileModelFile (ModelCompiler.h), shared with
 // `turbine conformance`.
 //===----------------------------------------------------------------------===//
@@ -35,6 +38,8 @@ struct CompileArgs {
   int optLevel = 3;
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
+
+  TorchScriptInputs torchInputs;
 };
 
 int fail(const std::string &message) {
@@ -73,7 +78,8 @@ int runCompile(const CompileArgs &args) {
   std::string error;
   std::string stoppedModuleText;
   artifact::Module artifact;
-  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText))
+  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText,
+                        &args.torchInputs))
     return fail(error);
 
   if (options.stopAfter) {
@@ -104,8 +110,8 @@ int runCompile(const CompileArgs &args) {
 void registerCompileCommand(CLI::App &app, int &exitCode) {
   auto args = std::make_shared<CompileArgs>();
   CLI::App *cmd = app.add_subcommand(
-      "compile", "Compile an ONNX or MLIR model into a .tmod artifact");
-  cmd->add_option("input", args->input, "Model file (.onnx, .mlir, .mlirbc)")
+      "compile", "Compile an ONNX, TorchScript or MLIR model into a .tmod artifact");
+  cmd->add_option("input", args->input, "Model file (.onnx, .pt, .mlir, .mlirbc)")
       ->required();
   cmd->add_option("-o,--output", args->output,
                   "Artifact to write (with --compile-to: IR file, '-' = stdout)");
@@ -124,6 +130,13 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
                   "Only parameters at least this large are externalized")
       ->capture_default_str();
+
+  cmd->add_option("--input-shape", args->torchInputs.inputShapes,
+                  "TorchScript only: shape and dtype of a forward input, one per "
+                  "input in order (e.g. 1x3x224x224xf32)");
+  cmd->add_option("--dynamic-dim", args->torchInputs.dynamicDims,
+                  "TorchScript only: leave a dim symbolic, <input index or name>:<dim> "
+                  "(e.g. 0:0 for a dynamic batch); repeatable");
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
 }
 

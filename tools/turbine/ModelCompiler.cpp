@@ -12,6 +12,8 @@
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/kernels/CustomOpCalls.h"
 
+#include "turbine/frontends/torch/TorchImporter.h"
+
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -38,16 +40,45 @@ mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(mlir::MLIRContext &context,
   return module;
 }
 
+/// Imports a TorchScript archive with the user's input specs.
+mlir::OwningOpRef<mlir::ModuleOp> importTorchScript(mlir::MLIRContext &context,
+                                                    const std::string &path,
+                                                    const TorchScriptInputs *inputs,
+                                                    std::string &error) {
+  torch_frontend::ImportOptions options;
+  if (inputs) {
+    for (const std::string &text : inputs->inputShapes) {
+      options.inputs.emplace_back();
+      if (!torch_frontend::parseInputSpec(text, options.inputs.back(), error))
+        return nullptr;
+    }
+    for (const std::string &text : inputs->dynamicDims) {
+      options.dynamicDims.emplace_back();
+      if (!torch_frontend::parseDynamicDim(text, options.dynamicDims.back(), error))
+        return nullptr;
+    }
+  }
+  return torch_frontend::importTorchScriptFile(context, path, options, error);
+}
+
 } // namespace
 
 bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
-                      std::string *stoppedModuleText) {
+                      std::string *stoppedModuleText,
+                      const TorchScriptInputs *torchInputs) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
-  if (ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc") {
+  bool isTorch = ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc" &&
+                 torch_frontend::looksLikeTorchScriptFile(path);
+  if (ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc" && !isTorch) {
     error = "cannot tell the format of '" + path +
-            "': expected a .onnx, .mlir or .mlirbc file";
+            "': expected a .onnx, .pt (TorchScript), .mlir or .mlirbc file";
+    return false;
+  }
+  if (!isTorch && torchInputs &&
+      (!torchInputs->inputShapes.empty() || !torchInputs->dynamicDims.empty())) {
+    error = "--input-shape/--dynamic-dim apply to TorchScript models only, not '" + path + "'";
     return false;
   }
 
@@ -58,8 +89,9 @@ bool compileModelFile(const std::string &path,
   context.disableMultithreading();
 
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, {}, error)
-                     : parseMlirFile(context, path, error);
+      isTorch          ? importTorchScript(context, path, torchInputs, error)
+      : ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, {}, error)
+                       : parseMlirFile(context, path, error);
   if (!module)
     return false;
   // Calls of custom ops (e.g. ONNX nodes of a custom domain) -> dispatches.

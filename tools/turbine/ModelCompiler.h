@@ -2,6 +2,7 @@
 //
 // The path every tool takes from a model file on disk to a compiled artifact:
 // pick the frontend from the extension (.onnx through the ONNX importer,
+// .pt/.pth or a TorchScript zip through the TorchScript importer,
 // .mlir/.mlirbc through the MLIR parser), run the compiler's phases, and hand
 // back the artifact. `turbine compile` and `turbine conformance` both use it,
 // so a conformance run exercises exactly what `turbine compile` would do.
@@ -11,6 +12,7 @@
 #define TURBINE_TOOLS_MODELCOMPILER_H
 
 #include <string>
+#include <vector>
 
 namespace turbine::artifact {
 struct Module;
@@ -21,6 +23,14 @@ struct CompileOptions;
 
 namespace turbine::tools {
 
+/// What the TorchScript frontend needs besides the file: a TorchScript graph
+/// carries no input shapes. Spec syntax: TorchImporter.h (`1x3x224x224xf32`,
+/// `0:0` or `x:0`).
+struct TorchScriptInputs {
+  std::vector<std::string> inputShapes; ///< one per forward input, in order
+  std::vector<std::string> dynamicDims; ///< `<input index or name>:<dim>`
+};
+
 /// Imports or parses the model at `path` and compiles it with `options`.
 /// When `options.stopAfter` is set no artifact is produced; instead, if
 /// `stoppedModuleText` is non-null, it receives the module as that phase left
@@ -30,7 +40,8 @@ namespace turbine::tools {
 bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
-                      std::string *stoppedModuleText = nullptr);
+                      std::string *stoppedModuleText = nullptr,
+                      const TorchScriptInputs *torchInputs = nullptr);
 
 } // namespace turbine::tools
 

@@ -1,0 +1,79 @@
+//===- TorchImporter.h - TorchScript module -> upstream MLIR on tensors ---===//
+//
+// Imports a TorchScript archive (`torch.jit.trace(...).save(...)` or
+// `torch.jit.script(...).save(...)`, read with libtorch) into a
+// builtin.module holding one func.func (named `main` unless told otherwise)
+// in upstream dialects on tensors: linalg, tensor, arith, math — the same
+// contract the ONNX frontend meets (see frontends/README.md). The module is
+// frozen (parameters become arith.constant tensors) and inlined; control flow
+// whose condition or trip count is known at import time is folded or
+// unrolled, other control flow is an error.
+//
+// A TorchScript graph carries no reliable input shapes, so the caller gives
+// one InputSpec per `forward` argument, and may mark dims dynamic (`?` in the
+// IR, named in `turbine.dims`). Neither libtorch nor the importer's internals
+// appear in this header.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
+#define TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace turbine::torch_frontend {
+
+/// Shape and element type of one `forward` argument.
+struct InputSpec {
+  std::vector<int64_t> shape;
+  std::string dtype = "f32"; ///< f32 f64 f16 bf16 i64 i32 i16 i8 u8 i1
+};
+
+/// One `--dynamic-dim=<input>:<dim>`: input by position ("0") or by the
+/// argument's name in `forward` ("x"); dim may be negative.
+struct DynamicDim {
+  std::string input;
+  int64_t dim = 0;
+};
+
+struct ImportOptions {
+  std::string entryName = "main";
+  std::vector<InputSpec> inputs;        ///< one per forward argument, in order
+  std::vector<DynamicDim> dynamicDims;  ///< dims to leave symbolic
+};
+
+/// Parses IREE-style `1x3x224x224xf32` (a scalar: just `f32`). Returns false
+/// with `error` naming the text on a malformed spec.
+bool parseInputSpec(const std::string &text, InputSpec &out, std::string &error);
+
+/// Parses `<input index or name>:<dim>`.
+bool parseDynamicDim(const std::string &text, DynamicDim &out, std::string &error);
+
+/// True when `path` looks like a TorchScript archive: a .pt/.pth/.torchscript
+/// extension, or a zip file whose entries TorchScript writes (`*/data.pkl`).
+bool looksLikeTorchScriptFile(const std::string &path);
+
+/// Loads the dialects the importer emits into `context`.
+void registerImportedDialects(mlir::MLIRContext &context);
+
+/// Imports the archive at `path`. On failure returns null and sets `error`:
+/// a malformed archive names the file and libtorch's reason; an unsupported
+/// op names the op, its schema and TorchScript's source location.
+mlir::OwningOpRef<mlir::ModuleOp> importTorchScriptFile(mlir::MLIRContext &context,
+                                                        const std::string &path,
+                                                        const ImportOptions &options,
+                                                        std::string &error);
+
+/// Same, from the bytes of an archive (`origin` names it in messages).
+mlir::OwningOpRef<mlir::ModuleOp> importTorchScriptBytes(mlir::MLIRContext &context,
+                                                         const std::string &bytes,
+                                                         const std::string &origin,
+                                                         const ImportOptions &options,
+                                                         std::string &error);
+
+} // namespace turbine::torch_frontend
+
+#endif // TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H

@@ -1,0 +1,241 @@
+//===- ImportContext.h - shared state of one TorchScript graph import -----===//
+//
+// Private to the TorchScript frontend. A TorchScript value is a tensor, a
+// scalar (int/float/bool; ints may be symbolic `index` SSA values, e.g. a
+// dynamic batch size read with aten::size), None, a string/device, or a list
+// of values; TValue holds any of them. The context maps value numbers of the
+// TorchGraph to TValues, builds IR with the helpers every op handler shares
+// (dims, broadcasting elementwise generics with torch's type promotion,
+// reshape, transpose, padding) and formats errors with the op's schema and
+// TorchScript source location.
+//
+// The dim/reshape/broadcast helpers mirror those of the ONNX frontend
+// (frontends/onnx/lib/ImportContext.*), which is keyed to onnx::NodeProto; a
+// shared builder is a candidate for factoring out.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_FRONTENDS_TORCH_LIB_IMPORTCONTEXT_H
+#define TURBINE_FRONTENDS_TORCH_LIB_IMPORTCONTEXT_H
+
+#include "TorchGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace turbine::torch_frontend {
+
+/// An integer known at import time or an `index` SSA value.
+struct SymInt {
+  int64_t constant = 0;
+  mlir::Value value; ///< null when constant
+
+  static SymInt of(int64_t c) { return SymInt{c, nullptr}; }
+  static SymInt of(mlir::Value v) { return SymInt{0, v}; }
+  bool isConstant() const { return !value; }
+  bool operator==(const SymInt &o) const {
+    return value == o.value && (value || constant == o.constant);
+  }
+  bool operator!=(const SymInt &o) const { return !(*this == o); }
+};
+
+/// One TorchScript value during import.
+struct TValue {
+  enum class Kind { Unset, Tensor, Int, Float, Bool, None, String, Device, List };
+  Kind kind = Kind::Unset;
+  mlir::Value tensor;                       ///< Tensor (materialized)
+  const TorchConstant *constant = nullptr;  ///< Tensor constant not yet materialized
+  SymInt intValue;                          ///< Int
+  double floatValue = 0.0;                  ///< Float
+  bool boolValue = false;                   ///< Bool
+  std::string text;                         ///< String, Device
+  std::vector<TValue> elements;             ///< List (and lowered tuples)
+
+  static TValue ofTensor(mlir::Value v) { TValue t; t.kind = Kind::Tensor; t.tensor = v; return t; }
+  static TValue ofInt(SymInt i) { TValue t; t.kind = Kind::Int; t.intValue = i; return t; }
+  static TValue ofInt(int64_t i) { return ofInt(SymInt::of(i)); }
+  static TValue ofFloat(double f) { TValue t; t.kind = Kind::Float; t.floatValue = f; return t; }
+  static TValue ofBool(bool b) { TValue t; t.kind = Kind::Bool; t.boolValue = b; return t; }
+  static TValue none() { TValue t; t.kind = Kind::None; return t; }
+  static TValue ofList(std::vector<TValue> e) { TValue t; t.kind = Kind::List; t.elements = std::move(e); return t; }
+
+  bool isTensor() const { return kind == Kind::Tensor; }
+  bool isScalar() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool isNone() const { return kind == Kind::None; }
+};
+
+class ImportContext;
+
+/// Converts one node. Returns failure after calling ctx.fail/unsupported.
+using OpHandler = std::function<mlir::LogicalResult(ImportContext &, const TorchNode &)>;
+
+/// Maps a node kind (`aten::linear`) to its handler.
+class OpRegistry {
+public:
+  void add(const std::string &kind, OpHandler handler) { handlers[kind] = std::move(handler); }
+  /// Registers `kind` and its in-place variant `kind_` (same handler; the
+  /// importer rebinds the mutated input to the result).
+  void addWithInplace(const std::string &kind, const OpHandler &handler) {
+    add(kind, handler);
+    add(kind + "_", handler);
+  }
+  const OpHandler *lookup(const std::string &kind) const {
+    auto it = handlers.find(kind);
+    return it == handlers.end() ? nullptr : &it->second;
+  }
+
+private:
+  std::map<std::string, OpHandler> handlers;
+};
+
+void registerPrimOps(OpRegistry &registry);
+void registerElementwiseOps(OpRegistry &registry);
+void registerLinalgOps(OpRegistry &registry);
+void registerShapeOps(OpRegistry &registry);
+void registerNormalizationOps(OpRegistry &registry);
+
+/// State of one graph import and the builders the op handlers share.
+class ImportContext {
+public:
+  ImportContext(mlir::MLIRContext &context, const TorchGraph &graph, std::string origin);
+
+  mlir::MLIRContext &context;
+  mlir::OpBuilder builder;
+  mlir::Location loc;
+  const TorchGraph &graph;
+  std::string origin;
+  std::string error; ///< first error message
+
+  //===--- values ---------------------------------------------------------===//
+
+  TValue &value(int id) { return values[id]; }
+  void set(int id, TValue v) { values[id] = std::move(v); }
+  void setTensor(const TorchNode &node, size_t output, mlir::Value v) {
+    values[node.outputs.at(output)] = TValue::ofTensor(v);
+  }
+  /// Input `i` of `node` (Unset when out of range).
+  TValue &input(const TorchNode &node, size_t i);
+
+  /// Input `i` as a tensor (materializes tensor constants; a scalar becomes a
+  /// rank-0 tensor of its natural type: i64, f32, i1).
+  mlir::FailureOr<mlir::Value> tensorInput(const TorchNode &node, size_t i);
+  /// Input `i` as a constant int / float / bool / int list; fails naming the input.
+  mlir::FailureOr<int64_t> intInput(const TorchNode &node, size_t i);
+  mlir::FailureOr<double> floatInput(const TorchNode &node, size_t i);
+  mlir::FailureOr<bool> boolInput(const TorchNode &node, size_t i);
+  mlir::FailureOr<std::vector<int64_t>> intListInput(const TorchNode &node, size_t i);
+  /// Input `i` as a list of possibly symbolic ints (a size list).
+  mlir::FailureOr<std::vector<SymInt>> symIntListInput(const TorchNode &node, size_t i);
+  /// True when input `i` is None or absent.
+  bool isNoneInput(const TorchNode &node, size_t i) {
+    return i >= node.inputs.size() || input(node, i).isNone();
+  }
+
+  /// Materializes a tensor constant as arith.constant (null + error on an
+  /// unsupported dtype).
+  mlir::Value materializeConstant(const TorchConstant &c);
+
+  //===--- errors ---------------------------------------------------------===//
+
+  /// "unsupported TorchScript op 'K'[: detail]\n  schema: S\n  at: file:line:col: src"
+  mlir::LogicalResult unsupported(const TorchNode &node, const std::string &detail = "");
+  /// "TorchScript op 'K': message\n  at: ..."
+  mlir::LogicalResult fail(const TorchNode &node, const std::string &message);
+  /// The "schema / at" lines for `node`.
+  static std::string describe(const TorchNode &node);
+
+  //===--- dims -----------------------------------------------------------===//
+
+  mlir::Value indexConstant(int64_t value);
+  /// Size of dim `i`: constant for static dims, else the memoized index value.
+  mlir::OpFoldResult dim(mlir::Value tensor, int64_t i);
+  llvm::SmallVector<mlir::OpFoldResult> dims(mlir::Value tensor);
+  void recordDims(mlir::Value tensor, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  mlir::Value toIndexValue(mlir::OpFoldResult ofr);
+  mlir::OpFoldResult toFoldResult(const SymInt &d);
+  SymInt toSymInt(mlir::OpFoldResult ofr);
+  SymInt dimSym(mlir::Value tensor, int64_t i) { return toSymInt(dim(tensor, i)); }
+
+  //===--- IR helpers -----------------------------------------------------===//
+
+  mlir::Value empty(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type elementType);
+  mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Value fillValue);
+  mlir::Value scalarConstant(mlir::Type type, double value);
+  /// Converts scalar `v` (int, float, i1 or index) to `type` (arith casts).
+  static mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v,
+                                mlir::Type type);
+  /// A TValue scalar (possibly symbolic) as a scalar SSA value of `type`.
+  mlir::Value scalarValue(const TValue &v, mlir::Type type);
+
+  /// torch's result element type of an elementwise op over `operands`
+  /// (tensors with dims > zero-dim tensors > Python scalars, by category
+  /// bool < int < float); null when an operand is not tensor or scalar.
+  mlir::Type promotedType(llvm::ArrayRef<const TValue *> operands);
+
+  mlir::FailureOr<llvm::SmallVector<mlir::OpFoldResult>>
+  broadcastSizes(const TorchNode &node, mlir::ValueRange inputs);
+
+  /// One linalg.generic over the broadcast shape of the tensor operands.
+  /// Scalars are captured as constants/values. Every operand reaches `body`
+  /// converted to `computeType`; the result has `resultType` (computeType
+  /// when null).
+  using ScalarBody = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                               mlir::ValueRange)>;
+  mlir::FailureOr<mlir::Value> elementwise(const TorchNode &node,
+                                           llvm::ArrayRef<const TValue *> operands,
+                                           mlir::Type computeType, mlir::Type resultType,
+                                           const ScalarBody &body);
+  /// Same over plain tensor values (no conversion).
+  mlir::FailureOr<mlir::Value> elementwiseTensors(const TorchNode &node, mlir::ValueRange inputs,
+                                                  mlir::Type resultType, const ScalarBody &body);
+
+  mlir::Value reshape(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
+  /// Broadcasts `input` to `sizes` (NumPy rules) with a generic.
+  mlir::Value broadcastTo(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+  /// Elementwise cast of a tensor to `elementType` (identity when equal).
+  mlir::Value castTensor(mlir::Value input, mlir::Type elementType);
+
+private:
+  std::map<int, TValue> values;
+  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
+};
+
+/// Combines an accumulator and an element inside a reduction body.
+using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,
+                                            mlir::Value element)>;
+/// Reduces `input` over the dims where `mask` is true into a tensor without
+/// those dims, starting from scalar `init`.
+mlir::Value reduceDims(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> mask,
+                       mlir::Value init, const CombineFn &combine);
+/// Map from the full iteration space of rank `mask.size()` to the dims not in `mask`.
+mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> mask);
+/// Numerically stable softmax (or log-softmax) of float tensor `x` over `dim`.
+mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, int64_t dim, bool isLog);
+/// Normalizes a possibly negative dim against `rank`; nullopt when out of range.
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
+/// MLIR element type of a TorchScript dtype code (torch.float32 = 6, ...), or null.
+mlir::Type elementTypeOfDtypeCode(mlir::MLIRContext &context, int64_t code);
+/// MLIR element type for a TorchDType, or null.
+mlir::Type elementTypeOf(mlir::MLIRContext &context, TorchDType dtype);
+/// A one-element constant tensor read as a number (torch's wrapped numbers:
+/// prim::NumToTensor results and `{4}` constants in traced size arithmetic).
+std::optional<TValue> constantTensorScalar(const TorchConstant &c);
+/// Shape of a tensor value.
+inline mlir::RankedTensorType tensorType(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType());
+}
+
+} // namespace turbine::torch_frontend
+
+#endif // TURBINE_FRONTENDS_TORCH_LIB_IMPORTCONTEXT_H

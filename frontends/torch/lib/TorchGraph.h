@@ -1,0 +1,91 @@
+//===- TorchGraph.h - a frozen TorchScript graph as plain C++ data --------===//
+//
+// Private to the TorchScript frontend. The one translation unit that includes
+// libtorch (TorchScriptLoader.cpp) loads, freezes and inlines a module and
+// copies its forward graph into these structs; everything that builds MLIR
+// works on them and never sees a libtorch header (libtorch headers cost ~30 s
+// per translation unit to compile). Values are numbered; nodes keep their
+// kind (`aten::linear`), schema, TorchScript source location and nested
+// blocks (prim::If / prim::Loop). Constants carry their payload, tensors
+// included (parameters after freezing).
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_FRONTENDS_TORCH_LIB_TORCHGRAPH_H
+#define TURBINE_FRONTENDS_TORCH_LIB_TORCHGRAPH_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace turbine::torch_frontend {
+
+/// Element types a constant tensor may have (the subset the importer maps).
+enum class TorchDType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, i1, unsupported };
+
+/// The payload of a prim::Constant.
+struct TorchConstant {
+  enum class Kind { None, Bool, Int, Float, String, Device, IntList, FloatList, BoolList,
+                    Tensor, Other };
+  Kind kind = Kind::None;
+  int64_t intValue = 0;    ///< Int, Bool (0/1)
+  double floatValue = 0.0; ///< Float
+  std::string text;        ///< String, Device; Other: the type's name
+  std::vector<int64_t> ints;    ///< IntList, BoolList (0/1)
+  std::vector<double> floats;   ///< FloatList
+  // Tensor:
+  TorchDType dtype = TorchDType::unsupported;
+  std::string dtypeName;        ///< torch's name, for messages
+  std::vector<int64_t> shape;
+  std::vector<char> data;       ///< contiguous row-major bytes (bool: 1 byte each)
+};
+
+/// What TorchScript declares a value to be.
+enum class TorchTypeKind { Tensor, Int, Float, Bool, None, String, Device, List, Tuple,
+                           Other };
+
+struct TorchValueInfo {
+  std::string debugName; ///< `%x.1` without the `%`
+  TorchTypeKind kind = TorchTypeKind::Other;
+  std::string typeName;  ///< TorchScript's spelling, for messages
+};
+
+struct TorchBlock;
+
+struct TorchNode {
+  std::string kind;      ///< `aten::add`, `prim::If`, ...
+  std::string schema;    ///< the matched schema, or "" for prim ops without one
+  std::string location;  ///< "file:line:col" TorchScript recorded, or ""
+  std::string sourceLine; ///< the source text of that line, or ""
+  std::vector<int> inputs;
+  std::vector<int> outputs;
+  std::vector<TorchBlock> blocks;
+  TorchConstant constant; ///< prim::Constant only
+};
+
+struct TorchBlock {
+  std::vector<int> inputs;
+  std::vector<TorchNode> nodes;
+  std::vector<int> outputs;
+};
+
+/// The frozen, inlined `forward` of a module.
+struct TorchGraph {
+  std::vector<TorchValueInfo> values; ///< indexed by value number
+  TorchBlock body;                    ///< inputs exclude `self`
+  std::string text;                   ///< the graph as TorchScript prints it
+};
+
+/// Loads the TorchScript archive at `path` (torch.jit.save of a traced or
+/// scripted module), freezes it in eval mode, inlines calls and simplifies
+/// (mutation removal, tuple lowering, constant propagation, loop unrolling of
+/// constant trip counts, dead code elimination), and copies `forward`.
+/// Returns false with `error` set ("cannot load TorchScript file 'p': ...")
+/// on any libtorch error; never throws.
+bool loadTorchScriptGraph(const std::string &path, TorchGraph &out, std::string &error);
+
+/// Same, from the bytes of such an archive (`origin` names it in messages).
+bool loadTorchScriptGraphFromBytes(const std::string &bytes, const std::string &origin,
+                                   TorchGraph &out, std::string &error);
+
+} // namespace turbine::torch_frontend
+
+#endif // TURBINE_FRONTENDS_TORCH_LIB_TORCHGRAPH_H

@@ -1,0 +1,257 @@
+//===- TorchScriptLoader.cpp - libtorch: load, freeze, copy the graph -----===//
+//
+// The only translation unit of the frontend that includes libtorch, built as
+// its own shared module (libturbine_torchscript_loader.so) that the frontend
+// dlopens on the first TorchScript import (lib/LoaderLibrary.cpp), so that
+// programs linking the frontend (the `turbine` tool) do not pay for loading
+// libtorch at every start. It exports one C entry point,
+// turbine_torchscript_load_graph. Loads a
+// TorchScript archive with torch::jit::load, freezes it in eval mode
+// (torch::jit::freeze: parameters and attributes become constants, BatchNorm
+// folded into the preceding convolution, dropout removed), inlines calls and
+// runs TorchScript's own clean-up passes, then copies the `forward` graph into
+// the plain structs of TorchGraph.h. libtorch reports errors as exceptions;
+// every one is caught here and turned into an error string.
+//===----------------------------------------------------------------------===//
+#include "TorchGraph.h"
+#include "TorchScriptLoaderAbi.h"
+
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/inliner.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+#include <torch/csrc/jit/passes/remove_mutation.h>
+#include <torch/script.h>
+
+#include <sstream>
+#include <unordered_map>
+
+namespace turbine::torch_frontend {
+namespace {
+
+using torch::jit::Block;
+using torch::jit::Node;
+using torch::jit::Value;
+
+TorchDType convertScalarType(c10::ScalarType t) {
+  switch (t) {
+  case c10::ScalarType::Float: return TorchDType::f32;
+  case c10::ScalarType::Double: return TorchDType::f64;
+  case c10::ScalarType::Half: return TorchDType::f16;
+  case c10::ScalarType::BFloat16: return TorchDType::bf16;
+  case c10::ScalarType::Long: return TorchDType::i64;
+  case c10::ScalarType::Int: return TorchDType::i32;
+  case c10::ScalarType::Short: return TorchDType::i16;
+  case c10::ScalarType::Char: return TorchDType::i8;
+  case c10::ScalarType::Byte: return TorchDType::u8;
+  case c10::ScalarType::Bool: return TorchDType::i1;
+  default: return TorchDType::unsupported;
+  }
+}
+
+TorchTypeKind convertTypeKind(const c10::TypePtr &type) {
+  switch (type->kind()) {
+  case c10::TypeKind::TensorType: return TorchTypeKind::Tensor;
+  case c10::TypeKind::IntType: return TorchTypeKind::Int;
+  case c10::TypeKind::FloatType: return TorchTypeKind::Float;
+  case c10::TypeKind::BoolType: return TorchTypeKind::Bool;
+  case c10::TypeKind::NoneType: return TorchTypeKind::None;
+  case c10::TypeKind::StringType: return TorchTypeKind::String;
+  case c10::TypeKind::DeviceObjType: return TorchTypeKind::Device;
+  case c10::TypeKind::ListType: return TorchTypeKind::List;
+  case c10::TypeKind::TupleType: return TorchTypeKind::Tuple;
+  default: return TorchTypeKind::Other;
+  }
+}
+
+void convertConstant(const c10::IValue &v, TorchConstant &c) {
+  using K = TorchConstant::Kind;
+  if (v.isNone()) {
+    c.kind = K::None;
+  } else if (v.isBool()) {
+    c.kind = K::Bool;
+    c.intValue = v.toBool();
+  } else if (v.isInt()) {
+    c.kind = K::Int;
+    c.intValue = v.toInt();
+  } else if (v.isDouble()) {
+    c.kind = K::Float;
+    c.floatValue = v.toDouble();
+  } else if (v.isString()) {
+    c.kind = K::String;
+    c.text = v.toStringRef();
+  } else if (v.isDevice()) {
+    c.kind = K::Device;
+    c.text = v.toDevice().str();
+  } else if (v.isIntList()) {
+    c.kind = K::IntList;
+    for (int64_t i : v.toIntVector())
+      c.ints.push_back(i);
+  } else if (v.isDoubleList()) {
+    c.kind = K::FloatList;
+    for (double d : v.toDoubleVector())
+      c.floats.push_back(d);
+  } else if (v.isBoolList()) {
+    c.kind = K::BoolList;
+    for (bool b : v.toBoolList())
+      c.ints.push_back(b);
+  } else if (v.isTensor()) {
+    c.kind = K::Tensor;
+    at::Tensor t = v.toTensor();
+    c.dtypeName = c10::toString(t.scalar_type());
+    if (t.is_quantized() || t.is_sparse() || !t.device().is_cpu()) {
+      c.dtype = TorchDType::unsupported;
+      c.dtypeName += " (quantized, sparse or non-CPU)";
+      return;
+    }
+    c.dtype = convertScalarType(t.scalar_type());
+    for (int64_t d : t.sizes())
+      c.shape.push_back(d);
+    if (c.dtype == TorchDType::unsupported)
+      return;
+    at::Tensor dense = t.contiguous();
+    const char *bytes = static_cast<const char *>(dense.data_ptr());
+    c.data.assign(bytes, bytes + dense.nbytes());
+  } else {
+    c.kind = K::Other;
+    c.text = v.tagKind();
+  }
+}
+
+/// "file:line:col" and the source line of `range`, preferring the Python
+/// source the serialized TorchScript was generated from (kept in the
+/// archive's debug info) over the serialized code itself.
+void describeLocation(const torch::jit::SourceRange &serialized, TorchNode &n) {
+  torch::jit::SourceRange range = serialized;
+  if (auto original = serialized.findSourceRangeThatGenerated())
+    if (original->source() && original->file_line_col())
+      range = *original;
+  auto flc = range.file_line_col();
+  if (!flc || !range.source())
+    return;
+  n.location = std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + ":" +
+               std::to_string(std::get<2>(*flc));
+  std::string line = range.source()->get_line(range.source()->lineno_for_offset(range.start())).str();
+  size_t first = line.find_first_not_of(" \t");
+  size_t last = line.find_last_not_of(" \t\r\n");
+  n.sourceLine = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+}
+
+/// Copies libtorch's graph into TorchGraph, numbering values.
+class GraphCopier {
+public:
+  explicit GraphCopier(TorchGraph &out) : out(out) {}
+
+  int number(const Value *v) {
+    auto it = ids.find(v);
+    if (it != ids.end())
+      return it->second;
+    int id = static_cast<int>(out.values.size());
+    ids[v] = id;
+    TorchValueInfo info;
+    info.debugName = v->debugName();
+    info.kind = convertTypeKind(v->type());
+    info.typeName = v->type()->annotation_str();
+    out.values.push_back(std::move(info));
+    return id;
+  }
+
+  void copyBlock(const Block *block, TorchBlock &dst, bool skipSelf) {
+    for (const Value *in : block->inputs()) {
+      if (skipSelf && in->type()->kind() == c10::TypeKind::ClassType)
+        continue;
+      dst.inputs.push_back(number(in));
+    }
+    for (const Node *node : block->nodes()) {
+      TorchNode n;
+      n.kind = node->kind().toQualString();
+      if (const c10::FunctionSchema *schema = node->maybeSchema()) {
+        std::ostringstream os;
+        os << *schema;
+        n.schema = os.str();
+      }
+      describeLocation(node->sourceRange(), n);
+      for (const Value *in : node->inputs())
+        n.inputs.push_back(number(in));
+      for (const Value *o : node->outputs())
+        n.outputs.push_back(number(o));
+      if (node->kind() == c10::prim::Constant) {
+        if (auto iv = torch::jit::toIValue(node->output()))
+          convertConstant(*iv, n.constant);
+        else
+          n.constant.kind = TorchConstant::Kind::Other;
+      }
+      for (const Block *sub : node->blocks()) {
+        n.blocks.emplace_back();
+        copyBlock(sub, n.blocks.back(), false);
+      }
+      dst.nodes.push_back(std::move(n));
+    }
+    for (const Value *o : block->outputs())
+      dst.outputs.push_back(number(o));
+  }
+
+private:
+  TorchGraph &out;
+  std::unordered_map<const Value *, int> ids;
+};
+
+bool loadModule(const std::function<torch::jit::Module()> &load, const std::string &origin,
+                TorchGraph &out, std::string &error) {
+  try {
+    torch::jit::Module module = load();
+    module.eval();
+    if (!module.find_method("forward")) {
+      error = "TorchScript file '" + origin + "' has no `forward` method";
+      return false;
+    }
+    torch::jit::Module frozen = torch::jit::freeze(module);
+    std::shared_ptr<torch::jit::Graph> graph = frozen.get_method("forward").graph()->copy();
+    torch::jit::Inline(*graph);
+    torch::jit::RemoveListMutation(graph);
+    torch::jit::RemoveTensorMutation(graph);
+    torch::jit::LowerAllTuples(graph);
+    torch::jit::ConstantPropagation(graph);
+    torch::jit::EliminateDeadCode(graph);
+    GraphCopier copier(out);
+    copier.copyBlock(graph->block(), out.body, /*skipSelf=*/true);
+    out.text = graph->toString();
+    return true;
+  } catch (const c10::Error &e) {
+    error = "cannot load TorchScript file '" + origin + "': " + e.what_without_backtrace();
+  } catch (const std::exception &e) {
+    error = "cannot load TorchScript file '" + origin + "': " + e.what();
+  }
+  if (error.find("constants.pkl") != std::string::npos)
+    error += " (this looks like a torch.save() checkpoint, not a TorchScript module: save "
+             "torch.jit.trace(model, example) or torch.jit.script(model) with .save())";
+  if (error.size() > 2000)
+    error = error.substr(0, 2000) + "...";
+  return false;
+}
+
+} // namespace
+} // namespace turbine::torch_frontend
+
+extern "C" __attribute__((visibility("default"))) int
+turbine_torchscript_load_graph(int abiVersion, const char *path, const char *bytes, size_t size,
+                               const char *origin, void *outGraph, void *outError) {
+  using namespace turbine::torch_frontend;
+  auto &out = *static_cast<TorchGraph *>(outGraph);
+  auto &error = *static_cast<std::string *>(outError);
+  if (abiVersion != kTorchScriptLoaderAbiVersion) {
+    error = "TorchScript loader library has ABI version " +
+            std::to_string(kTorchScriptLoaderAbiVersion) + ", the frontend expects " +
+            std::to_string(abiVersion) + " (stale build?)";
+    return 0;
+  }
+  if (path)
+    return loadModule([&] { return torch::jit::load(std::string(path)); }, path, out, error);
+  std::string data(bytes, size);
+  return loadModule(
+      [&] {
+        std::istringstream is(data);
+        return torch::jit::load(is);
+      },
+      origin, out, error);
+}

@@ -1,0 +1,184 @@
+//===- TorchImporterTest.cpp - TorchScript frontend: signatures and errors ===//
+//
+// Imports the modules exported by tests/models/export_torchscript_models.py
+// and checks the signature the importer builds from the user's input specs
+// (dynamic dims, names), the folding of control flow known at import time,
+// and every error path: spec syntax, wrong number of shapes, unknown dynamic
+// dim, malformed and truncated archives, an unsupported op (schema and Python
+// source line in the message), branches and loops that depend on a dynamic
+// dim or on tensor data. Numerics are checked end to end (tests/e2e).
+//===----------------------------------------------------------------------===//
+#include "turbine/frontends/torch/TorchImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace turbine::torch_frontend;
+
+namespace {
+
+std::string modelPath(const std::string &relative) {
+  return std::string(TURBINE_TORCH_MODELS_DIR) + "/" + relative;
+}
+
+ImportOptions optionsFor(const std::string &shape, std::vector<DynamicDim> dynamic = {}) {
+  ImportOptions options;
+  InputSpec spec;
+  std::string error;
+  EXPECT_TRUE(parseInputSpec(shape, spec, error)) << error;
+  options.inputs.push_back(spec);
+  options.dynamicDims = std::move(dynamic);
+  return options;
+}
+
+/// Imports `relative` and returns the error (empty on success).
+std::string importError(const std::string &relative, const ImportOptions &options) {
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importTorchScriptFile(context, modelPath(relative), options, error);
+  EXPECT_EQ(!module, !error.empty()) << error;
+  return error;
+}
+
+TEST(TorchInputSpec, ParsesShapesAndDtypes) {
+  InputSpec spec;
+  std::string error;
+  ASSERT_TRUE(parseInputSpec("1x3x224x224xf32", spec, error)) << error;
+  EXPECT_EQ(spec.shape, (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(spec.dtype, "f32");
+  ASSERT_TRUE(parseInputSpec("i64", spec, error)) << error;
+  EXPECT_TRUE(spec.shape.empty());
+  EXPECT_EQ(spec.dtype, "i64");
+}
+
+TEST(TorchInputSpec, RejectsMalformedSpecs) {
+  InputSpec spec;
+  std::string error;
+  EXPECT_FALSE(parseInputSpec("1xAx3xf32", spec, error));
+  EXPECT_NE(error.find("'A' is not a dim size"), std::string::npos) << error;
+  EXPECT_FALSE(parseInputSpec("1x3xq7", spec, error));
+  EXPECT_NE(error.find("unknown element type 'q7'"), std::string::npos) << error;
+  EXPECT_FALSE(parseInputSpec("", spec, error));
+  DynamicDim dim;
+  ASSERT_TRUE(parseDynamicDim("x:-1", dim, error)) << error;
+  EXPECT_EQ(dim.input, "x");
+  EXPECT_EQ(dim.dim, -1);
+  EXPECT_FALSE(parseDynamicDim("0", dim, error));
+  EXPECT_FALSE(parseDynamicDim("0:z", dim, error));
+  EXPECT_NE(error.find("expected <input index or name>:<dim>"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, DynamicBatchSignature) {
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importTorchScriptFile(context, modelPath("mlp/traced.pt"),
+                                      optionsFor("1x64xf32", {{"x", 0}}), error);
+  ASSERT_TRUE(module) << error;
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+  ASSERT_TRUE(func);
+  auto in = mlir::cast<mlir::RankedTensorType>(func.getArgumentTypes()[0]);
+  EXPECT_TRUE(in.isDynamicDim(0));
+  EXPECT_EQ(in.getDimSize(1), 64);
+  auto out = mlir::cast<mlir::RankedTensorType>(func.getResultTypes()[0]);
+  EXPECT_TRUE(out.isDynamicDim(0));
+  EXPECT_EQ(out.getDimSize(1), 10);
+  EXPECT_EQ(func.getArgAttrOfType<mlir::StringAttr>(0, "turbine.name").str(), "x");
+  auto dims = func.getArgAttrOfType<mlir::ArrayAttr>(0, "turbine.dims");
+  ASSERT_TRUE(dims);
+  EXPECT_EQ(mlir::cast<mlir::StringAttr>(dims[0]).str(), "x_0");
+  // The result's batch dim is the input's: same name.
+  auto resultDims = func.getResultAttrOfType<mlir::ArrayAttr>(0, "turbine.dims");
+  ASSERT_TRUE(resultDims);
+  EXPECT_EQ(mlir::cast<mlir::StringAttr>(resultDims[0]).str(), "x_0");
+}
+
+TEST(TorchImporter, StaticShapeWithoutDynamicDims) {
+  mlir::MLIRContext context;
+  std::string error;
+  auto module = importTorchScriptFile(context, modelPath("gpt/scripted.pt"),
+                                      optionsFor("2x16xi64"), error);
+  ASSERT_TRUE(module) << error;
+  auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
+  auto out = mlir::cast<mlir::RankedTensorType>(func.getResultTypes()[0]);
+  EXPECT_EQ(out.getShape(), (llvm::ArrayRef<int64_t>{2, 16, 96}));
+}
+
+TEST(TorchImporter, FoldsIfAndUnrollsLoopKnownFromShapes) {
+  // prim::If on x.dim() and prim::Loop over x.size(1) // 4 (scripted).
+  EXPECT_EQ(importError("control/scripted.pt", optionsFor("1x8xf32", {{"0", 0}})), "");
+}
+
+TEST(TorchImporter, WrongNumberOfInputShapes) {
+  std::string error = importError("mlp/traced.pt", ImportOptions());
+  EXPECT_NE(error.find("forward takes 1 input(s) (x: Tensor) but 0 input shape(s)"),
+            std::string::npos) << error;
+}
+
+TEST(TorchImporter, UnknownDynamicDimInput) {
+  std::string error = importError("mlp/traced.pt", optionsFor("1x64xf32", {{"y", 0}}));
+  EXPECT_NE(error.find("--dynamic-dim names input 'y'"), std::string::npos) << error;
+  error = importError("mlp/traced.pt", optionsFor("1x64xf32", {{"0", 5}}));
+  EXPECT_NE(error.find("out of range for an input of rank 2"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, MalformedArchive) {
+  std::string error = importError("errors/not_a_model.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
+  EXPECT_NE(error.find("not_a_model.pt"), std::string::npos) << error;
+  error = importError("errors/truncated.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
+  error = importError("errors/checkpoint.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("torch.save() checkpoint, not a TorchScript module"), std::string::npos)
+      << error;
+  error = importError("errors/does_not_exist.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
+
+  mlir::MLIRContext context;
+  auto module = importTorchScriptBytes(context, std::string("PK\x03\x04garbage", 11), "<bytes>",
+                                       optionsFor("2x8xf32"), error);
+  EXPECT_FALSE(module);
+  EXPECT_NE(error.find("cannot load TorchScript file '<bytes>'"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, UnsupportedOpNamesSchemaAndSourceLine) {
+  std::string error = importError("errors/unsupported_op.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("unsupported TorchScript op 'aten::cumsum'"), std::string::npos) << error;
+  EXPECT_NE(error.find("schema: aten::cumsum(Tensor self, int dim"), std::string::npos) << error;
+  EXPECT_NE(error.find("export_torchscript_models.py:"), std::string::npos) << error;
+  EXPECT_NE(error.find("return torch.cumsum(x, dim=1)"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, BranchOnDynamicDim) {
+  // Static shapes: the branch folds.
+  EXPECT_EQ(importError("errors/dynamic_if.pt", optionsFor("2x8xf32")), "");
+  std::string error = importError("errors/dynamic_if.pt", optionsFor("2x8xf32", {{"0", 0}}));
+  EXPECT_NE(error.find("depends on a dynamic dim"), std::string::npos) << error;
+  EXPECT_NE(error.find("if x.size(0) > 2:"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, BranchOnTensorData) {
+  std::string error = importError("errors/data_dependent_if.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("data-dependent"), std::string::npos) << error;
+  EXPECT_NE(error.find("aten::Bool"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, LoopOverDynamicDim) {
+  EXPECT_EQ(importError("errors/dynamic_loop.pt", optionsFor("2x8xf32")), "");
+  std::string error = importError("errors/dynamic_loop.pt", optionsFor("2x8xf32", {{"0", 0}}));
+  EXPECT_NE(error.find("prim::Loop"), std::string::npos) << error;
+  EXPECT_NE(error.find("trip count"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, LooksLikeTorchScriptFile) {
+  EXPECT_TRUE(looksLikeTorchScriptFile("model.pt"));
+  EXPECT_TRUE(looksLikeTorchScriptFile(modelPath("mlp/traced.pt")));
+  EXPECT_FALSE(looksLikeTorchScriptFile("model.onnx"));
+}
+
+} // namespace
