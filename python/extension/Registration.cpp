@@ -5,12 +5,45 @@
 //       .functions() -> List[str]
 //       .signature(name) -> str
 //       .call(name, inputs: List[Tensor]) -> List[Tensor]
+//   torch.ops.turbine.compile_torchscript(archive: Tensor (uint8 bytes of
+//       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
+//       compile_to: str) -> Tensor (uint8: the .tmod bytes, or the IR text
+//       after phase `compile_to`)
 //===----------------------------------------------------------------------===//
 #include "TorchModule.h"
+#include "TorchScriptCompiler.h"
 
 #include <torch/library.h>
+#include <torch/types.h>
+
+#include <cstring>
 
 using turbine::torch_ext::TorchModule;
+
+namespace {
+
+at::Tensor compileTorchScriptOp(const at::Tensor &archive,
+                                const std::vector<std::string> &inputShapes,
+                                const std::vector<std::string> &dynamicDims,
+                                const std::string &compileTo) {
+  TORCH_CHECK(archive.scalar_type() == at::kByte && archive.dim() == 1,
+              "turbine: compile_torchscript expects a 1-D uint8 tensor of archive bytes");
+  at::Tensor bytes = archive.contiguous();
+  turbine::torch_ext::TorchScriptCompileRequest request;
+  request.archive.assign(reinterpret_cast<const char *>(bytes.data_ptr<uint8_t>()),
+                         static_cast<size_t>(bytes.numel()));
+  request.inputShapes = inputShapes;
+  request.dynamicDims = dynamicDims;
+  request.compileTo = compileTo;
+  std::string result, error;
+  TORCH_CHECK(turbine::torch_ext::compileTorchScript(request, result, error), "turbine: ",
+              error);
+  at::Tensor out = at::empty({static_cast<int64_t>(result.size())}, at::kByte);
+  std::memcpy(out.data_ptr<uint8_t>(), result.data(), result.size());
+  return out;
+}
+
+} // namespace
 
 TORCH_LIBRARY(turbine, m) {
   m.class_<TorchModule>("Module")
@@ -18,4 +51,7 @@ TORCH_LIBRARY(turbine, m) {
       .def("functions", &TorchModule::functions)
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call);
+  m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
+        "str compile_to) -> Tensor",
+        &compileTorchScriptOp);
 }

@@ -9,8 +9,13 @@
 #   y = m.main(x)                        # or by name
 #
 # Contiguous CPU inputs are passed without a copy; results are torch tensors
-# over the runtime's buffers.
+# over the runtime's buffers. And, like iree-turbine's aot.export:
+#
+#   exported = turbine_torch.export(model, x, dynamic_dims={0: 0})
+#   exported.print_readable(); m = exported.compile(save_to="m.tmod"); m(x)
 # ===---------------------------------------------------------------------=== #
+from .exporter import ExportedProgram, export
 from .runtime import CompiledModule, library_path, load, load_library
 
-__all__ = ["CompiledModule", "library_path", "load", "load_library"]
+__all__ = ["CompiledModule", "ExportedProgram", "export", "library_path", "load",
+           "load_library"]

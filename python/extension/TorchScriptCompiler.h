@@ -1,0 +1,31 @@
+//===- TorchScriptCompiler.h - In-process TorchScript -> artifact ----------===//
+//
+// What torch.ops.turbine.compile_torchscript runs: import a TorchScript
+// archive (the bytes torch.jit.save writes) with the TorchScript frontend and
+// compile it with the Turbine compiler, in the calling process. No torch or
+// MLIR types here: the translation unit behind it includes MLIR, the one
+// registering the op includes torch, and neither includes the other.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
+#define TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
+
+#include <string>
+#include <vector>
+
+namespace turbine::torch_ext {
+
+struct TorchScriptCompileRequest {
+  std::string archive;                  ///< torch.jit.save bytes
+  std::vector<std::string> inputShapes; ///< "2x16xf32", one per forward input
+  std::vector<std::string> dynamicDims; ///< "<input index or name>:<dim>"
+  std::string compileTo;                ///< "" = artifact; else a phase name
+};
+
+/// The .tmod bytes, or the IR after `compileTo` as text. Returns false and
+/// sets `error` on any failure (bad archive, unsupported op, bad spec).
+bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &result,
+                        std::string &error);
+
+} // namespace turbine::torch_ext
+
+#endif // TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H

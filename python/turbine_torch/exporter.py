@@ -1,0 +1,108 @@
+# ===- exporter.py - iree-turbine's aot.export workflow on TorchScript ---=== #
+#
+#   exported = turbine_torch.export(model, example_input, dynamic_dims={0: [0]})
+#   exported.print_readable()            # the imported IR (input phase)
+#   exported.import_to("global-opt")     # IR after any compiler phase, as text
+#   exported.save_mlir("model.mlir")
+#   compiled = exported.compile(save_to="model.tmod")   # or save_to=None
+#   compiled(example_input)              # torch tensors in, torch tensors out
+#
+# torch 1.13 has no torch.export: the module is traced (or taken as is when
+# it is already a ScriptModule), saved with torch.jit.save, and compiled in
+# this process by torch.ops.turbine.compile_torchscript (the TorchScript
+# frontend and the compiler inside libturbine_torch.so).
+# ===---------------------------------------------------------------------=== #
+import io
+import os
+import tempfile
+
+import torch
+
+from .runtime import CompiledModule, load_library
+
+_DTYPE_NAMES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
+    torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "i1",
+}
+
+
+def _input_spec(index, value):
+    if not isinstance(value, torch.Tensor):
+        raise TypeError("example input %d is a %s; export takes tensors"
+                        % (index, type(value).__name__))
+    if value.dtype not in _DTYPE_NAMES:
+        raise TypeError("example input %d has dtype %s, which Turbine does not support"
+                        % (index, value.dtype))
+    dims = [str(d) for d in value.shape]
+    return "x".join(dims + [_DTYPE_NAMES[value.dtype]])
+
+
+def _dynamic_dim_specs(dynamic_dims):
+    """{input index or name: dim or [dims]} -> ["0:0", "x:1", ...]."""
+    specs = []
+    for key, dims in (dynamic_dims or {}).items():
+        for dim in (dims if isinstance(dims, (list, tuple)) else [dims]):
+            specs.append("%s:%d" % (key, dim))
+    return specs
+
+
+class ExportedProgram:
+    """A module captured as TorchScript, ready to be compiled by Turbine."""
+
+    def __init__(self, archive, input_shapes, dynamic_dims):
+        self._archive = archive
+        self._input_shapes = input_shapes
+        self._dynamic_dims = dynamic_dims
+
+    def _compile(self, compile_to):
+        load_library()
+        data = torch.frombuffer(bytearray(self._archive), dtype=torch.uint8)
+        out = torch.ops.turbine.compile_torchscript(
+            data, self._input_shapes, self._dynamic_dims, compile_to)
+        return out.numpy().tobytes()
+
+    def import_to(self, phase="input"):
+        """The IR after compiler phase `phase` (input, global-opt, dispatch,
+        codegen, link), as text."""
+        return self._compile(phase).decode("utf-8")
+
+    def print_readable(self):
+        print(self.import_to("input"))
+
+    def save_mlir(self, path):
+        with open(path, "w") as f:
+            f.write(self.import_to("input"))
+
+    def compile(self, save_to=None, device="local-task"):
+        """Compiles to an artifact; writes it to `save_to` when given. Returns
+        the loaded module, callable on torch tensors."""
+        artifact = self._compile("")
+        if save_to is not None:
+            with open(save_to, "wb") as f:
+                f.write(artifact)
+            return CompiledModule(save_to, device)
+        # The runtime reads the whole file at load; the copy can go after.
+        fd, path = tempfile.mkstemp(suffix=".tmod")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(artifact)
+            return CompiledModule(path, device)
+        finally:
+            os.unlink(path)
+
+
+def export(module, *example_args, dynamic_dims=None):
+    """Captures `module` (an nn.Module, traced on `example_args`, or a
+    ScriptModule) for Turbine. `dynamic_dims` marks dims left symbolic:
+    {input index or forward argument name: dim or [dims]}."""
+    shapes = [_input_spec(i, a) for i, a in enumerate(example_args)]
+    if isinstance(module, torch.jit.ScriptModule):
+        scripted = module
+    else:
+        module = module.eval()
+        with torch.no_grad():
+            scripted = torch.jit.trace(module, example_args)
+    buffer = io.BytesIO()
+    torch.jit.save(scripted, buffer)
+    return ExportedProgram(buffer.getvalue(), shapes, _dynamic_dim_specs(dynamic_dims))
