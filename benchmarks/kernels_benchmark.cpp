@@ -12,7 +12,7 @@
 // Also: the first launch (compile) of each kernel and a disk-cache warm
 // start (memory cache dropped, entry loaded from disk).
 //===----------------------------------------------------------------------===//
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "ExampleSupport.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -36,6 +36,7 @@
 
 using namespace turbine;
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 

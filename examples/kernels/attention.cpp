@@ -4,7 +4,7 @@
 // Tiles BLOCK_M = BLOCK_N = 16 (S and T need not be multiples).
 //===----------------------------------------------------------------------===//
 #include "LaunchSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <cstring>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 int main(int argc, char **argv) {
   int64_t B = 2, S = 37, T = 45, D = 16;

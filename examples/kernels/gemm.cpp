@@ -5,7 +5,7 @@
 // compares with a plain C++ GEMM, prints the max error and time per call.
 //===----------------------------------------------------------------------===//
 #include "LaunchSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <cstring>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 int main(int argc, char **argv) {
   int64_t M = 50, N = 40, K = 35;

@@ -3,7 +3,7 @@
 // Usage: kernels_layernorm [M N] [--print]
 //===----------------------------------------------------------------------===//
 #include "LaunchSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <cstring>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 int main(int argc, char **argv) {
   int64_t M = 33, N = 77;

@@ -5,7 +5,7 @@
 // softmax and prints the max error and the time per call.
 //===----------------------------------------------------------------------===//
 #include "LaunchSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 
 #include <cstdio>
@@ -13,6 +13,7 @@
 #include <cstring>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 int main(int argc, char **argv) {
   int64_t M = 37, N = 100;

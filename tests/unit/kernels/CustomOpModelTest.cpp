@@ -5,7 +5,7 @@
 // plain C++ computation.
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -23,6 +23,7 @@
 
 using namespace turbine;
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 

@@ -6,7 +6,7 @@
 // kernel, and the compiled model matches a plain C++ computation.
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -24,6 +24,7 @@
 
 using namespace turbine;
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 

@@ -1,6 +1,6 @@
 //===- CustomOpTest.cpp - Kernel-backed custom ops: select/generate/call ---===//
 #include "ExampleSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/kernels/CustomOp.h"
 
@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 

@@ -5,12 +5,12 @@
 // unmasked fast path for full tiles, vector.contract in an scf.for with
 // iter_args, reductions.
 //===----------------------------------------------------------------------===//
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "turbine/kernels/Compile.h"
 
 #include <gtest/gtest.h>
 
-using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 void expectContains(const std::string &text, const std::vector<std::string> &parts) {

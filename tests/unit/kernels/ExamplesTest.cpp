@@ -5,12 +5,13 @@
 // the interpreter rounds every op to f32; references compute in double).
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 
 #include <gtest/gtest.h>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 int64_t nextPow2(int64_t n) {

@@ -7,7 +7,7 @@
 // disk entry that is detected and rebuilt.
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/kernels/Launch.h"
 
@@ -19,6 +19,7 @@
 #include <string>
 
 using namespace turbine::examples;
+using namespace turbine::kernels::library;
 
 namespace {
 

@@ -1,12 +1,12 @@
 //===- TraceTest.cpp - Tracing, printing and trace/specialization errors ---===//
-#include "Kernels.h"
+#include "turbine/kernels/KernelLibrary.h"
 #include "turbine/kernels/Specialization.h"
 
 #include <gtest/gtest.h>
 
 using namespace turbine::kernels;
-using turbine::examples::gemmKernel;
-using turbine::examples::softmaxKernel;
+using turbine::kernels::library::gemmKernel;
+using turbine::kernels::library::softmaxKernel;
 
 namespace {
 

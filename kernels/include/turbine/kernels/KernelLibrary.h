@@ -1,17 +1,19 @@
-//===- Kernels.h - The example kernels, written in the kernel language ----===//
+//===- KernelLibrary.h - Standard kernels written in the kernel language ---===//
 //
-// Each function traces one kernel. The example programs (softmax.cpp, ...)
-// and the tests (tests/unit/kernels) both use these definitions, so what is
-// shown is what is tested. Tile sizes are symbols bound at specialization.
+// Row softmax, GEMM, layernorm and fused attention. Each function traces one
+// kernel; tile sizes are symbols bound at specialization. The examples
+// (examples/kernels), the tests (tests/unit/kernels) and the PyTorch ops
+// (torch.ops.turbine.*, python/extension/KernelOps.cpp) all use these
+// definitions, so what is shown is what is tested and shipped.
 //===----------------------------------------------------------------------===//
-#ifndef TURBINE_EXAMPLES_KERNELS_KERNELS_H
-#define TURBINE_EXAMPLES_KERNELS_KERNELS_H
+#ifndef TURBINE_KERNELS_KERNELLIBRARY_H
+#define TURBINE_KERNELS_KERNELLIBRARY_H
 
 #include "turbine/kernels/Language.h"
 
 #include <cmath>
 
-namespace turbine::examples {
+namespace turbine::kernels::library {
 using namespace turbine::kernels;
 
 /// Row softmax: one workgroup per row; BLOCK_N >= N (masked tail).
@@ -102,6 +104,6 @@ inline Result<Kernel> attentionKernel() {
   });
 }
 
-} // namespace turbine::examples
+} // namespace turbine::kernels::library
 
-#endif // TURBINE_EXAMPLES_KERNELS_KERNELS_H
+#endif // TURBINE_KERNELS_KERNELLIBRARY_H
