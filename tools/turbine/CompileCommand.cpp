@@ -4,6 +4,7 @@
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
+//   turbine compile model.onnx -o m.tmod --sequence-length=xs=3 --optional-absent=opt
 //
 // Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
 // upstream dialects), runs the compiler's phases and writes one artifact. The
@@ -35,6 +36,8 @@ struct CompileArgs {
   int optLevel = 3;
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
+  std::vector<std::string> sequenceLengths; ///< NAME=N
+  std::vector<std::string> absentOptionals;
 };
 
 int fail(const std::string &message) {
@@ -70,10 +73,31 @@ int runCompile(const CompileArgs &args) {
         return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
   }
 
+  InputSpecialization specialization;
+  for (const std::string &spec : args.sequenceLengths) {
+    size_t eq = spec.rfind('=');
+    long long length = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        size_t used = 0;
+        length = std::stoll(spec.substr(eq + 1), &used);
+        if (used != spec.size() - eq - 1)
+          length = -1;
+      } catch (const std::exception &) {
+        length = -1;
+      }
+    }
+    if (length < 0)
+      return fail("--sequence-length expects NAME=N with N >= 0, got '" + spec + "'");
+    specialization.sequenceLengths[spec.substr(0, eq)] = length;
+  }
+  specialization.absentOptionals.insert(args.absentOptionals.begin(), args.absentOptionals.end());
+
   std::string error;
   std::string stoppedModuleText;
   artifact::Module artifact;
-  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText))
+  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText,
+                        specialization))
     return fail(error);
 
   if (options.stopAfter) {
@@ -124,6 +148,14 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
                   "Only parameters at least this large are externalized")
       ->capture_default_str();
+  cmd->add_option("--sequence-length", args->sequenceLengths,
+                  "NAME=N: compile the ONNX sequence input NAME for N elements (the artifact "
+                  "takes them as N tensor inputs NAME[0]..NAME[N-1]); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--optional-absent", args->absentOptionals,
+                  "Compile the ONNX optional input NAME as empty (it takes no input); "
+                  "repeatable")
+      ->allow_extra_args(false);
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
 }
 

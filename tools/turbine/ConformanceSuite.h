@@ -39,6 +39,15 @@ struct ConformanceTestCase {
   /// Why the graph's inputs/outputs cannot be fed or checked ("sequence input
   /// 'x'", "string output 'y'"), or empty when all are numeric tensors.
   std::string unsupportedInterface;
+  /// Per non-initializer graph input / graph output: is it a sequence, an
+  /// optional (their test data are SequenceProto / OptionalProto files)?
+  struct BoundaryValue {
+    std::string name;
+    bool sequence = false;
+    bool optional = false;
+  };
+  std::vector<BoundaryValue> inputs;
+  std::vector<BoundaryValue> outputs;
   /// Set when model.onnx could not be read; the test then fails with it.
   std::string modelError;
 

@@ -42,7 +42,8 @@ mlir::OwningOpRef<mlir::ModuleOp> parseMlirFile(mlir::MLIRContext &context,
 bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
-                      std::string *stoppedModuleText) {
+                      std::string *stoppedModuleText,
+                      const InputSpecialization &specialization) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   if (ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc") {
     error = "cannot tell the format of '" + path +
@@ -56,8 +57,12 @@ bool compileModelFile(const std::string &path,
   context.loadAllAvailableDialects();
   context.disableMultithreading();
 
+  onnx_frontend::ImportOptions importOptions;
+  importOptions.sequenceInputShapes = specialization.sequenceShapes;
+  importOptions.sequenceInputLengths = specialization.sequenceLengths;
+  importOptions.absentOptionalInputs = specialization.absentOptionals;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, {}, error)
+      ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, importOptions, error)
                      : parseMlirFile(context, path, error);
   if (!module)
     return false;

@@ -10,7 +10,11 @@
 #ifndef TURBINE_TOOLS_MODELCOMPILER_H
 #define TURBINE_TOOLS_MODELCOMPILER_H
 
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace turbine::artifact {
 struct Module;
@@ -21,6 +25,21 @@ struct CompileOptions;
 
 namespace turbine::tools {
 
+/// What an ONNX model's sequence and optional graph inputs are compiled
+/// for (see onnx_frontend::ImportOptions): the artifact is specialized to
+/// these sequence lengths (and element shapes, where given) and takes one
+/// tensor argument per sequence element, none for an absent optional.
+struct InputSpecialization {
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequenceShapes;
+  std::map<std::string, int64_t> sequenceLengths;
+  std::set<std::string> absentOptionals;
+
+  bool operator==(const InputSpecialization &other) const {
+    return sequenceShapes == other.sequenceShapes && sequenceLengths == other.sequenceLengths &&
+           absentOptionals == other.absentOptionals;
+  }
+};
+
 /// Imports or parses the model at `path` and compiles it with `options`.
 /// When `options.stopAfter` is set no artifact is produced; instead, if
 /// `stoppedModuleText` is non-null, it receives the module as that phase left
@@ -30,7 +49,8 @@ namespace turbine::tools {
 bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
-                      std::string *stoppedModuleText = nullptr);
+                      std::string *stoppedModuleText = nullptr,
+                      const InputSpecialization &specialization = {});
 
 } // namespace turbine::tools
 

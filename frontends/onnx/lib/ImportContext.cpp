@@ -65,7 +65,8 @@ void ImportContext::setConstant(const std::string &name, DenseElementsAttr attr)
 }
 
 bool ImportContext::hasValue(const std::string &name) const {
-  return values.count(name) || constants.count(name) || shapeTensors.count(name);
+  return values.count(name) || constants.count(name) || shapeTensors.count(name) ||
+         sequences.count(name) || optionals.count(name);
 }
 
 FailureOr<Value> ImportContext::getTensor(const onnx::NodeProto &node,

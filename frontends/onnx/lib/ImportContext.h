@@ -94,6 +94,39 @@ const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 void registerResizeOps(OpRegistry &registry);
 void registerSortOps(OpRegistry &registry);
 void registerSignalOps(OpRegistry &registry);
+void registerSequenceOps(OpRegistry &registry);
+void registerControlFlowOps(OpRegistry &registry);
+
+//===--- sequences, optionals and subgraphs (SequenceOps.cpp, ControlFlowOps.cpp)
+/// An ONNX sequence, held at import time as the list of its elements.
+struct SequenceValue {
+  std::vector<mlir::Value> elements;
+  int onnxElementType = 0; ///< ONNX data type of the elements (0: unknown)
+};
+/// An ONNX optional: none, or a tensor, or a sequence.
+struct OptionalValue {
+  bool hasElement = false;
+  bool isSequence = false;
+  mlir::Value tensor;
+  SequenceValue sequence;
+  int onnxElementType = 0;
+};
+/// Everything recorded for one value name, copied as a whole (subgraph
+/// inputs and outputs, loop-carried values, Identity on sequences).
+struct ValueBinding {
+  enum class Kind { Missing, Tensor, Constant, Shape, Sequence, Optional } kind = Kind::Missing;
+  mlir::Value tensor;
+  mlir::DenseElementsAttr constant;
+  ShapeTensor shape;
+  SequenceValue sequence;
+  OptionalValue optional;
+  std::optional<int> onnxType;
+};
+/// Imports the nodes of `graph` (a subgraph of an If, Loop, Scan or
+/// SequenceMap node) into `ctx`, in order; the caller binds its inputs
+/// first and reads its outputs afterwards. Outer-scope names stay visible
+/// (ONNX lexical scoping). Defined in OnnxImporter.cpp.
+mlir::LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -166,6 +199,23 @@ public:
            onnxType == onnx::TensorProto::UINT32 || onnxType == onnx::TensorProto::UINT64;
   }
 
+  //===--- sequences and optionals (ValueBindings.cpp) --------------------===//
+
+  void setSequence(const std::string &name, SequenceValue sequence);
+  void setOptional(const std::string &name, OptionalValue optional);
+  const SequenceValue *lookupSequence(const std::string &name) const {
+    auto it = sequences.find(name);
+    return it == sequences.end() ? nullptr : &it->second;
+  }
+  const OptionalValue *lookupOptional(const std::string &name) const {
+    auto it = optionals.find(name);
+    return it == optionals.end() ? nullptr : &it->second;
+  }
+  /// Captures what is recorded for `name` (Kind::Missing when nothing).
+  ValueBinding capture(const std::string &name) const;
+  /// Records `binding` under `name`, replacing whatever was there.
+  void bind(const std::string &name, const ValueBinding &binding);
+
   //===--- errors ---------------------------------------------------------===//
 
   /// Records "unsupported ONNX op 'T' (node 'n', opset N, domain 'd')"
@@ -235,6 +285,8 @@ private:
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;
   std::map<std::string, int> onnxTypes;
+  std::map<std::string, SequenceValue> sequences;
+  std::map<std::string, OptionalValue> optionals;
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
