@@ -17,6 +17,8 @@
 //===----------------------------------------------------------------------===//
 #include "ComposedOps.h"
 
+#include <set>
+
 using namespace mlir;
 
 namespace turbine::onnx_frontend {
@@ -30,10 +32,18 @@ FailureOr<const onnx::GraphProto *> graphAttr(ImportContext &ctx, const onnx::No
   return &attr->g();
 }
 
-/// Imports `body` and captures its outputs.
+/// Imports `body` (its initializers, then its nodes) and captures its outputs.
 FailureOr<std::vector<ValueBinding>> runBody(ImportContext &ctx, const onnx::NodeProto &node,
                                              const onnx::GraphProto &body) {
   Location outerLoc = ctx.loc;
+  for (const onnx::TensorProto &init : body.initializer()) {
+    std::string error;
+    auto attr = convertTensorProto(ctx.context, init, error);
+    if (failed(attr))
+      return ctx.fail(node, "subgraph initializer: " + error);
+    ctx.setConstant(init.name(), *attr);
+    ctx.setOnnxType(init.name(), init.data_type());
+  }
   if (failed(importGraphNodes(ctx, body)))
     return failure();
   ctx.loc = outerLoc;
@@ -422,6 +432,46 @@ LogicalResult convertSequenceMap(ImportContext &ctx, const onnx::NodeProto &node
 }
 
 } // namespace
+
+bool foldImportTimeCondition(ImportContext &ctx, const onnx::NodeProto &node) {
+  static const std::set<std::string> foldable = {
+      "Not", "And", "Or", "Xor", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
+  const std::string &op = node.op_type();
+  if (!foldable.count(op) || node.output_size() != 1 || node.input_size() < 1)
+    return false;
+  std::vector<int64_t> args;
+  bool scalar = true;
+  for (const std::string &in : node.input()) {
+    auto attr = ctx.getConstant(in);
+    std::optional<int64_t> v = importTimeScalar(ctx, in);
+    if (!v)
+      return false;
+    if (attr && attr->getElementType().isIntOrIndex() == false)
+      return false;
+    if (auto shape = ctx.getShapeTensor(in); shape && !shape->isScalar)
+      scalar = false;
+    else if (attr && attr->getType().getRank() != 0)
+      scalar = false;
+    args.push_back(*v);
+  }
+  bool result;
+  if (op == "Not") result = args[0] == 0;
+  else if (args.size() != 2) return false;
+  else if (op == "And") result = args[0] && args[1];
+  else if (op == "Or") result = args[0] || args[1];
+  else if (op == "Xor") result = (args[0] != 0) != (args[1] != 0);
+  else if (op == "Equal") result = args[0] == args[1];
+  else if (op == "Less") result = args[0] < args[1];
+  else if (op == "LessOrEqual") result = args[0] <= args[1];
+  else if (op == "Greater") result = args[0] > args[1];
+  else result = args[0] >= args[1];
+  SmallVector<int64_t> shape;
+  if (!scalar)
+    shape.push_back(1);
+  auto type = RankedTensorType::get(shape, ctx.builder.getI1Type());
+  ctx.setConstant(node.output(0), DenseElementsAttr::get(type, ArrayRef<bool>{result}));
+  return true;
+}
 
 void registerControlFlowOps(OpRegistry &r) {
   r.add("If", convertIf);

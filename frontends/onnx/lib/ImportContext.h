@@ -127,6 +127,11 @@ struct ValueBinding {
 /// first and reads its outputs afterwards. Outer-scope names stay visible
 /// (ONNX lexical scoping). Defined in OnnxImporter.cpp.
 mlir::LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph);
+/// Folds a logical or comparison node (Not, And, Or, Xor, Equal, Less, ...)
+/// whose inputs are all import-time integer/bool scalars into a constant, so
+/// If and Loop conditions computed from import-time values stay known.
+/// Returns true when it did. Defined in ControlFlowOps.cpp.
+bool foldImportTimeCondition(ImportContext &ctx, const onnx::NodeProto &node);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {

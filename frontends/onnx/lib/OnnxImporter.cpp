@@ -367,7 +367,7 @@ LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph
         return failure();
       }
     }
-    if (failed((*handler)(ctx, node))) {
+    if (!foldImportTimeCondition(ctx, node) && failed((*handler)(ctx, node))) {
       if (ctx.error.empty())
         (void)ctx.fail(node, "conversion failed");
       return failure();
