@@ -974,8 +974,9 @@ void untypedShapeOutput(ModelBuilder &m, const std::string &name) {
 }
 
 /// A Loop that adds 1 to `x` (float [2]) each iteration, trip count `m`.
-void addCountingLoop(ModelBuilder &m, const std::string &tripCount) {
-  auto *loop = m.node("Loop", {tripCount, "", "x"}, {"y"}, "counting_loop");
+void addCountingLoop(ModelBuilder &m, const std::string &tripCount,
+                     const std::string &condition = "") {
+  auto *loop = m.node("Loop", {tripCount, condition, "x"}, {"y"}, "counting_loop");
   onnx::GraphProto *body = graphAttr(loop, "body");
   setTensorType(body->add_input(), "i", onnx::TensorProto::INT64, {});
   setTensorType(body->add_input(), "c", onnx::TensorProto::BOOL, {});
@@ -1025,6 +1026,20 @@ TEST(OnnxImporter, LoopWithRunTimeTripCountIsAnError) {
   EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'Loop' (node 'counting_loop', opset 16"))
       << r.error;
   EXPECT_TRUE(contains(r.error, "the trip count M ('m') is run-time data")) << r.error;
+}
+
+TEST(OnnxImporter, LoopWithRunTimeConditionAndNoTripCountIsAnError) {
+  ModelBuilder m(16);
+  m.input("x", {2});
+  m.input("go", {}, onnx::TensorProto::BOOL);
+  addCountingLoop(m, "", "go");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "the initial condition ('go') is run-time data and no trip "
+                                "count M bounds the loop"))
+      << r.error;
 }
 
 TEST(OnnxImporter, LoopBeyondTheUnrollLimitIsAnError) {
@@ -1180,6 +1195,20 @@ TEST(OnnxImporter, SequenceInputIsFlattenedToItsElements) {
   EXPECT_TRUE(contains(text, "turbine.name = \"xs[1]\"")) << text;
   EXPECT_TRUE(contains(text, "turbine.name = \"ys[1]\"")) << text;
   EXPECT_TRUE(contains(text, "-> (tensor<3xf32>")) << text;
+}
+
+TEST(OnnxImporter, SequenceWhereATensorIsExpectedIsAnError) {
+  ModelBuilder m(16);
+  m.input("a", {2});
+  m.node("SequenceConstruct", {"a"}, {"seq"});
+  m.node("Relu", {"seq"}, {"y"}, "relu_of_sequence");
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'relu_of_sequence' (Relu, opset 16): input 'seq' is "
+                                "a sequence where a tensor is expected"))
+      << r.error;
 }
 
 //===--- exported PyTorch models ------------------------------------------===//

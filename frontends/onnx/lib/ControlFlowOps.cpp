@@ -9,7 +9,11 @@
 //   import time (constants, or computed from import-time values in the
 //   body); loop-carried values keep their import-time form between copies
 //   (a constant stays a constant), scan outputs are stacked on a new axis 0.
-//   A run-time trip count or condition is an error naming the input.
+//   A run-time condition with an import-time trip count (and no scan
+//   outputs) keeps unrolling up to the trip count and updates the carried
+//   values only while the condition holds (elementwise selects); a run-time
+//   trip count, or a run-time condition without one, is an error naming
+//   the input.
 // - Scan (opset 8 with its batch axis, 9+): unrolled over the static length
 //   of the scan axis.
 // - SequenceMap: the body once per element of the (import-time) sequence.
@@ -144,14 +148,33 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
                                        "') is run-time data; Loop is unrolled at import time, "
                                        "so M must be a constant or computed from shapes");
   }
+  // The condition is import-time (`condition`) until it depends on run-time
+  // data; from then on `active` holds it as a rank-0 i1 tensor and every
+  // further iteration updates the carried values only where it is true
+  // (exact, since the body has no side effects), up to the trip count.
   int64_t condition = 1;
+  std::optional<Value> active;
+  auto needsBound = [&](const std::string &what) -> LogicalResult {
+    if (!tripCount)
+      return ctx.unsupported(node, what + " is run-time data and no trip count M bounds the "
+                                          "loop; Loop is unrolled at import time, so M or the "
+                                          "condition must be known then");
+    if (numScanOutputs > 0)
+      return ctx.unsupported(node, what + " is run-time data, so the number of scan outputs "
+                                          "is not known at import time");
+    return success();
+  };
   if (ImportContext::hasInput(node, 1)) {
-    std::optional<int64_t> cond = importTimeScalar(ctx, node.input(1));
-    if (!cond)
-      return ctx.unsupported(node, "the initial condition ('" + node.input(1) +
-                                       "') is run-time data; Loop is unrolled at import time, "
-                                       "so it must be known then");
-    condition = *cond;
+    if (std::optional<int64_t> cond = importTimeScalar(ctx, node.input(1))) {
+      condition = *cond;
+    } else {
+      if (failed(needsBound("the initial condition ('" + node.input(1) + "')")))
+        return failure();
+      auto condTensor = scalarTensor(ctx, node, node.input(1));
+      if (failed(condTensor))
+        return failure();
+      active = *condTensor;
+    }
   }
   std::vector<ValueBinding> carried;
   for (int k = 0; k < numCarried; ++k) {
@@ -173,26 +196,55 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
       return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
                                        " iterations to unroll");
     bindBodyInput(ctx, body, 0, constantBinding(i64Constant(ctx, {iteration}, true)));
-    bindBodyInput(ctx, body, 1, constantBinding(boolConstant(ctx, true)));
+    bindBodyInput(ctx, body, 1,
+                  active ? tensorBinding(*active) : constantBinding(boolConstant(ctx, true)));
     for (int k = 0; k < numCarried; ++k)
       bindBodyInput(ctx, body, 2 + k, carried[k]);
     auto outputs = runBody(ctx, node, body);
     if (failed(outputs))
       return failure();
-    std::optional<int64_t> next = importTimeValue(ctx, (*outputs)[0]);
-    if (!next)
-      return ctx.unsupported(node, "the body's condition output '" + body.output(0).name() +
-                                       "' is computed from run-time data; Loop is unrolled at "
-                                       "import time, so it must be known then");
-    condition = *next;
-    for (int k = 0; k < numCarried; ++k)
-      carried[k] = (*outputs)[1 + k];
+    for (int k = 0; k < numCarried; ++k) {
+      if (!active) {
+        carried[k] = (*outputs)[1 + k];
+        continue;
+      }
+      auto kept = selectBindings(ctx, node, *active, (*outputs)[1 + k], carried[k],
+                                 "loop-carried value '" + body.output(1 + k).name() +
+                                     "' (run-time loop condition)");
+      if (failed(kept))
+        return failure();
+      carried[k] = *kept;
+    }
     for (int k = 0; k < numScanOutputs; ++k) {
       auto v = bindingTensor(ctx, node, (*outputs)[1 + numCarried + k]);
       if (failed(v))
         return failure();
       scans[k].push_back(*v);
     }
+    std::optional<int64_t> next = active ? std::nullopt : importTimeValue(ctx, (*outputs)[0]);
+    if (next) {
+      condition = *next;
+      continue;
+    }
+    if (failed(needsBound("the body's condition output '" + body.output(0).name() + "'")))
+      return failure();
+    auto nextTensor = bindingTensor(ctx, node, (*outputs)[0]);
+    if (failed(nextTensor))
+      return failure();
+    Value nextScalar = *nextTensor;
+    if (cast<RankedTensorType>(nextScalar.getType()).getRank() != 0)
+      nextScalar = ctx.reshape(nextScalar, {});
+    if (!active) {
+      active = nextScalar;
+      continue;
+    }
+    auto both = ctx.elementwise(node, {*active, nextScalar}, ctx.builder.getI1Type(),
+                                [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                  return arith::AndIOp::create(b, l, args[0], args[1]);
+                                });
+    if (failed(both))
+      return failure();
+    active = *both;
   }
   for (int k = 0; k < numCarried; ++k)
     if (k < node.output_size() && !node.output(k).empty())

@@ -86,6 +86,10 @@ FailureOr<Value> ImportContext::getTensor(const onnx::NodeProto &node,
     values[name] = v;
     return v;
   }
+  if (sequences.count(name) || optionals.count(name))
+    return fail(node, "input '" + name + "' is " +
+                          (sequences.count(name) ? "a sequence" : "an optional") +
+                          " where a tensor is expected");
   (void)fail(node, "input '" + name + "' is not produced by any earlier node, "
                    "graph input or initializer");
   return failure();
