@@ -5,6 +5,7 @@
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 //   turbine compile model.onnx -o m.tmod --sequence-length=xs=3 --optional-absent=opt
+//   turbine compile model.onnx -o m.tmod --sequence-shapes=xs=2x3,4x3
 //
 // Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
 // upstream dialects), runs the compiler's phases and writes one artifact. The
@@ -37,12 +38,37 @@ struct CompileArgs {
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
   std::vector<std::string> sequenceLengths; ///< NAME=N
+  std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
   std::vector<std::string> absentOptionals;
 };
 
 int fail(const std::string &message) {
   fmt::print(stderr, "turbine compile: error: {}\n", message);
   return 1;
+}
+
+/// Parses "2x3" / "?x4" / "scalar" into dims (-1 = dynamic); false if malformed.
+bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
+  dims.clear();
+  if (text == "scalar")
+    return true;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find('x', start);
+    std::string item = text.substr(start, end == std::string::npos ? std::string::npos
+                                                                     : end - start);
+    if (item == "?") {
+      dims.push_back(-1);
+    } else {
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+          item.size() > 18)
+        return false;
+      dims.push_back(std::stoll(item));
+    }
+    if (end == std::string::npos)
+      return true;
+    start = end + 1;
+  }
 }
 
 int runCompile(const CompileArgs &args) {
@@ -90,6 +116,28 @@ int runCompile(const CompileArgs &args) {
     if (length < 0)
       return fail("--sequence-length expects NAME=N with N >= 0, got '" + spec + "'");
     specialization.sequenceLengths[spec.substr(0, eq)] = length;
+  }
+  for (const std::string &spec : args.sequenceShapes) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
+                  "scalar), got '" + spec + "'");
+    std::vector<std::vector<int64_t>> &shapes = specialization.sequenceShapes[spec.substr(0, eq)];
+    std::string list = spec.substr(eq + 1);
+    size_t start = 0;
+    while (!list.empty()) {
+      size_t comma = list.find(',', start);
+      std::vector<int64_t> dims;
+      if (!parseShape(list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start),
+                      dims))
+        return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
+                    "scalar), got '" + spec + "'");
+      shapes.push_back(dims);
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
   }
   specialization.absentOptionals.insert(args.absentOptionals.begin(), args.absentOptionals.end());
 
@@ -151,6 +199,11 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--sequence-length", args->sequenceLengths,
                   "NAME=N: compile the ONNX sequence input NAME for N elements (the artifact "
                   "takes them as N tensor inputs NAME[0]..NAME[N-1]); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--sequence-shapes", args->sequenceShapes,
+                  "NAME=SHAPE,SHAPE,...: compile the ONNX sequence input NAME for elements of "
+                  "these shapes (2x3, ?x4 for a dynamic dim, scalar; NAME= for none); "
+                  "repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--optional-absent", args->absentOptionals,
                   "Compile the ONNX optional input NAME as empty (it takes no input); "

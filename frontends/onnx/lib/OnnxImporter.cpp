@@ -165,10 +165,11 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
              it != options.sequenceInputLengths.end()) {
     shapes.assign(static_cast<size_t>(std::max<int64_t>(it->second, 0)), std::nullopt);
   } else {
-    error = "sequence input '" + info.name() +
-            "' needs its length fixed at compile time (turbine compile "
-            "--sequence-length=" + info.name() + "=N): a compiled artifact takes one tensor "
-            "per element";
+    error = std::string(optional ? "optional sequence input '" : "sequence input '") +
+            info.name() + "' needs its length fixed at compile time (turbine compile "
+            "--sequence-length=" + info.name() + "=N or --sequence-shapes=" + info.name() +
+            "=2x3,4x3" + (optional ? ", or --optional-absent=" + info.name() : std::string()) +
+            "): a compiled artifact takes one tensor per element";
     return failure();
   }
   for (auto [k, shape] : llvm::enumerate(shapes)) {
@@ -186,7 +187,8 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
       }
     } else if (!elementType.has_shape()) {
       error = "sequence input '" + info.name() +
-              "' declares no element shape; give the element shapes at compile time";
+              "' declares no element shape; give the element shapes at compile time "
+              "(turbine compile --sequence-shapes=" + info.name() + "=2x3,4x3)";
       return failure();
     }
     auto sig = convertValueInfo(context, elementInfo, error);
