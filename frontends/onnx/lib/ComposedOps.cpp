@@ -1,7 +1,7 @@
 //===- ComposedOps.cpp - helpers for ops built from other ops' handlers ---===//
 //
-// See ComposedOps.h. Temporary names start with "\x01turbine." so that they
-// cannot collide with ONNX value names read from a model.
+// See ComposedOps.h. Temporary names look like "<turbine temporary N>", which
+// no exporter produces, so they do not collide with a model's value names.
 //===----------------------------------------------------------------------===//
 #include "ComposedOps.h"
 
@@ -13,7 +13,7 @@ namespace turbine::onnx_frontend {
 
 std::string temporaryName(ImportContext &) {
   static std::atomic<uint64_t> counter{0};
-  return "\x01turbine.tmp." + std::to_string(counter++);
+  return "<turbine temporary " + std::to_string(counter++) + ">";
 }
 
 std::string bindTemporary(ImportContext &ctx, Value value) {
