@@ -1197,6 +1197,40 @@ TEST(OnnxImporter, SequenceInputIsFlattenedToItsElements) {
   EXPECT_TRUE(contains(text, "-> (tensor<3xf32>")) << text;
 }
 
+/// SplitToSequence of x (float [6]) by run-time sizes `split` (int64 [2]).
+ModelBuilder splitByRunTimeSizes() {
+  ModelBuilder m(16);
+  m.input("x", {6});
+  m.input("split", {2}, onnx::TensorProto::INT64);
+  m.node("SplitToSequence", {"x", "split"}, {"pieces"}, "split_by_sizes");
+  return m;
+}
+
+TEST(OnnxImporter, SequenceLengthOfARunTimeSplitIsKnown) {
+  ModelBuilder m = splitByRunTimeSizes();
+  m.node("SequenceLength", {"pieces"}, {"n"});
+  m.output("n", {}, onnx::TensorProto::INT64);
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "dense<2> : tensor<i64>")) << r.text;
+}
+
+TEST(OnnxImporter, ElementOfARunTimeSplitIsAnError) {
+  ModelBuilder m = splitByRunTimeSizes();
+  m.intInit("first", {0}, /*scalar=*/true);
+  m.node("SequenceAt", {"pieces", "first"}, {"y"}, "first_piece");
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'SequenceAt' (node 'first_piece', opset 16"))
+      << r.error;
+  EXPECT_TRUE(contains(r.error, "the elements of sequence 'pieces' are not known at import time "
+                                "(their sizes come from run-time input 'split'"))
+      << r.error;
+}
+
 TEST(OnnxImporter, SequenceWhereATensorIsExpectedIsAnError) {
   ModelBuilder m(16);
   m.input("a", {2});

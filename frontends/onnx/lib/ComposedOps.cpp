@@ -179,6 +179,15 @@ FailureOr<Value> selectByCondition(ImportContext &ctx, const onnx::NodeProto &no
                          });
 }
 
+LogicalResult requireElements(ImportContext &ctx, const onnx::NodeProto &node,
+                              const std::string &name, const SequenceValue &sequence) {
+  if (sequence.elementsUnavailable.empty())
+    return success();
+  return ctx.unsupported(node, "the elements of sequence '" + name +
+                                   "' are not known at import time (" +
+                                   sequence.elementsUnavailable + "); only its length is");
+}
+
 FailureOr<Value> bindingTensor(ImportContext &ctx, const onnx::NodeProto &node,
                                const ValueBinding &binding) {
   switch (binding.kind) {
@@ -204,6 +213,8 @@ FailureOr<ValueBinding> selectBindings(ImportContext &ctx, const onnx::NodeProto
   ValueBinding result = a;
   auto selectSequences = [&](const SequenceValue &x, const SequenceValue &y,
                              SequenceValue &out) -> LogicalResult {
+    if (failed(requireElements(ctx, node, what, x)) || failed(requireElements(ctx, node, what, y)))
+      return failure();
     if (x.elements.size() != y.elements.size())
       return ctx.fail(node, what + " is chosen at run time between sequences of lengths " +
                                 std::to_string(x.elements.size()) + " and " +

@@ -70,6 +70,9 @@ mlir::FailureOr<mlir::Value> selectByCondition(ImportContext &ctx, const onnx::N
 mlir::FailureOr<ValueBinding> selectBindings(ImportContext &ctx, const onnx::NodeProto &node,
                                              mlir::Value condition, const ValueBinding &a,
                                              const ValueBinding &b, const std::string &what);
+/// Fails (naming `node` and the reason) when `sequence` holds only a length.
+mlir::LogicalResult requireElements(ImportContext &ctx, const onnx::NodeProto &node,
+                                    const std::string &name, const SequenceValue &sequence);
 /// The tensor held by a tensor-like binding (value, constant, shape tensor).
 mlir::FailureOr<mlir::Value> bindingTensor(ImportContext &ctx, const onnx::NodeProto &node,
                                            const ValueBinding &binding);

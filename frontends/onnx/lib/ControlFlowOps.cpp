@@ -447,6 +447,10 @@ LogicalResult convertSequenceMap(ImportContext &ctx, const onnx::NodeProto &node
   const SequenceValue *input = ctx.lookupSequence(node.input(0));
   if (!input)
     return ctx.fail(node, "input '" + node.input(0) + "' is not a sequence");
+  for (const std::string &in : node.input())
+    if (const SequenceValue *seq = ctx.lookupSequence(in))
+      if (failed(requireElements(ctx, node, in, *seq)))
+        return failure();
   size_t length = input->elements.size();
   if (length > static_cast<size_t>(kMaxUnrolledIterations))
     return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +

@@ -102,6 +102,13 @@ void registerControlFlowOps(OpRegistry &registry);
 struct SequenceValue {
   std::vector<mlir::Value> elements;
   int onnxElementType = 0; ///< ONNX data type of the elements (0: unknown)
+  /// Set when only the length is known (SplitToSequence by run-time split
+  /// sizes): why the elements are not; `elements` is then empty.
+  std::string elementsUnavailable;
+  int64_t knownLength = 0;
+  int64_t length() const {
+    return elementsUnavailable.empty() ? static_cast<int64_t>(elements.size()) : knownLength;
+  }
 };
 /// An ONNX optional: none, or a tensor, or a sequence.
 struct OptionalValue {

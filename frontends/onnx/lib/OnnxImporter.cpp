@@ -250,6 +250,10 @@ LogicalResult flattenGraphOutput(ImportContext &ctx, const onnx::NodeProto &outp
     sequence = &optional->sequence;
   }
   if (sequence) {
+    if (!sequence->elementsUnavailable.empty())
+      return ctx.fail(outputNode, "graph output '" + name + "' is a sequence whose elements "
+                                  "are not known at import time (" +
+                                  sequence->elementsUnavailable + ")");
     for (auto [k, element] : llvm::enumerate(sequence->elements)) {
       results.push_back(element);
       sigs.push_back({name + "[" + std::to_string(k) + "]", ValueSignature{}});

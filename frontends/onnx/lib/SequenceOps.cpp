@@ -18,13 +18,17 @@ using namespace mlir;
 namespace turbine::onnx_frontend {
 namespace {
 
+/// Input `i` as a sequence; unless `lengthOnly`, its elements must be known.
 FailureOr<const SequenceValue *> sequenceInput(ImportContext &ctx, const onnx::NodeProto &node,
-                                               int i) {
+                                               int i, bool lengthOnly = false) {
   if (!ImportContext::hasInput(node, i))
     return ctx.fail(node, "expects a sequence as input " + std::to_string(i));
-  if (const SequenceValue *seq = ctx.lookupSequence(node.input(i)))
-    return seq;
-  return ctx.fail(node, "input '" + node.input(i) + "' is not a sequence");
+  const SequenceValue *seq = ctx.lookupSequence(node.input(i));
+  if (!seq)
+    return ctx.fail(node, "input '" + node.input(i) + "' is not a sequence");
+  if (!lengthOnly && failed(requireElements(ctx, node, node.input(i), *seq)))
+    return failure();
+  return seq;
 }
 
 /// Normalizes an import-time position against `length` (ONNX allows
@@ -61,11 +65,10 @@ LogicalResult convertSequenceConstruct(ImportContext &ctx, const onnx::NodeProto
 }
 
 LogicalResult convertSequenceLength(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto seq = sequenceInput(ctx, node, 0);
+  auto seq = sequenceInput(ctx, node, 0, /*lengthOnly=*/true);
   if (failed(seq))
     return failure();
-  ctx.setConstant(node.output(0),
-                  i64Constant(ctx, {static_cast<int64_t>((*seq)->elements.size())}, true));
+  ctx.setConstant(node.output(0), i64Constant(ctx, {(*seq)->length()}, true));
   return success();
 }
 
@@ -217,10 +220,33 @@ LogicalResult convertSplitToSequence(ImportContext &ctx, const onnx::NodeProto &
   bool hasSplit = ImportContext::hasInput(node, 1);
   if (hasSplit) {
     auto split = ctx.getShapeTensor(node.input(1));
-    if (!split || llvm::any_of(split->elements, [](const SymDim &d) { return !d.isConstant(); }))
-      return ctx.unsupported(node, "input 'split' ('" + node.input(1) +
-                                       "') is run-time data; the number and sizes of the "
-                                       "pieces must be known at import time");
+    if (auto constant = ctx.getConstant(node.input(1));
+        !split && constant && constant->getElementType().isInteger() &&
+        constant->getType().getRank() == 1) {
+      split = ShapeTensor{};
+      split->elementType = constant->getElementType();
+      for (const APInt &v : constant->getValues<APInt>())
+        split->elements.push_back(SymDim::of(v.getSExtValue()));
+    }
+    if (!split || llvm::any_of(split->elements, [](const SymDim &d) { return !d.isConstant(); })) {
+      // Run-time sizes: a 1-D split of static length still fixes the number
+      // of pieces, which is all SequenceLength needs.
+      Value splitValue = ctx.lookupValue(node.input(1));
+      auto splitType = splitValue ? dyn_cast<RankedTensorType>(splitValue.getType())
+                                  : RankedTensorType();
+      if (!splitType || splitType.getRank() != 1 || splitType.isDynamicDim(0))
+        return ctx.unsupported(node, "input 'split' ('" + node.input(1) +
+                                         "') is run-time data; the number of pieces must be "
+                                         "known at import time");
+      SequenceValue seq;
+      seq.onnxElementType = ctx.onnxType(node.input(0)).value_or(0);
+      seq.elementsUnavailable = "their sizes come from run-time input 'split' ('" +
+                                node.input(1) + "') of SplitToSequence node '" + node.name() +
+                                "'";
+      seq.knownLength = splitType.getDimSize(0);
+      ctx.setSequence(node.output(0), seq);
+      return success();
+    }
     if (split->isScalar) {
       int64_t chunk = split->elements[0].constant;
       if (!dimSize)
