@@ -2,10 +2,10 @@
 //
 //   turbine compile model.onnx -o model.tmod
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
-//   turbine compile model.onnx -o m.tmod --dump-phases=phases/
-//   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 //   turbine compile model.onnx -o m.tmod --sequence-length=xs=3 --optional-absent=opt
 //   turbine compile model.onnx -o m.tmod --sequence-shapes=xs=2x3,4x3
+//   turbine compile model.onnx -o m.tmod --dump-phases=phases/
+//   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 //
 // Loads the input (ONNX through the ONNX frontend; MLIR text or bytecode in
 // upstream dialects), runs the compiler's phases and writes one artifact. The
@@ -29,6 +29,9 @@ namespace turbine::tools {
 namespace {
 
 struct CompileArgs {
+  std::vector<std::string> sequenceLengths; ///< NAME=N (ONNX sequence inputs)
+  std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
+  std::vector<std::string> absentOptionals;
   std::string input;
   std::string output;
   std::string compileTo;
@@ -37,9 +40,6 @@ struct CompileArgs {
   int optLevel = 3;
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
-  std::vector<std::string> sequenceLengths; ///< NAME=N
-  std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
-  std::vector<std::string> absentOptionals;
 };
 
 int fail(const std::string &message) {
@@ -190,12 +190,6 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "LLVM CPU name for kernels ('host' = this machine)");
   cmd->add_option("--opt-level", args->optLevel, "LLVM optimization level 0-3")
       ->check(CLI::Range(0, 3));
-  cmd->add_option("--externalize-params", args->externalizeParams,
-                  "Write the weights to this parameter file (.irpa, or .safetensors) "
-                  "instead of the artifact; bind it with `turbine run --parameters`");
-  cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
-                  "Only parameters at least this large are externalized")
-      ->capture_default_str();
   cmd->add_option("--sequence-length", args->sequenceLengths,
                   "NAME=N: compile the ONNX sequence input NAME for N elements (the artifact "
                   "takes them as N tensor inputs NAME[0]..NAME[N-1]); repeatable")
@@ -209,6 +203,12 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "Compile the ONNX optional input NAME as empty (it takes no input); "
                   "repeatable")
       ->allow_extra_args(false);
+  cmd->add_option("--externalize-params", args->externalizeParams,
+                  "Write the weights to this parameter file (.irpa, or .safetensors) "
+                  "instead of the artifact; bind it with `turbine run --parameters`");
+  cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
+                  "Only parameters at least this large are externalized")
+      ->capture_default_str();
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
 }
 

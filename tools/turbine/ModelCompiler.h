@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <map>
 #include <set>
-#include <string>
 #include <vector>
+#include <string>
 
 namespace turbine::artifact {
 struct Module;
@@ -22,9 +22,7 @@ struct Module;
 namespace turbine::compiler {
 struct CompileOptions;
 }
-
 namespace turbine::tools {
-
 /// What an ONNX model's sequence and optional graph inputs are compiled
 /// for (see onnx_frontend::ImportOptions): the artifact is specialized to
 /// these sequence lengths (and element shapes, where given) and takes one
@@ -39,6 +37,9 @@ struct InputSpecialization {
            absentOptionals == other.absentOptionals;
   }
 };
+} // namespace turbine::tools
+
+namespace turbine::tools {
 
 /// Imports or parses the model at `path` and compiles it with `options`.
 /// When `options.stopAfter` is set no artifact is produced; instead, if

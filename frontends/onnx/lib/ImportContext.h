@@ -293,12 +293,12 @@ public:
   }
 
 private:
+  std::map<std::string, SequenceValue> sequences; ///< ValueBindings.cpp
+  std::map<std::string, OptionalValue> optionals; ///< ValueBindings.cpp
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;
   std::map<std::string, int> onnxTypes;
-  std::map<std::string, SequenceValue> sequences;
-  std::map<std::string, OptionalValue> optionals;
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
