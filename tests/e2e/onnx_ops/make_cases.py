@@ -222,6 +222,36 @@ def loop_cases(out_dir):
                     [acc.astype(np.float32), np.int64(count)])
 
 
+def sequence_position_cases(out_dir):
+    """SequenceInsert/Erase/At with positions that are run-time inputs
+    (Turbine selects among equally typed candidates elementwise), including
+    negative positions. Reference: Python list operations."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+             helper.make_node("SequenceInsert", ["s", "d", "p_insert"], ["s1"]),
+             helper.make_node("SequenceErase", ["s1", "p_erase"], ["s2"]),
+             helper.make_node("ConcatFromSequence", ["s2"], ["all"], axis=0, new_axis=1),
+             helper.make_node("SequenceAt", ["s1", "p_at"], ["picked"])]
+    graph = helper.make_graph(
+        nodes, "sequence_runtime_positions",
+        [helper.make_tensor_value_info(n, f32, [2]) for n in "abcd"] +
+        [helper.make_tensor_value_info(n, i64, []) for n in ("p_insert", "p_erase", "p_at")],
+        [helper.make_tensor_value_info("all", f32, [3, 2]),
+         helper.make_tensor_value_info("picked", f32, [2])])
+    save_model(out_dir, "sequence_runtime_positions", graph)
+    a, b, c, d = (np.array([k, 10 * k], np.float32) for k in (1, 2, 3, 4))
+    for case, pi, pe, pa in [("sequence_positions_front", 0, 1, 0),
+                             ("sequence_positions_back", 3, -1, 3),
+                             ("sequence_positions_negative", -1, -4, -2),
+                             ("sequence_positions_middle", 2, 2, 1)]:
+        s1 = [a, b, c]
+        s1.insert(pi if pi >= 0 else pi + 3, d)
+        s2 = list(s1)
+        del s2[pe]
+        save_arrays(out_dir, case, [a, b, c, d, np.int64(pi), np.int64(pe), np.int64(pa)],
+                    [np.stack(s2, axis=0), s1[pa]])
+
+
 def save_model(out_dir, name, graph, opset=13):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 7
@@ -234,6 +264,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     torch_cases(out_dir)
     loop_cases(out_dir)
+    sequence_position_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")
     numpy_lstm_case(out_dir)
