@@ -984,6 +984,303 @@ TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {
   }
 }
 
+//===--- sequences, optionals and control flow ----------------------------===//
+
+/// A graph value `name` of tensor type with static `dims`.
+void setTensorType(onnx::ValueInfoProto *info, const std::string &name, int elemType,
+                   std::initializer_list<int64_t> dims) {
+  ModelBuilder::setType(info, name, elemType, dims, "");
+}
+
+/// Adds subgraph attribute `name` to `node` and returns the graph.
+onnx::GraphProto *graphAttr(onnx::NodeProto *node, const std::string &name) {
+  auto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
+/// Declares graph output `name` as a float tensor of rank 1, size unstated.
+void untypedShapeOutput(ModelBuilder &m, const std::string &name) {
+  auto *out = m.graph->add_output();
+  out->set_name(name);
+  out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  out->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim();
+}
+
+/// A Loop that adds 1 to `x` (float [2]) each iteration, trip count `m`.
+void addCountingLoop(ModelBuilder &m, const std::string &tripCount,
+                     const std::string &condition = "") {
+  auto *loop = m.node("Loop", {tripCount, condition, "x"}, {"y"}, "counting_loop");
+  onnx::GraphProto *body = graphAttr(loop, "body");
+  setTensorType(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  setTensorType(body->add_input(), "c", onnx::TensorProto::BOOL, {});
+  setTensorType(body->add_input(), "acc", onnx::TensorProto::FLOAT, {2});
+  auto *one = body->add_initializer();
+  one->set_name("one");
+  one->set_data_type(onnx::TensorProto::FLOAT);
+  one->add_float_data(1.0f);
+  auto *add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("acc");
+  add->add_input("one");
+  add->add_output("acc_next");
+  auto *keep = body->add_node();
+  keep->set_op_type("Identity");
+  keep->add_input("c");
+  keep->add_output("c_next");
+  setTensorType(body->add_output(), "c_next", onnx::TensorProto::BOOL, {});
+  setTensorType(body->add_output(), "acc_next", onnx::TensorProto::FLOAT, {2});
+}
+
+TEST(OnnxImporter, LoopWithConstantTripCountIsUnrolled) {
+  ModelBuilder m(16);
+  m.input("x", {2});
+  m.intInit("m", {3}, /*scalar=*/true);
+  addCountingLoop(m, "m");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  size_t adds = 0;
+  for (size_t at = 0; (at = r.text.find("arith.addf", at)) != std::string::npos; ++at)
+    ++adds;
+  EXPECT_EQ(adds, 3u) << "one Add per unrolled iteration:\n" << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, LoopWithRunTimeTripCountIsAnError) {
+  ModelBuilder m(16);
+  m.input("x", {2});
+  m.input("m", {}, onnx::TensorProto::INT64);
+  addCountingLoop(m, "m");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'Loop' (node 'counting_loop', opset 16"))
+      << r.error;
+  EXPECT_TRUE(contains(r.error, "the trip count M ('m') is run-time data")) << r.error;
+}
+
+TEST(OnnxImporter, LoopWithRunTimeConditionAndNoTripCountIsAnError) {
+  ModelBuilder m(16);
+  m.input("x", {2});
+  m.input("go", {}, onnx::TensorProto::BOOL);
+  addCountingLoop(m, "", "go");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "the initial condition ('go') is run-time data and no trip "
+                                "count M bounds the loop"))
+      << r.error;
+}
+
+TEST(OnnxImporter, LoopBeyondTheUnrollLimitIsAnError) {
+  ModelBuilder m(16);
+  m.input("x", {2});
+  m.intInit("m", {5000}, /*scalar=*/true);
+  addCountingLoop(m, "m");
+  m.output("y", {2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "more than 1024 iterations to unroll")) << r.error;
+}
+
+/// An If on `cond` whose branches return constants of sizes `thenSize`/`elseSize`.
+void addConstantIf(ModelBuilder &m, int64_t thenSize, int64_t elseSize) {
+  auto *node = m.node("If", {"cond"}, {"y"}, "choose");
+  for (auto [name, size] : {std::pair<const char *, int64_t>{"then_branch", thenSize},
+                            std::pair<const char *, int64_t>{"else_branch", elseSize}}) {
+    onnx::GraphProto *g = graphAttr(node, name);
+    auto *c = g->add_node();
+    c->set_op_type("Constant");
+    c->add_output(std::string(name) + "_value");
+    auto *a = c->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_dims(size);
+    for (int64_t k = 0; k < size; ++k)
+      a->mutable_t()->add_float_data(static_cast<float>(k));
+    auto *out = g->add_output();
+    out->set_name(std::string(name) + "_value");
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    out->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim();
+  }
+}
+
+TEST(OnnxImporter, IfWithRunTimeConditionSelectsElementwise) {
+  ModelBuilder m(16);
+  m.input("cond", {}, onnx::TensorProto::BOOL);
+  addConstantIf(m, 3, 3);
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "arith.select")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<3xf32>")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, IfWithRunTimeConditionAndDifferentShapesIsAnError) {
+  ModelBuilder m(16);
+  m.input("cond", {}, onnx::TensorProto::BOOL);
+  addConstantIf(m, 3, 4);
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'choose' (If, opset 16)")) << r.error;
+  EXPECT_TRUE(contains(r.error, "run-time condition 'cond'")) << r.error;
+  EXPECT_TRUE(contains(r.error, "different types (tensor<3xf32> and tensor<4xf32>)")) << r.error;
+}
+
+TEST(OnnxImporter, IfWithConstantConditionImportsOneBranch) {
+  ModelBuilder m(16);
+  auto *t = m.graph->add_initializer();
+  t->set_name("cond");
+  t->set_data_type(onnx::TensorProto::BOOL);
+  t->add_int32_data(0);
+  addConstantIf(m, 3, 4); // different shapes are fine: only else is taken
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<4xf32>")) << r.text;
+}
+
+/// SequenceConstruct(a, b) -> SequenceAt(pos), a: [2], b: [bSize].
+ModelBuilder sequenceAtModel(int64_t bSize, bool runTimePosition) {
+  ModelBuilder m(16);
+  m.input("a", {2});
+  m.input("b", {bSize});
+  if (runTimePosition)
+    m.input("pos", {}, onnx::TensorProto::INT64);
+  else
+    m.intInit("pos", {-1}, /*scalar=*/true);
+  m.node("SequenceConstruct", {"a", "b"}, {"seq"});
+  m.node("SequenceAt", {"seq", "pos"}, {"y"}, "pick");
+  untypedShapeOutput(m, "y");
+  return m;
+}
+
+TEST(OnnxImporter, SequenceAtConstantPositionPicksTheElement) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, sequenceAtModel(5, false).bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<5xf32>")) << r.text;
+}
+
+TEST(OnnxImporter, SequenceAtRunTimePositionSelectsAmongEqualElements) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, sequenceAtModel(2, true).bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "arith.select")) << r.text;
+  expectWithinContract(*r.module);
+}
+
+TEST(OnnxImporter, SequenceAtRunTimePositionOverDifferentShapesIsAnError) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, sequenceAtModel(5, true).bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'pick' (SequenceAt, opset 16)")) << r.error;
+  EXPECT_TRUE(contains(r.error, "run-time position 'pos'")) << r.error;
+  EXPECT_TRUE(contains(r.error, "different types")) << r.error;
+}
+
+/// Identity on a sequence input `xs` of float [3] elements.
+ModelBuilder sequenceIdentityModel() {
+  ModelBuilder m(16);
+  auto *in = m.graph->add_input();
+  in->set_name("xs");
+  auto *elem = in->mutable_type()->mutable_sequence_type()->mutable_elem_type();
+  elem->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  elem->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  m.node("Identity", {"xs"}, {"ys"});
+  auto *out = m.graph->add_output();
+  out->set_name("ys");
+  *out->mutable_type() = in->type();
+  return m;
+}
+
+TEST(OnnxImporter, SequenceInputWithoutLengthIsAnError) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, sequenceIdentityModel().bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "sequence input 'xs' needs its length fixed at compile time"))
+      << r.error;
+  EXPECT_TRUE(contains(r.error, "--sequence-length=xs=N")) << r.error;
+}
+
+TEST(OnnxImporter, SequenceInputIsFlattenedToItsElements) {
+  mlir::MLIRContext context;
+  ImportOptions options;
+  options.sequenceInputLengths["xs"] = 2;
+  std::string error;
+  auto module = importOnnxBytes(context, sequenceIdentityModel().bytes(), "t.onnx", options,
+                                error);
+  ASSERT_TRUE(module) << error;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  EXPECT_TRUE(contains(text, "turbine.name = \"xs[0]\"")) << text;
+  EXPECT_TRUE(contains(text, "turbine.name = \"xs[1]\"")) << text;
+  EXPECT_TRUE(contains(text, "turbine.name = \"ys[1]\"")) << text;
+  EXPECT_TRUE(contains(text, "-> (tensor<3xf32>")) << text;
+}
+
+/// SplitToSequence of x (float [6]) by run-time sizes `split` (int64 [2]).
+ModelBuilder splitByRunTimeSizes() {
+  ModelBuilder m(16);
+  m.input("x", {6});
+  m.input("split", {2}, onnx::TensorProto::INT64);
+  m.node("SplitToSequence", {"x", "split"}, {"pieces"}, "split_by_sizes");
+  return m;
+}
+
+TEST(OnnxImporter, SequenceLengthOfARunTimeSplitIsKnown) {
+  ModelBuilder m = splitByRunTimeSizes();
+  m.node("SequenceLength", {"pieces"}, {"n"});
+  m.output("n", {}, onnx::TensorProto::INT64);
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "dense<2> : tensor<i64>")) << r.text;
+}
+
+TEST(OnnxImporter, ElementOfARunTimeSplitIsAnError) {
+  ModelBuilder m = splitByRunTimeSizes();
+  m.intInit("first", {0}, /*scalar=*/true);
+  m.node("SequenceAt", {"pieces", "first"}, {"y"}, "first_piece");
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "unsupported ONNX op 'SequenceAt' (node 'first_piece', opset 16"))
+      << r.error;
+  EXPECT_TRUE(contains(r.error, "the elements of sequence 'pieces' are not known at import time "
+                                "(their sizes come from run-time input 'split'"))
+      << r.error;
+}
+
+TEST(OnnxImporter, SequenceWhereATensorIsExpectedIsAnError) {
+  ModelBuilder m(16);
+  m.input("a", {2});
+  m.node("SequenceConstruct", {"a"}, {"seq"});
+  m.node("Relu", {"seq"}, {"y"}, "relu_of_sequence");
+  untypedShapeOutput(m, "y");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "ONNX node 'relu_of_sequence' (Relu, opset 16): input 'seq' is "
+                                "a sequence where a tensor is expected"))
+      << r.error;
+}
+
 //===--- exported PyTorch models ------------------------------------------===//
 
 class ExportedModel : public ::testing::TestWithParam<std::string> {};

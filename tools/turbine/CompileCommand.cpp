@@ -2,6 +2,8 @@
 //
 //   turbine compile model.onnx -o model.tmod
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
+//   turbine compile model.onnx -o m.tmod --sequence-length=xs=3 --optional-absent=opt
+//   turbine compile model.onnx -o m.tmod --sequence-shapes=xs=2x3,4x3
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 
@@ -30,6 +32,9 @@ namespace turbine::tools {
 namespace {
 
 struct CompileArgs {
+  std::vector<std::string> sequenceLengths; ///< NAME=N (ONNX sequence inputs)
+  std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
+  std::vector<std::string> absentOptionals;
   std::string input;
   std::string output;
   std::string compileTo;
@@ -45,6 +50,30 @@ struct CompileArgs {
 int fail(const std::string &message) {
   fmt::print(stderr, "turbine compile: error: {}\n", message);
   return 1;
+}
+
+/// Parses "2x3" / "?x4" / "scalar" into dims (-1 = dynamic); false if malformed.
+bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
+  dims.clear();
+  if (text == "scalar")
+    return true;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find('x', start);
+    std::string item = text.substr(start, end == std::string::npos ? std::string::npos
+                                                                     : end - start);
+    if (item == "?") {
+      dims.push_back(-1);
+    } else {
+      if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+          item.size() > 18)
+        return false;
+      dims.push_back(std::stoll(item));
+    }
+    if (end == std::string::npos)
+      return true;
+    start = end + 1;
+  }
 }
 
 int runCompile(const CompileArgs &args) {
@@ -75,11 +104,53 @@ int runCompile(const CompileArgs &args) {
         return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
   }
 
+  InputSpecialization specialization;
+  for (const std::string &spec : args.sequenceLengths) {
+    size_t eq = spec.rfind('=');
+    long long length = -1;
+    if (eq != std::string::npos && eq > 0) {
+      try {
+        size_t used = 0;
+        length = std::stoll(spec.substr(eq + 1), &used);
+        if (used != spec.size() - eq - 1)
+          length = -1;
+      } catch (const std::exception &) {
+        length = -1;
+      }
+    }
+    if (length < 0)
+      return fail("--sequence-length expects NAME=N with N >= 0, got '" + spec + "'");
+    specialization.sequenceLengths[spec.substr(0, eq)] = length;
+  }
+  for (const std::string &spec : args.sequenceShapes) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
+                  "scalar), got '" + spec + "'");
+    std::vector<std::vector<int64_t>> &shapes = specialization.sequenceShapes[spec.substr(0, eq)];
+    std::string list = spec.substr(eq + 1);
+    size_t start = 0;
+    while (!list.empty()) {
+      size_t comma = list.find(',', start);
+      std::vector<int64_t> dims;
+      if (!parseShape(list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start),
+                      dims))
+        return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
+                    "scalar), got '" + spec + "'");
+      shapes.push_back(dims);
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+  }
+  specialization.absentOptionals.insert(args.absentOptionals.begin(), args.absentOptionals.end());
+
   std::string error;
   std::string stoppedModuleText;
   artifact::Module artifact;
   if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText,
-                        &args.torchInputs))
+                        &args.torchInputs, specialization))
     return fail(error);
 
   if (options.stopAfter) {
@@ -124,6 +195,19 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "LLVM CPU name for kernels ('host' = this machine)");
   cmd->add_option("--opt-level", args->optLevel, "LLVM optimization level 0-3")
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--sequence-length", args->sequenceLengths,
+                  "NAME=N: compile the ONNX sequence input NAME for N elements (the artifact "
+                  "takes them as N tensor inputs NAME[0]..NAME[N-1]); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--sequence-shapes", args->sequenceShapes,
+                  "NAME=SHAPE,SHAPE,...: compile the ONNX sequence input NAME for elements of "
+                  "these shapes (2x3, ?x4 for a dynamic dim, scalar; NAME= for none); "
+                  "repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--optional-absent", args->absentOptionals,
+                  "Compile the ONNX optional input NAME as empty (it takes no input); "
+                  "repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("--externalize-params", args->externalizeParams,
                   "Write the weights to this parameter file (.irpa, or .safetensors) "
                   "instead of the artifact; bind it with `turbine run --parameters`");

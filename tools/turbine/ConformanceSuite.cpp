@@ -43,15 +43,34 @@ void collectOpTypes(const onnx::GraphProto &graph, std::set<std::string> &ops,
   }
 }
 
-/// Why a graph value cannot be carried by a runtime tensor, or "".
+/// Whether graph value `value` is a sequence and/or an optional.
+ConformanceTestCase::BoundaryValue boundaryValue(const onnx::ValueInfoProto &value) {
+  ConformanceTestCase::BoundaryValue boundary;
+  boundary.name = value.name();
+  const onnx::TypeProto *type = &value.type();
+  if (type->has_optional_type()) {
+    boundary.optional = true;
+    type = &type->optional_type().elem_type();
+  }
+  boundary.sequence = type->has_sequence_type();
+  return boundary;
+}
+
+/// Why a graph value cannot be carried by runtime tensors, or "". Sequences
+/// of tensors and optionals of those are flattened into tensors.
 std::string describeUnsupportedValue(const onnx::ValueInfoProto &value,
                                      const char *role) {
-  const onnx::TypeProto &type = value.type();
+  const onnx::TypeProto *typePtr = &value.type();
   std::string what;
+  if (typePtr->has_optional_type())
+    typePtr = &typePtr->optional_type().elem_type();
+  if (typePtr->has_sequence_type())
+    typePtr = &typePtr->sequence_type().elem_type();
+  const onnx::TypeProto &type = *typePtr;
   if (type.has_sequence_type())
-    what = "sequence";
+    what = "nested sequence";
   else if (type.has_optional_type())
-    what = "optional";
+    what = "nested optional";
   else if (type.has_map_type())
     what = "map";
   else if (type.has_sparse_tensor_type())
@@ -93,11 +112,13 @@ void readModelFacts(ConformanceTestCase &test) {
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializers.count(input.name()))
       continue;
+    test.inputs.push_back(boundaryValue(input));
     test.unsupportedInterface = describeUnsupportedValue(input, "input");
     if (!test.unsupportedInterface.empty())
       return;
   }
   for (const onnx::ValueInfoProto &output : graph.output()) {
+    test.outputs.push_back(boundaryValue(output));
     test.unsupportedInterface = describeUnsupportedValue(output, "output");
     if (!test.unsupportedInterface.empty())
       return;

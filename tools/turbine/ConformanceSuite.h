@@ -36,9 +36,19 @@ struct ConformanceTestCase {
   std::vector<std::string> opTypes;
   /// True if a node uses the ai.onnx.preview.training domain.
   bool usesTrainingOps = false;
-  /// Why the graph's inputs/outputs cannot be fed or checked ("sequence input
-  /// 'x'", "string output 'y'"), or empty when all are numeric tensors.
+  /// Why the graph's inputs/outputs cannot be fed or checked ("map input
+  /// 'x'", "string output 'y'"), or empty when all are numeric tensors or
+  /// sequences/optionals of those.
   std::string unsupportedInterface;
+  /// Per non-initializer graph input / graph output: is it a sequence, an
+  /// optional (their test data are SequenceProto / OptionalProto files)?
+  struct BoundaryValue {
+    std::string name;
+    bool sequence = false;
+    bool optional = false;
+  };
+  std::vector<BoundaryValue> inputs;
+  std::vector<BoundaryValue> outputs;
   /// Set when model.onnx could not be read; the test then fails with it.
   std::string modelError;
 

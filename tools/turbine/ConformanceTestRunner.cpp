@@ -6,7 +6,11 @@
 // expected X, got Y". Paths inside the test directory are shortened to their
 // name so reasons read the same for every test and group well in the
 // coverage report. bfloat16 data stored as uint16 (ONNX 1.12's convention)
-// is viewed as bf16 where the signature asks for it. Kernels run on the `local-sync` device: the parent already
+// is viewed as bf16 where the signature asks for it. Sequence and optional
+// graph values are flattened into tensors as the ONNX importer flattens them
+// (a sequence is its elements, an empty optional nothing); a model with such
+// inputs is compiled per data set for that data set's sequence lengths and
+// element shapes, since an artifact is specialized to them. Kernels run on the `local-sync` device: the parent already
 // runs -j children side by side, so threads inside a child would only compete.
 //===----------------------------------------------------------------------===//
 #include "ConformanceTestRunner.h"
@@ -20,6 +24,7 @@
 
 #include <exception>
 #include <map>
+#include <optional>
 
 namespace turbine::tools {
 namespace {
@@ -61,19 +66,6 @@ std::string withoutDirectory(std::string text, const std::string &dir) {
   return text;
 }
 
-/// Reads the `prefix`_K.pb tensors of one data set.
-Result<std::vector<Tensor>> readTensors(const std::string &dataSet,
-                                        const std::string &prefix) {
-  std::vector<Tensor> tensors;
-  for (const std::string &path : listTensorFiles(dataSet, prefix)) {
-    Result<Tensor> tensor = readTensorProtoFile(path);
-    if (!tensor)
-      return tensor.status();
-    tensors.push_back(std::move(*tensor));
-  }
-  return tensors;
-}
-
 /// ONNX 1.12's test data stores bfloat16 tensors as their uint16 bit
 /// patterns (numpy has no bfloat16). Views such a tensor as bf16 when the
 /// function's signature says bf16; anything else is returned unchanged.
@@ -107,32 +99,107 @@ std::string describeMismatch(std::string mismatch) {
   return mismatch;
 }
 
+/// Reads the `prefix`_K.pb files of one data set as graph values of the
+/// kinds `boundary` declares (SequenceProto/OptionalProto files for
+/// sequences and optionals), in order.
+Result<std::vector<OnnxDataValue>>
+readDataValues(const std::string &dataSet, const std::string &prefix,
+               const std::vector<ConformanceTestCase::BoundaryValue> &boundary) {
+  std::vector<OnnxDataValue> values;
+  std::vector<std::string> paths = listTensorFiles(dataSet, prefix);
+  for (size_t k = 0; k < paths.size(); ++k) {
+    bool sequence = k < boundary.size() && boundary[k].sequence;
+    bool optional = k < boundary.size() && boundary[k].optional;
+    Result<OnnxDataValue> value = readDataValueFile(paths[k], sequence, optional);
+    if (!value)
+      return value.status();
+    values.push_back(std::move(*value));
+  }
+  return values;
+}
+
+/// The tensors of `values` in order: a sequence contributes its elements,
+/// an empty optional nothing (as the compiled function takes and returns them).
+std::vector<Tensor> flatten(const std::vector<OnnxDataValue> &values) {
+  std::vector<Tensor> tensors;
+  for (const OnnxDataValue &value : values)
+    tensors.insert(tensors.end(), value.tensors.begin(), value.tensors.end());
+  return tensors;
+}
+
+/// What the data set's sequence and optional inputs need the model compiled for.
+InputSpecialization specializationFor(const ConformanceTestCase &test,
+                                      const std::vector<OnnxDataValue> &inputs) {
+  InputSpecialization spec;
+  for (size_t k = 0; k < inputs.size() && k < test.inputs.size(); ++k) {
+    const std::string &name = test.inputs[k].name;
+    if (inputs[k].kind == OnnxDataValue::Kind::None) {
+      spec.absentOptionals.insert(name);
+    } else if (inputs[k].kind == OnnxDataValue::Kind::Sequence) {
+      std::vector<std::vector<int64_t>> &shapes = spec.sequenceShapes[name];
+      for (const Tensor &t : inputs[k].tensors)
+        shapes.push_back(t.shape());
+    }
+  }
+  return spec;
+}
+
+/// Reads a data set's values, failing with the conventional reasons.
+Result<std::vector<OnnxDataValue>>
+readDataSetValues(const std::string &dataSet, const std::string &prefix,
+                  const std::vector<ConformanceTestCase::BoundaryValue> &boundary) {
+  Result<std::vector<OnnxDataValue>> values = readDataValues(dataSet, prefix, boundary);
+  if (!values && values.message().rfind("unsupported:", 0) != 0)
+    return Status::error("bad test data: " + values.message());
+  return values;
+}
+
 ConformanceOutcome runChecked(const ConformanceTestCase &test) {
   if (test.usesTrainingOps)
     return ConformanceOutcome::skip("training op");
   if (!test.modelError.empty())
     return ConformanceOutcome::fail(test.modelError);
 
-  compiler::CompileOptions options;
-  artifact::Module artifact;
-  std::string error;
-  if (!compileModelFile(test.modelPath(), options, artifact, error))
-    return ConformanceOutcome::fail("compile error: " + firstLine(error));
-  if (!test.unsupportedInterface.empty())
-    return ConformanceOutcome::fail("unsupported: " + test.unsupportedInterface);
+  // A model with sequence or optional inputs is compiled for each data
+  // set's sequence lengths and element shapes (and absent optionals); the
+  // others once, before any data is read.
+  bool specialized = false;
+  for (const ConformanceTestCase::BoundaryValue &input : test.inputs)
+    specialized |= input.sequence || input.optional;
 
-  Result<std::shared_ptr<Module>> module =
-      Module::loadFromBytes(artifact::serialize(artifact), test.name);
-  if (!module)
-    return ConformanceOutcome::fail("load error: " + module.message());
-  if ((*module)->functions().size() != 1)
-    return ConformanceOutcome::fail(
-        "load error: expected one entry function, the artifact has " +
-        std::to_string((*module)->functions().size()));
-  const Function &function = (*module)->functions().front();
-  Result<std::unique_ptr<Device>> device = Device::create("local-sync");
-  if (!device)
-    return ConformanceOutcome::fail("runtime error: " + device.message());
+  std::shared_ptr<Module> module;
+  std::optional<InputSpecialization> compiledFor;
+  std::unique_ptr<Device> device;
+  // Compiles for `spec` unless already done; a failure is the outcome.
+  auto compileFor = [&](const InputSpecialization &spec) -> std::optional<ConformanceOutcome> {
+    if (compiledFor && *compiledFor == spec)
+      return std::nullopt;
+    compiler::CompileOptions options;
+    artifact::Module artifact;
+    std::string error;
+    if (!compileModelFile(test.modelPath(), options, artifact, error, nullptr, nullptr, spec))
+      return ConformanceOutcome::fail("compile error: " + firstLine(error));
+    if (!test.unsupportedInterface.empty())
+      return ConformanceOutcome::fail("unsupported: " + test.unsupportedInterface);
+    Result<std::shared_ptr<Module>> loaded =
+        Module::loadFromBytes(artifact::serialize(artifact), test.name);
+    if (!loaded)
+      return ConformanceOutcome::fail("load error: " + loaded.message());
+    if ((*loaded)->functions().size() != 1)
+      return ConformanceOutcome::fail(
+          "load error: expected one entry function, the artifact has " +
+          std::to_string((*loaded)->functions().size()));
+    module = *loaded;
+    compiledFor = spec;
+    return std::nullopt;
+  };
+  if (!specialized)
+    if (std::optional<ConformanceOutcome> failure = compileFor({}))
+      return *failure;
+  Result<std::unique_ptr<Device>> created = Device::create("local-sync");
+  if (!created)
+    return ConformanceOutcome::fail("runtime error: " + created.message());
+  device = std::move(*created);
 
   std::vector<std::string> dataSets = listDataSets(test.directory);
   if (dataSets.empty())
@@ -143,29 +210,34 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
     std::string where = dataSets.size() > 1
                             ? " (" + dataSet.substr(dataSet.rfind('/') + 1) + ")"
                             : "";
-    Result<std::vector<Tensor>> inputs = readTensors(dataSet, "input");
-    if (!inputs)
-      return ConformanceOutcome::fail(inputs.message().rfind("unsupported:", 0) == 0
-                                          ? inputs.message()
-                                          : "bad test data: " + inputs.message());
-    Result<std::vector<Tensor>> expected = readTensors(dataSet, "output");
-    if (!expected)
-      return ConformanceOutcome::fail(expected.message().rfind("unsupported:", 0) == 0
-                                          ? expected.message()
-                                          : "bad test data: " + expected.message());
-    if (Status s = adaptToSignature(*inputs, function.inputs()); !s)
+    Result<std::vector<OnnxDataValue>> inputValues =
+        readDataSetValues(dataSet, "input", test.inputs);
+    if (!inputValues)
+      return ConformanceOutcome::fail(inputValues.message());
+    Result<std::vector<OnnxDataValue>> expectedValues =
+        readDataSetValues(dataSet, "output", test.outputs);
+    if (!expectedValues)
+      return ConformanceOutcome::fail(expectedValues.message());
+    if (specialized)
+      if (std::optional<ConformanceOutcome> failure =
+              compileFor(specializationFor(test, *inputValues)))
+        return *failure;
+    const Function &function = module->functions().front();
+    std::vector<Tensor> inputs = flatten(*inputValues);
+    std::vector<Tensor> expected = flatten(*expectedValues);
+    if (Status s = adaptToSignature(inputs, function.inputs()); !s)
       return ConformanceOutcome::fail("bad test data: " + s.message());
-    if (Status s = adaptToSignature(*expected, function.outputs()); !s)
+    if (Status s = adaptToSignature(expected, function.outputs()); !s)
       return ConformanceOutcome::fail("bad test data: " + s.message());
-    Result<std::vector<Tensor>> results = function.invoke(**device, *inputs);
+    Result<std::vector<Tensor>> results = function.invoke(*device, inputs);
     if (!results)
       return ConformanceOutcome::fail("runtime error: " + results.message() + where);
-    if (results->size() != expected->size())
+    if (results->size() != expected.size())
       return ConformanceOutcome::fail(
           "the function returns " + std::to_string(results->size()) +
-          " results but the test expects " + std::to_string(expected->size()) + where);
+          " results but the test expects " + std::to_string(expected.size()) + where);
     for (size_t k = 0; k < results->size(); ++k) {
-      std::string mismatch = compareTensors((*expected)[k], (*results)[k],
+      std::string mismatch = compareTensors(expected[k], (*results)[k],
                                             tolerance.atol, tolerance.rtol);
       if (!mismatch.empty())
         return ConformanceOutcome::fail("output " + std::to_string(k) + ", " +

@@ -67,7 +67,8 @@ bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
                       std::string *stoppedModuleText,
-                      const TorchScriptInputs *torchInputs) {
+                      const TorchScriptInputs *torchInputs,
+                      const InputSpecialization &specialization) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
   bool isTorch = ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc" &&
                  torch_frontend::looksLikeTorchScriptFile(path);
@@ -88,9 +89,13 @@ bool compileModelFile(const std::string &path,
   context.loadAllAvailableDialects();
   context.disableMultithreading();
 
+  onnx_frontend::ImportOptions importOptions;
+  importOptions.sequenceInputShapes = specialization.sequenceShapes;
+  importOptions.sequenceInputLengths = specialization.sequenceLengths;
+  importOptions.absentOptionalInputs = specialization.absentOptionals;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       isTorch          ? importTorchScript(context, path, torchInputs, error)
-      : ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, {}, error)
+      : ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, importOptions, error)
                        : parseMlirFile(context, path, error);
   if (!module)
     return false;

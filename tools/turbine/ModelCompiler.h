@@ -11,6 +11,10 @@
 #ifndef TURBINE_TOOLS_MODELCOMPILER_H
 #define TURBINE_TOOLS_MODELCOMPILER_H
 
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,22 @@ struct Module;
 namespace turbine::compiler {
 struct CompileOptions;
 }
+namespace turbine::tools {
+/// What an ONNX model's sequence and optional graph inputs are compiled
+/// for (see onnx_frontend::ImportOptions): the artifact is specialized to
+/// these sequence lengths (and element shapes, where given) and takes one
+/// tensor argument per sequence element, none for an absent optional.
+struct InputSpecialization {
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequenceShapes;
+  std::map<std::string, int64_t> sequenceLengths;
+  std::set<std::string> absentOptionals;
+
+  bool operator==(const InputSpecialization &other) const {
+    return sequenceShapes == other.sequenceShapes && sequenceLengths == other.sequenceLengths &&
+           absentOptionals == other.absentOptionals;
+  }
+};
+} // namespace turbine::tools
 
 namespace turbine::tools {
 
@@ -41,7 +61,8 @@ bool compileModelFile(const std::string &path,
                       const compiler::CompileOptions &options,
                       artifact::Module &out, std::string &error,
                       std::string *stoppedModuleText = nullptr,
-                      const TorchScriptInputs *torchInputs = nullptr);
+                      const TorchScriptInputs *torchInputs = nullptr,
+                      const InputSpecialization &specialization = {});
 
 } // namespace turbine::tools
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "OnnxTensorIO.h"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstring>
@@ -158,6 +159,70 @@ Result<Tensor> readTensorProtoFile(const std::string &path) {
   std::ostringstream bytes;
   bytes << file.rdbuf();
   return decodeTensorProto(bytes.str(), path);
+}
+
+namespace {
+
+runtime::Result<OnnxDataValue> decodeSequence(const onnx::SequenceProto &proto,
+                                              const std::string &label) {
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      !(proto.elem_type() == onnx::SequenceProto::UNDEFINED && proto.tensor_values_size() == 0))
+    return Status::error("unsupported: sequence of non-tensors (" + label + ")");
+  OnnxDataValue value;
+  value.kind = OnnxDataValue::Kind::Sequence;
+  for (int k = 0; k < proto.tensor_values_size(); ++k) {
+    Result<Tensor> tensor = decodeTensorProto(proto.tensor_values(k).SerializeAsString(),
+                                              label + " element " + std::to_string(k));
+    if (!tensor)
+      return tensor.status();
+    value.tensors.push_back(std::move(*tensor));
+  }
+  return value;
+}
+
+} // namespace
+
+Result<OnnxDataValue> readDataValueFile(const std::string &path, bool sequence, bool optional) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return Status::error("cannot read '" + path + "'");
+  std::ostringstream stream;
+  stream << file.rdbuf();
+  const std::string bytes = stream.str();
+  if (optional) {
+    onnx::OptionalProto proto;
+    if (!proto.ParseFromString(bytes))
+      return Status::error(path + ": not a valid onnx.OptionalProto");
+    if (proto.has_sequence_value())
+      return decodeSequence(proto.sequence_value(), path);
+    if (proto.has_tensor_value()) {
+      Result<Tensor> tensor = decodeTensorProto(proto.tensor_value().SerializeAsString(), path);
+      if (!tensor)
+        return tensor.status();
+      OnnxDataValue value;
+      value.tensors.push_back(std::move(*tensor));
+      return value;
+    }
+    if (proto.elem_type() != onnx::OptionalProto::UNDEFINED &&
+        proto.elem_type() != onnx::OptionalProto::TENSOR &&
+        proto.elem_type() != onnx::OptionalProto::SEQUENCE)
+      return Status::error("unsupported: optional of a map or sparse tensor (" + path + ")");
+    OnnxDataValue none;
+    none.kind = OnnxDataValue::Kind::None;
+    return none;
+  }
+  if (sequence) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromString(bytes))
+      return Status::error(path + ": not a valid onnx.SequenceProto");
+    return decodeSequence(proto, path);
+  }
+  Result<Tensor> tensor = decodeTensorProto(bytes, path);
+  if (!tensor)
+    return tensor.status();
+  OnnxDataValue value;
+  value.tensors.push_back(std::move(*tensor));
+  return value;
 }
 
 } // namespace turbine::tools

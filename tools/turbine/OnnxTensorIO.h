@@ -6,8 +6,9 @@
 // (little-endian) or from the typed repeated fields (float_data, int32_data,
 // int64_data, double_data, uint64_data; f16/bf16 and the narrow integer types
 // are carried in int32_data). Strings, complex numbers, external data and
-// segments are reported as "unsupported: ...". The protobuf classes stay in
-// the .cpp.
+// segments are reported as "unsupported: ...". Sequence- and optional-typed
+// graph values are stored as onnx.SequenceProto / onnx.OptionalProto files
+// (readDataValueFile). The protobuf classes stay in the .cpp.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_TOOLS_ONNXTENSORIO_H
 #define TURBINE_TOOLS_ONNXTENSORIO_H
@@ -15,6 +16,7 @@
 #include "turbine/runtime/Runtime.h"
 
 #include <string>
+#include <vector>
 
 namespace turbine::tools {
 
@@ -24,6 +26,18 @@ runtime::Result<runtime::Tensor> decodeTensorProto(const std::string &bytes,
 
 /// Reads and decodes the TensorProto file at `path`.
 runtime::Result<runtime::Tensor> readTensorProtoFile(const std::string &path);
+
+/// One graph value of the test data: a tensor, a sequence of tensors, or an
+/// empty optional (an optional holding a value reads as that value).
+struct OnnxDataValue {
+  enum class Kind { Tensor, Sequence, None } kind = Kind::Tensor;
+  std::vector<runtime::Tensor> tensors; ///< one for a tensor; the elements of a sequence
+};
+
+/// Reads a test data file: a TensorProto, or a SequenceProto of tensors when
+/// `sequence`, wrapped in an OptionalProto when `optional`.
+runtime::Result<OnnxDataValue> readDataValueFile(const std::string &path, bool sequence,
+                                                 bool optional);
 
 } // namespace turbine::tools
 

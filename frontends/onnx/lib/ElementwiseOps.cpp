@@ -489,6 +489,10 @@ LogicalResult forwardValue(ImportContext &ctx, const onnx::NodeProto &node, cons
 LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 1)
     return ctx.fail(node, "expects 1 input");
+  if (ctx.lookupSequence(node.input(0)) || ctx.lookupOptional(node.input(0))) {
+    ctx.bind(node.output(0), ctx.capture(node.input(0)));
+    return success();
+  }
   return forwardValue(ctx, node, node.output(0));
 }
 

@@ -69,7 +69,8 @@ void ImportContext::setConstant(const std::string &name, DenseElementsAttr attr)
 }
 
 bool ImportContext::hasValue(const std::string &name) const {
-  return values.count(name) || constants.count(name) || shapeTensors.count(name);
+  return values.count(name) || constants.count(name) || shapeTensors.count(name) ||
+         sequences.count(name) || optionals.count(name);
 }
 
 FailureOr<Value> ImportContext::getTensor(const onnx::NodeProto &node,
@@ -89,6 +90,10 @@ FailureOr<Value> ImportContext::getTensor(const onnx::NodeProto &node,
     values[name] = v;
     return v;
   }
+  if (sequences.count(name) || optionals.count(name))
+    return fail(node, "input '" + name + "' is " +
+                          (sequences.count(name) ? "a sequence" : "an optional") +
+                          " where a tensor is expected");
   (void)fail(node, "input '" + name + "' is not produced by any earlier node, "
                    "graph input or initializer");
   return failure();

@@ -125,6 +125,51 @@ const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 void registerResizeOps(OpRegistry &registry);
 void registerSortOps(OpRegistry &registry);
 void registerSignalOps(OpRegistry &registry);
+void registerSequenceOps(OpRegistry &registry);
+void registerControlFlowOps(OpRegistry &registry);
+
+//===--- sequences, optionals and subgraphs (SequenceOps.cpp, ControlFlowOps.cpp)
+/// An ONNX sequence, held at import time as the list of its elements.
+struct SequenceValue {
+  std::vector<mlir::Value> elements;
+  int onnxElementType = 0; ///< ONNX data type of the elements (0: unknown)
+  /// Set when only the length is known (SplitToSequence by run-time split
+  /// sizes): why the elements are not; `elements` is then empty.
+  std::string elementsUnavailable;
+  int64_t knownLength = 0;
+  int64_t length() const {
+    return elementsUnavailable.empty() ? static_cast<int64_t>(elements.size()) : knownLength;
+  }
+};
+/// An ONNX optional: none, or a tensor, or a sequence.
+struct OptionalValue {
+  bool hasElement = false;
+  bool isSequence = false;
+  mlir::Value tensor;
+  SequenceValue sequence;
+  int onnxElementType = 0;
+};
+/// Everything recorded for one value name, copied as a whole (subgraph
+/// inputs and outputs, loop-carried values, Identity on sequences).
+struct ValueBinding {
+  enum class Kind { Missing, Tensor, Constant, Shape, Sequence, Optional } kind = Kind::Missing;
+  mlir::Value tensor;
+  mlir::DenseElementsAttr constant;
+  ShapeTensor shape;
+  SequenceValue sequence;
+  OptionalValue optional;
+  std::optional<int> onnxType;
+};
+/// Imports the nodes of `graph` (a subgraph of an If, Loop, Scan or
+/// SequenceMap node) into `ctx`, in order; the caller binds its inputs
+/// first and reads its outputs afterwards. Outer-scope names stay visible
+/// (ONNX lexical scoping). Defined in OnnxImporter.cpp.
+mlir::LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph);
+/// Folds a logical or comparison node (Not, And, Or, Xor, Equal, Less, ...)
+/// whose inputs are all import-time integer/bool scalars into a constant, so
+/// If and Loop conditions computed from import-time values stay known.
+/// Returns true when it did. Defined in ControlFlowOps.cpp.
+bool foldImportTimeCondition(ImportContext &ctx, const onnx::NodeProto &node);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -211,6 +256,23 @@ public:
     return onnxType == onnx::TensorProto::UINT8 || onnxType == onnx::TensorProto::UINT16 ||
            onnxType == onnx::TensorProto::UINT32 || onnxType == onnx::TensorProto::UINT64;
   }
+
+  //===--- sequences and optionals (ValueBindings.cpp) --------------------===//
+
+  void setSequence(const std::string &name, SequenceValue sequence);
+  void setOptional(const std::string &name, OptionalValue optional);
+  const SequenceValue *lookupSequence(const std::string &name) const {
+    auto it = sequences.find(name);
+    return it == sequences.end() ? nullptr : &it->second;
+  }
+  const OptionalValue *lookupOptional(const std::string &name) const {
+    auto it = optionals.find(name);
+    return it == optionals.end() ? nullptr : &it->second;
+  }
+  /// Captures what is recorded for `name` (Kind::Missing when nothing).
+  ValueBinding capture(const std::string &name) const;
+  /// Records `binding` under `name`, replacing whatever was there.
+  void bind(const std::string &name, const ValueBinding &binding);
 
   //===--- errors ---------------------------------------------------------===//
 
@@ -318,6 +380,8 @@ public:
   }
 
 private:
+  std::map<std::string, SequenceValue> sequences; ///< ValueBindings.cpp
+  std::map<std::string, OptionalValue> optionals; ///< ValueBindings.cpp
   std::map<std::string, mlir::Value> values;
   std::map<std::string, mlir::DenseElementsAttr> constants;
   std::map<std::string, ShapeTensor> shapeTensors;

@@ -44,6 +44,8 @@ const OpRegistry &opRegistry() {
     registerResizeOps(r);
     registerSortOps(r);
     registerSignalOps(r);
+    registerSequenceOps(r);
+    registerControlFlowOps(r);
     return r;
   }();
   return registry;
@@ -101,6 +103,172 @@ FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
   }
   sig.type = RankedTensorType::get(shape, elementType);
   return sig;
+}
+
+/// How one graph input or output maps onto function arguments/results.
+struct FlatBoundaryValue {
+  std::string name;
+  enum class Kind { Tensor, Sequence, OptionalNone, OptionalTensor, OptionalSequence } kind;
+  size_t first = 0; ///< first argument index
+  size_t count = 0; ///< number of arguments
+  int onnxElementType = 0;
+};
+
+/// Appends the arguments of graph input `info` to `inputs`: a tensor is one
+/// argument; a sequence one per element, as many and as shaped as
+/// options.sequenceInputShapes (or sequenceInputLengths with the declared
+/// element shape) say; an optional none when named in
+/// options.absentOptionalInputs, else its element.
+FailureOr<FlatBoundaryValue>
+flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
+                  const ImportOptions &options,
+                  SmallVector<std::pair<std::string, ValueSignature>> &inputs,
+                  std::string &error) {
+  FlatBoundaryValue flat;
+  flat.name = info.name();
+  flat.first = inputs.size();
+  const onnx::TypeProto *type = &info.type();
+  bool optional = type->has_optional_type();
+  if (optional) {
+    if (options.absentOptionalInputs.count(info.name())) {
+      flat.kind = FlatBoundaryValue::Kind::OptionalNone;
+      return flat;
+    }
+    type = &type->optional_type().elem_type();
+  }
+  if (type->has_tensor_type()) {
+    onnx::ValueInfoProto tensorInfo;
+    tensorInfo.set_name(info.name());
+    *tensorInfo.mutable_type() = *type;
+    auto sig = convertValueInfo(context, tensorInfo, error);
+    if (failed(sig))
+      return failure();
+    inputs.push_back({info.name(), *sig});
+    flat.kind = optional ? FlatBoundaryValue::Kind::OptionalTensor : FlatBoundaryValue::Kind::Tensor;
+    flat.count = 1;
+    flat.onnxElementType = type->tensor_type().elem_type();
+    return flat;
+  }
+  if (!type->has_sequence_type() || !type->sequence_type().elem_type().has_tensor_type()) {
+    error = "graph value '" + info.name() +
+            "' is neither a tensor, a sequence of tensors nor an optional of those";
+    return failure();
+  }
+  flat.kind = optional ? FlatBoundaryValue::Kind::OptionalSequence : FlatBoundaryValue::Kind::Sequence;
+  const onnx::TypeProto_Tensor &elementType = type->sequence_type().elem_type().tensor_type();
+  flat.onnxElementType = elementType.elem_type();
+  std::vector<std::optional<std::vector<int64_t>>> shapes;
+  if (auto it = options.sequenceInputShapes.find(info.name()); it != options.sequenceInputShapes.end()) {
+    for (const std::vector<int64_t> &shape : it->second)
+      shapes.push_back(shape);
+  } else if (auto it = options.sequenceInputLengths.find(info.name());
+             it != options.sequenceInputLengths.end()) {
+    shapes.assign(static_cast<size_t>(std::max<int64_t>(it->second, 0)), std::nullopt);
+  } else {
+    error = std::string(optional ? "optional sequence input '" : "sequence input '") +
+            info.name() + "' needs its length fixed at compile time (turbine compile "
+            "--sequence-length=" + info.name() + "=N or --sequence-shapes=" + info.name() +
+            "=2x3,4x3" + (optional ? ", or --optional-absent=" + info.name() : std::string()) +
+            "): a compiled artifact takes one tensor per element";
+    return failure();
+  }
+  for (auto [k, shape] : llvm::enumerate(shapes)) {
+    onnx::ValueInfoProto elementInfo;
+    elementInfo.set_name(info.name() + "[" + std::to_string(k) + "]");
+    onnx::TypeProto_Tensor *tensorType = elementInfo.mutable_type()->mutable_tensor_type();
+    *tensorType = elementType;
+    if (shape) {
+      onnx::TensorShapeProto *dims = tensorType->mutable_shape();
+      dims->clear_dim();
+      for (int64_t d : *shape) {
+        auto *dim = dims->add_dim();
+        if (d >= 0)
+          dim->set_dim_value(d);
+      }
+    } else if (!elementType.has_shape()) {
+      error = "sequence input '" + info.name() +
+              "' declares no element shape; give the element shapes at compile time "
+              "(turbine compile --sequence-shapes=" + info.name() + "=2x3,4x3)";
+      return failure();
+    }
+    auto sig = convertValueInfo(context, elementInfo, error);
+    if (failed(sig))
+      return failure();
+    inputs.push_back({elementInfo.name(), *sig});
+  }
+  flat.count = shapes.size();
+  return flat;
+}
+
+/// Records graph input `flat` in `ctx` from the entry block's `arguments`.
+void bindGraphInput(ImportContext &ctx, const FlatBoundaryValue &flat,
+                    Block::BlockArgListType arguments) {
+  SequenceValue sequence;
+  sequence.onnxElementType = flat.onnxElementType;
+  for (size_t k = 0; k < flat.count; ++k)
+    sequence.elements.push_back(arguments[flat.first + k]);
+  OptionalValue optional;
+  optional.onnxElementType = flat.onnxElementType;
+  switch (flat.kind) {
+  case FlatBoundaryValue::Kind::Tensor:
+    ctx.setValue(flat.name, arguments[flat.first]);
+    return;
+  case FlatBoundaryValue::Kind::Sequence:
+    ctx.setSequence(flat.name, sequence);
+    return;
+  case FlatBoundaryValue::Kind::OptionalNone:
+    break;
+  case FlatBoundaryValue::Kind::OptionalTensor:
+    optional.hasElement = true;
+    optional.tensor = arguments[flat.first];
+    break;
+  case FlatBoundaryValue::Kind::OptionalSequence:
+    optional.hasElement = true;
+    optional.isSequence = true;
+    optional.sequence = sequence;
+    break;
+  }
+  ctx.setOptional(flat.name, optional);
+}
+
+/// Appends the function results of graph output `info`: a tensor is one
+/// result; a sequence one per element ("y[0]", ...); an optional none
+/// nothing, else its element.
+LogicalResult flattenGraphOutput(ImportContext &ctx, const onnx::NodeProto &outputNode,
+                                 const onnx::ValueInfoProto &info, SmallVector<Value> &results,
+                                 SmallVector<std::pair<std::string, ValueSignature>> &sigs) {
+  const std::string &name = info.name();
+  const SequenceValue *sequence = ctx.lookupSequence(name);
+  if (const OptionalValue *optional = ctx.lookupOptional(name)) {
+    if (!optional->hasElement)
+      return success();
+    if (!optional->isSequence) {
+      results.push_back(optional->tensor);
+      sigs.push_back({name, ValueSignature{}});
+      return success();
+    }
+    sequence = &optional->sequence;
+  }
+  if (sequence) {
+    if (!sequence->elementsUnavailable.empty())
+      return ctx.fail(outputNode, "graph output '" + name + "' is a sequence whose elements "
+                                  "are not known at import time (" +
+                                  sequence->elementsUnavailable + ")");
+    for (auto [k, element] : llvm::enumerate(sequence->elements)) {
+      results.push_back(element);
+      sigs.push_back({name + "[" + std::to_string(k) + "]", ValueSignature{}});
+    }
+    return success();
+  }
+  auto value = ctx.getTensor(outputNode, name);
+  if (failed(value))
+    return failure();
+  results.push_back(*value);
+  std::string sigError;
+  auto sig = convertValueInfo(ctx.context, info, sigError);
+  // Outputs without declared shape are fine: the IR gives their type.
+  sigs.push_back({name, succeeded(sig) ? *sig : ValueSignature{}});
+  return success();
 }
 
 /// `turbine.name` and `turbine.dims` attributes for one argument/result.
@@ -173,6 +341,87 @@ void recordOutputType(ImportContext &ctx, const onnx::NodeProto &node, const std
     ctx.setOnnxType(out, *t);
 }
 
+} // namespace
+
+LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph) {
+  OpBuilder &b = ctx.builder;
+  const OpRegistry &registry = opRegistry();
+  std::map<std::string, const onnx::TypeProto_Tensor *> inferredTypes;
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    if (info.type().has_tensor_type())
+      inferredTypes[info.name()] = &info.type().tensor_type();
+  std::map<std::string, int> declaredOutputTypes;
+  for (const onnx::ValueInfoProto &info : graph.output())
+    if (info.type().has_tensor_type() && info.type().tensor_type().elem_type() != 0)
+      declaredOutputTypes[info.name()] = info.type().tensor_type().elem_type();
+  // Declared tensor type of a graph value (for outputs of custom-op nodes).
+  auto declaredType = [&](const std::string &name) -> Type {
+    for (const auto *infos : {&graph.value_info(), &graph.output()})
+      for (const onnx::ValueInfoProto &info : *infos)
+        if (info.name() == name) {
+          std::string ignored;
+          auto sig = convertValueInfo(ctx.context, info, ignored);
+          if (succeeded(sig))
+            return sig->type;
+        }
+    return Type();
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    ctx.loc = NameLoc::get(b.getStringAttr(node.name().empty() ? node.op_type() : node.name()),
+                           FileLineColLoc::get(&ctx.context, ctx.origin, 0, 0));
+    if (isCustomDomain(node.domain())) { // a custom op (CustomDomainOps.cpp)
+      if (failed(importCustomDomainNode(ctx, node, declaredType)))
+        return failure();
+      continue;
+    }
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      (void)ctx.unsupported(node);
+      return failure();
+    }
+    const OpHandler *handler = registry.lookup(node.op_type(), ctx.opset);
+    if (!handler) {
+      (void)ctx.unsupported(node);
+      return failure();
+    }
+    for (const std::string &in : node.input()) {
+      if (!in.empty() && !ctx.hasValue(in)) {
+        (void)ctx.fail(node, "input '" + in + "' is not produced by any earlier node, "
+                             "graph input or initializer");
+        return failure();
+      }
+    }
+    if (!foldImportTimeCondition(ctx, node) && failed((*handler)(ctx, node))) {
+      if (ctx.error.empty())
+        (void)ctx.fail(node, "conversion failed");
+      return failure();
+    }
+    for (const std::string &out : node.output()) {
+      if (!out.empty())
+        recordOutputType(ctx, node, out, inferredTypes, declaredOutputTypes);
+      if (!out.empty() && !ctx.hasValue(out)) {
+        (void)ctx.fail(node, "importer produced no value for output '" + out + "'");
+        return failure();
+      }
+      // Cross-check against ONNX shape inference: a disagreement is an
+      // importer bug and is better reported here than miscompiled later.
+      auto inferred = inferredTypes.find(out);
+      Value value = out.empty() ? Value() : ctx.lookupValue(out);
+      if (value && inferred != inferredTypes.end()) {
+        std::string mismatch = checkAgainstInferred(ctx.context, cast<RankedTensorType>(value.getType()),
+                                                    *inferred->second);
+        if (!mismatch.empty()) {
+          (void)ctx.fail(node, "internal error: output '" + out + "' " + mismatch);
+          return failure();
+        }
+      }
+    }
+  }
+
+  return success();
+}
+
+namespace {
+
 /// Imports a parsed and checked model.
 OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
                                   const std::string &origin, const ImportOptions &options,
@@ -197,10 +446,6 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   }
 
   const onnx::GraphProto &graph = model.graph();
-  std::map<std::string, const onnx::TypeProto_Tensor *> inferredTypes;
-  for (const onnx::ValueInfoProto &info : graph.value_info())
-    if (info.type().has_tensor_type())
-      inferredTypes[info.name()] = &info.type().tensor_type();
   ImportContext ctx(context, origin, opset);
   OpBuilder &b = ctx.builder;
 
@@ -218,29 +463,23 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
     initializerNames.insert(init.name());
   }
 
+  // Graph inputs become function arguments; a sequence input becomes one
+  // argument per element ("x[0]", "x[1]", ...), an optional input none
+  // (options.absentOptionalInputs) or its element (see flattenGraphInput).
   SmallVector<std::pair<std::string, ValueSignature>> inputs;
+  SmallVector<FlatBoundaryValue> inputLayout;
   for (const onnx::ValueInfoProto &info : graph.input()) {
     if (initializerNames.count(info.name()))
       continue;
     std::string sigError;
-    auto sig = convertValueInfo(context, info, sigError);
-    if (failed(sig)) {
+    auto flat = flattenGraphInput(context, info, options, inputs, sigError);
+    if (failed(flat)) {
       error = "graph input: " + sigError + where;
       return nullptr;
     }
-    inputs.push_back({info.name(), *sig});
-    ctx.setOnnxType(info.name(), info.type().tensor_type().elem_type());
-  }
-  std::map<std::string, int> declaredOutputTypes;
-  for (const onnx::ValueInfoProto &info : graph.output())
-    if (info.type().has_tensor_type() && info.type().tensor_type().elem_type() != 0)
-      declaredOutputTypes[info.name()] = info.type().tensor_type().elem_type();
-  SmallVector<ValueSignature> outputSigs;
-  for (const onnx::ValueInfoProto &info : graph.output()) {
-    std::string sigError;
-    auto sig = convertValueInfo(context, info, sigError);
-    // Outputs without declared shape are fine: the IR gives their type.
-    outputSigs.push_back(succeeded(sig) ? *sig : ValueSignature{});
+    inputLayout.push_back(*flat);
+    if (info.type().has_tensor_type())
+      ctx.setOnnxType(info.name(), info.type().tensor_type().elem_type());
   }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(ctx.loc);
@@ -252,103 +491,39 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
                                    b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  for (auto [i, input] : llvm::enumerate(inputs)) {
-    ctx.setValue(input.first, entry->getArgument(i));
+  for (auto [i, input] : llvm::enumerate(inputs))
     func.setArgAttrs(i, signatureAttrs(b, input.first, input.second, input.second.type));
-  }
+  for (const FlatBoundaryValue &flat : inputLayout)
+    bindGraphInput(ctx, flat, entry->getArguments());
 
-  // Declared tensor type of a graph value (for outputs of custom-op nodes).
-  auto declaredType = [&](const std::string &name) -> Type {
-    for (const auto *infos : {&graph.value_info(), &graph.output()})
-      for (const onnx::ValueInfoProto &info : *infos)
-        if (info.name() == name) {
-          std::string ignored;
-          auto sig = convertValueInfo(context, info, ignored);
-          if (succeeded(sig))
-            return sig->type;
-        }
-    return Type();
-  };
-  const OpRegistry &registry = opRegistry();
-  for (const onnx::NodeProto &node : graph.node()) {
-    ctx.loc = NameLoc::get(b.getStringAttr(node.name().empty() ? node.op_type() : node.name()),
-                           FileLineColLoc::get(&context, origin, 0, 0));
-    if (isCustomDomain(node.domain())) { // a custom op (CustomDomainOps.cpp)
-      if (failed(importCustomDomainNode(ctx, node, declaredType))) {
-        error = ctx.error + where;
-        return nullptr;
-      }
-      continue;
-    }
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      (void)ctx.unsupported(node);
-      error = ctx.error + where;
-      return nullptr;
-    }
-    const OpHandler *handler = registry.lookup(node.op_type(), opset);
-    if (!handler) {
-      (void)ctx.unsupported(node);
-      error = ctx.error + where;
-      return nullptr;
-    }
-    for (const std::string &in : node.input()) {
-      if (!in.empty() && !ctx.hasValue(in)) {
-        (void)ctx.fail(node, "input '" + in + "' is not produced by any earlier node, "
-                             "graph input or initializer");
-        error = ctx.error + where;
-        return nullptr;
-      }
-    }
-    if (failed((*handler)(ctx, node))) {
-      if (ctx.error.empty())
-        (void)ctx.fail(node, "conversion failed");
-      error = ctx.error + where;
-      return nullptr;
-    }
-    for (const std::string &out : node.output()) {
-      if (!out.empty())
-        recordOutputType(ctx, node, out, inferredTypes, declaredOutputTypes);
-      if (!out.empty() && !ctx.hasValue(out)) {
-        (void)ctx.fail(node, "importer produced no value for output '" + out + "'");
-        error = ctx.error + where;
-        return nullptr;
-      }
-      // Cross-check against ONNX shape inference: a disagreement is an
-      // importer bug and is better reported here than miscompiled later.
-      auto inferred = inferredTypes.find(out);
-      Value value = out.empty() ? Value() : ctx.lookupValue(out);
-      if (value && inferred != inferredTypes.end()) {
-        std::string mismatch = checkAgainstInferred(context, cast<RankedTensorType>(value.getType()),
-                                                    *inferred->second);
-        if (!mismatch.empty()) {
-          (void)ctx.fail(node, "internal error: output '" + out + "' " + mismatch);
-          error = ctx.error + where;
-          return nullptr;
-        }
-      }
-    }
+  if (failed(importGraphNodes(ctx, graph))) {
+    error = ctx.error + where;
+    return nullptr;
   }
 
   ctx.loc = FileLineColLoc::get(&context, origin, 0, 0);
   SmallVector<Value> results;
+  SmallVector<std::pair<std::string, ValueSignature>> resultSigs;
   onnx::NodeProto outputNode;
   outputNode.set_name("<graph outputs>");
   outputNode.set_op_type("Return");
   for (const onnx::ValueInfoProto &info : graph.output()) {
-    auto value = ctx.getTensor(outputNode, info.name());
-    if (failed(value)) {
+    if (!ctx.hasValue(info.name())) {
       error = "graph output '" + info.name() + "' is never produced" + where;
       return nullptr;
     }
-    results.push_back(*value);
+    if (failed(flattenGraphOutput(ctx, outputNode, info, results, resultSigs))) {
+      error = ctx.error + where;
+      return nullptr;
+    }
   }
   func::ReturnOp::create(b, ctx.loc, results);
   SmallVector<Type> resultTypes;
   for (Value v : results)
     resultTypes.push_back(v.getType());
   func.setType(b.getFunctionType(argTypes, resultTypes));
-  for (auto [i, info] : llvm::enumerate(graph.output()))
-    func.setResultAttrs(i, signatureAttrs(b, info.name(), outputSigs[i],
+  for (auto [i, nameAndSig] : llvm::enumerate(resultSigs))
+    func.setResultAttrs(i, signatureAttrs(b, nameAndSig.first, nameAndSig.second,
                                           cast<RankedTensorType>(resultTypes[i])));
 
   // A module that does not verify is an importer bug; report it as an error.

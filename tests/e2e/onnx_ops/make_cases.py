@@ -177,6 +177,81 @@ def dropout_cases(out_dir):
     save_arrays(out_dir, "dropout_kept_fraction", [x, np.float32(0.75), np.bool_(True)], [np.float32(0.25)])
 
 
+def loop_cases(out_dir):
+    """Loop with a constant trip count and a condition that is run-time data
+    (an input, then computed from the carried value): Turbine unrolls it and
+    keeps the carried values only while the condition holds. Reference: the
+    same loop in plain Python/NumPy."""
+    f32, i64, b1 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["acc", "two"], ["doubled"]),
+         helper.make_node("Add", ["doubled", "one"], ["acc_next"]),
+         helper.make_node("Add", ["count", "one_i"], ["count_next"]),
+         helper.make_node("ReduceSum", ["acc_next"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["cond_next"])],
+        "body",
+        [helper.make_tensor_value_info("i", i64, []), helper.make_tensor_value_info("c", b1, []),
+         helper.make_tensor_value_info("acc", f32, [3]),
+         helper.make_tensor_value_info("count", i64, [])],
+        [helper.make_tensor_value_info("cond_next", b1, []),
+         helper.make_tensor_value_info("acc_next", f32, [3]),
+         helper.make_tensor_value_info("count_next", i64, [])],
+        [helper.make_tensor("two", f32, [], [2.0]), helper.make_tensor("one", f32, [], [1.0]),
+         helper.make_tensor("one_i", i64, [], [1])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "go", "x", "zero"], ["y", "iterations"], body=body)],
+        "loop_runtime_condition",
+        [helper.make_tensor_value_info("x", f32, [3]), helper.make_tensor_value_info("go", b1, []),
+         helper.make_tensor_value_info("limit", f32, [])],
+        [helper.make_tensor_value_info("y", f32, [3]),
+         helper.make_tensor_value_info("iterations", i64, [])],
+        [helper.make_tensor("M", i64, [], [6]), helper.make_tensor("zero", i64, [], [0])])
+    save_model(out_dir, "loop_runtime_condition", graph)
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    for case, go, limit in [("loop_condition_stops_early", True, 40.0),
+                            ("loop_condition_runs_to_trip_count", True, 1e9),
+                            ("loop_condition_false_at_start", False, 1e9)]:
+        acc, count, cond = x.copy(), 0, go
+        for _ in range(6):
+            if not cond:
+                break
+            acc = acc * np.float32(2) + np.float32(1)
+            count += 1
+            cond = bool(acc.sum() < limit)
+        save_arrays(out_dir, case, [x, np.bool_(go), np.float32(limit)],
+                    [acc.astype(np.float32), np.int64(count)])
+
+
+def sequence_position_cases(out_dir):
+    """SequenceInsert/Erase/At with positions that are run-time inputs
+    (Turbine selects among equally typed candidates elementwise), including
+    negative positions. Reference: Python list operations."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    nodes = [helper.make_node("SequenceConstruct", ["a", "b", "c"], ["s"]),
+             helper.make_node("SequenceInsert", ["s", "d", "p_insert"], ["s1"]),
+             helper.make_node("SequenceErase", ["s1", "p_erase"], ["s2"]),
+             helper.make_node("ConcatFromSequence", ["s2"], ["all"], axis=0, new_axis=1),
+             helper.make_node("SequenceAt", ["s1", "p_at"], ["picked"])]
+    graph = helper.make_graph(
+        nodes, "sequence_runtime_positions",
+        [helper.make_tensor_value_info(n, f32, [2]) for n in "abcd"] +
+        [helper.make_tensor_value_info(n, i64, []) for n in ("p_insert", "p_erase", "p_at")],
+        [helper.make_tensor_value_info("all", f32, [3, 2]),
+         helper.make_tensor_value_info("picked", f32, [2])])
+    save_model(out_dir, "sequence_runtime_positions", graph)
+    a, b, c, d = (np.array([k, 10 * k], np.float32) for k in (1, 2, 3, 4))
+    for case, pi, pe, pa in [("sequence_positions_front", 0, 1, 0),
+                             ("sequence_positions_back", 3, -1, 3),
+                             ("sequence_positions_negative", -1, -4, -2),
+                             ("sequence_positions_middle", 2, 2, 1)]:
+        s1 = [a, b, c]
+        s1.insert(pi if pi >= 0 else pi + 3, d)
+        s2 = list(s1)
+        del s2[pe]
+        save_arrays(out_dir, case, [a, b, c, d, np.int64(pi), np.int64(pe), np.int64(pa)],
+                    [np.stack(s2, axis=0), s1[pa]])
+
+
 def save_model(out_dir, name, graph, opset=13):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 7
@@ -188,6 +263,8 @@ def main():
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
     torch_cases(out_dir)
+    loop_cases(out_dir)
+    sequence_position_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")
     numpy_lstm_case(out_dir)

@@ -14,12 +14,26 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace turbine::onnx_frontend {
 
 struct ImportOptions {
   std::string entryName = "main";
+  /// Sequence-typed graph inputs (also optionals holding a sequence): the
+  /// entry function takes one tensor argument per element, named "x[0]",
+  /// "x[1]", ..., so the number of elements is fixed at compile time. Either
+  /// the element shapes (a dim < 0 stays dynamic) ...
+  std::map<std::string, std::vector<std::vector<int64_t>>> sequenceInputShapes;
+  /// ... or only the length, each element taking the declared element shape.
+  std::map<std::string, int64_t> sequenceInputLengths;
+  /// Optional-typed graph inputs compiled as "none" (they take no argument);
+  /// every other optional input takes its element.
+  std::set<std::string> absentOptionalInputs;
 };
 
 /// Loads the dialects the importer emits into `context`.

@@ -1,0 +1,539 @@
+//===- ControlFlowOps.cpp - ONNX If, Loop, Scan and SequenceMap -----------===//
+//
+// Subgraphs are imported inline (importGraphNodes) into the entry function;
+// ONNX subgraphs have no side effects, so this is exact:
+// - If: a condition known at import time imports the chosen branch only; a
+//   run-time condition imports both and selects each output elementwise,
+//   which needs both branches to produce the same types (else an error).
+// - Loop: unrolled while the trip count and the condition are known at
+//   import time (constants, or computed from import-time values in the
+//   body); loop-carried values keep their import-time form between copies
+//   (a constant stays a constant), scan outputs are stacked on a new axis 0.
+//   A run-time condition with an import-time trip count (and no scan
+//   outputs) keeps unrolling up to the trip count and updates the carried
+//   values only while the condition holds (elementwise selects); a run-time
+//   trip count, or a run-time condition without one, is an error naming
+//   the input.
+// - Scan (opset 8 with its batch axis, 9+): unrolled over the static length
+//   of the scan axis.
+// - SequenceMap: the body once per element of the (import-time) sequence.
+// At most kMaxUnrolledIterations copies of a body are made.
+//===----------------------------------------------------------------------===//
+#include "ComposedOps.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace turbine::onnx_frontend {
+namespace {
+
+FailureOr<const onnx::GraphProto *> graphAttr(ImportContext &ctx, const onnx::NodeProto &node,
+                                              const std::string &name) {
+  const onnx::AttributeProto *attr = ctx.attr(node, name);
+  if (!attr || !attr->has_g())
+    return ctx.fail(node, "has no subgraph attribute '" + name + "'");
+  return &attr->g();
+}
+
+/// Imports `body` (its initializers, then its nodes) and captures its outputs.
+FailureOr<std::vector<ValueBinding>> runBody(ImportContext &ctx, const onnx::NodeProto &node,
+                                             const onnx::GraphProto &body) {
+  Location outerLoc = ctx.loc;
+  for (const onnx::TensorProto &init : body.initializer()) {
+    std::string error;
+    auto attr = convertTensorProto(ctx.context, init, error);
+    if (failed(attr))
+      return ctx.fail(node, "subgraph initializer: " + error);
+    ctx.setConstant(init.name(), *attr);
+    ctx.setOnnxType(init.name(), init.data_type());
+  }
+  if (failed(importGraphNodes(ctx, body)))
+    return failure();
+  ctx.loc = outerLoc;
+  std::vector<ValueBinding> outputs;
+  for (const onnx::ValueInfoProto &out : body.output()) {
+    ValueBinding binding = ctx.capture(out.name());
+    if (binding.kind == ValueBinding::Kind::Missing)
+      return ctx.fail(node, "subgraph output '" + out.name() + "' is never produced");
+    outputs.push_back(binding);
+  }
+  return outputs;
+}
+
+void bindBodyInput(ImportContext &ctx, const onnx::GraphProto &body, int i,
+                   const ValueBinding &binding) {
+  if (i < body.input_size() && !body.input(i).name().empty())
+    ctx.bind(body.input(i).name(), binding);
+}
+
+ValueBinding constantBinding(DenseElementsAttr attr) {
+  ValueBinding b;
+  b.kind = ValueBinding::Kind::Constant;
+  b.constant = attr;
+  return b;
+}
+
+ValueBinding tensorBinding(Value v, std::optional<int> onnxType = std::nullopt) {
+  ValueBinding b;
+  b.kind = ValueBinding::Kind::Tensor;
+  b.tensor = v;
+  b.onnxType = onnxType;
+  return b;
+}
+
+/// The import-time truth value of a binding, if it has one.
+std::optional<int64_t> importTimeValue(ImportContext &ctx, const ValueBinding &binding) {
+  if (binding.kind != ValueBinding::Kind::Constant && binding.kind != ValueBinding::Kind::Shape)
+    return std::nullopt;
+  std::string name = temporaryName(ctx);
+  ctx.bind(name, binding);
+  return importTimeScalar(ctx, name);
+}
+
+LogicalResult convertIf(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto thenBranch = graphAttr(ctx, node, "then_branch");
+  auto elseBranch = graphAttr(ctx, node, "else_branch");
+  if (failed(thenBranch) || failed(elseBranch))
+    return failure();
+  if (std::optional<int64_t> cond = importTimeScalar(ctx, node.input(0))) {
+    auto outputs = runBody(ctx, node, **(*cond ? thenBranch : elseBranch));
+    if (failed(outputs))
+      return failure();
+    for (auto [k, out] : llvm::enumerate(node.output()))
+      if (k < outputs->size() && !out.empty())
+        ctx.bind(out, (*outputs)[k]);
+    return success();
+  }
+  auto cond = scalarTensor(ctx, node, node.input(0));
+  if (failed(cond))
+    return failure();
+  auto thenOutputs = runBody(ctx, node, **thenBranch);
+  if (failed(thenOutputs))
+    return failure();
+  auto elseOutputs = runBody(ctx, node, **elseBranch);
+  if (failed(elseOutputs))
+    return failure();
+  for (auto [k, out] : llvm::enumerate(node.output())) {
+    if (out.empty() || k >= thenOutputs->size() || k >= elseOutputs->size())
+      continue;
+    auto selected = selectBindings(ctx, node, *cond, (*thenOutputs)[k], (*elseOutputs)[k],
+                                   "output '" + out + "' (run-time condition '" +
+                                       node.input(0) + "')");
+    if (failed(selected))
+      return failure();
+    ctx.bind(out, *selected);
+  }
+  return success();
+}
+
+LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto bodyAttr = graphAttr(ctx, node, "body");
+  if (failed(bodyAttr))
+    return failure();
+  const onnx::GraphProto &body = **bodyAttr;
+  int numCarried = node.input_size() - 2;
+  if (numCarried < 0)
+    return ctx.fail(node, "expects at least 2 inputs (M, cond)");
+  int numScanOutputs = body.output_size() - 1 - numCarried;
+  if (body.input_size() != numCarried + 2 || numScanOutputs < 0)
+    return ctx.fail(node, "body has " + std::to_string(body.input_size()) + " inputs and " +
+                              std::to_string(body.output_size()) + " outputs for " +
+                              std::to_string(numCarried) + " loop-carried values");
+  std::optional<int64_t> tripCount;
+  if (ImportContext::hasInput(node, 0)) {
+    tripCount = importTimeScalar(ctx, node.input(0));
+    if (!tripCount)
+      return ctx.unsupported(node, "the trip count M ('" + node.input(0) +
+                                       "') is run-time data; Loop is unrolled at import time, "
+                                       "so M must be a constant or computed from shapes");
+  }
+  // The condition is import-time (`condition`) until it depends on run-time
+  // data; from then on `active` holds it as a rank-0 i1 tensor and every
+  // further iteration updates the carried values only where it is true
+  // (exact, since the body has no side effects), up to the trip count.
+  int64_t condition = 1;
+  std::optional<Value> active;
+  auto needsBound = [&](const std::string &what) -> LogicalResult {
+    if (!tripCount)
+      return ctx.unsupported(node, what + " is run-time data and no trip count M bounds the "
+                                          "loop; Loop is unrolled at import time, so M or the "
+                                          "condition must be known then");
+    if (numScanOutputs > 0)
+      return ctx.unsupported(node, what + " is run-time data, so the number of scan outputs "
+                                          "is not known at import time");
+    return success();
+  };
+  if (ImportContext::hasInput(node, 1)) {
+    if (std::optional<int64_t> cond = importTimeScalar(ctx, node.input(1))) {
+      condition = *cond;
+    } else {
+      if (failed(needsBound("the initial condition ('" + node.input(1) + "')")))
+        return failure();
+      auto condTensor = scalarTensor(ctx, node, node.input(1));
+      if (failed(condTensor))
+        return failure();
+      active = *condTensor;
+    }
+  }
+  std::vector<ValueBinding> carried;
+  for (int k = 0; k < numCarried; ++k) {
+    const std::string &in = node.input(2 + k);
+    if (in.empty()) {
+      OptionalValue none;
+      ValueBinding b;
+      b.kind = ValueBinding::Kind::Optional;
+      b.optional = none;
+      carried.push_back(b);
+    } else {
+      carried.push_back(ctx.capture(in));
+    }
+  }
+  std::vector<std::vector<Value>> scans(numScanOutputs);
+  int64_t iteration = 0;
+  for (; condition && (!tripCount || iteration < *tripCount); ++iteration) {
+    if (iteration >= kMaxUnrolledIterations)
+      return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
+                                       " iterations to unroll");
+    bindBodyInput(ctx, body, 0, constantBinding(i64Constant(ctx, {iteration}, true)));
+    bindBodyInput(ctx, body, 1,
+                  active ? tensorBinding(*active) : constantBinding(boolConstant(ctx, true)));
+    for (int k = 0; k < numCarried; ++k)
+      bindBodyInput(ctx, body, 2 + k, carried[k]);
+    auto outputs = runBody(ctx, node, body);
+    if (failed(outputs))
+      return failure();
+    for (int k = 0; k < numCarried; ++k) {
+      if (!active) {
+        carried[k] = (*outputs)[1 + k];
+        continue;
+      }
+      auto kept = selectBindings(ctx, node, *active, (*outputs)[1 + k], carried[k],
+                                 "loop-carried value '" + body.output(1 + k).name() +
+                                     "' (run-time loop condition)");
+      if (failed(kept))
+        return failure();
+      carried[k] = *kept;
+    }
+    for (int k = 0; k < numScanOutputs; ++k) {
+      auto v = bindingTensor(ctx, node, (*outputs)[1 + numCarried + k]);
+      if (failed(v))
+        return failure();
+      scans[k].push_back(*v);
+    }
+    std::optional<int64_t> next = active ? std::nullopt : importTimeValue(ctx, (*outputs)[0]);
+    if (next) {
+      condition = *next;
+      continue;
+    }
+    if (failed(needsBound("the body's condition output '" + body.output(0).name() + "'")))
+      return failure();
+    auto nextTensor = bindingTensor(ctx, node, (*outputs)[0]);
+    if (failed(nextTensor))
+      return failure();
+    Value nextScalar = *nextTensor;
+    if (cast<RankedTensorType>(nextScalar.getType()).getRank() != 0)
+      nextScalar = ctx.reshape(nextScalar, {});
+    if (!active) {
+      active = nextScalar;
+      continue;
+    }
+    auto both = ctx.elementwise(node, {*active, nextScalar}, ctx.builder.getI1Type(),
+                                [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                  return arith::AndIOp::create(b, l, args[0], args[1]);
+                                });
+    if (failed(both))
+      return failure();
+    active = *both;
+  }
+  for (int k = 0; k < numCarried; ++k)
+    if (k < node.output_size() && !node.output(k).empty())
+      ctx.bind(node.output(k), carried[k]);
+  for (int k = 0; k < numScanOutputs; ++k) {
+    int out = numCarried + k;
+    if (out >= node.output_size() || node.output(out).empty())
+      continue;
+    if (scans[k].empty())
+      return ctx.unsupported(node, "scan output '" + node.output(out) +
+                                       "' of a loop that runs zero times");
+    auto stacked = stack(ctx, node, scans[k], 0);
+    if (failed(stacked))
+      return failure();
+    ctx.setValue(node.output(out), *stacked);
+  }
+  return success();
+}
+
+/// One Scan over `states` and `scanInputs` (no batch axis).
+LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const onnx::GraphProto &body,
+                       std::vector<ValueBinding> states, ArrayRef<Value> scanInputs,
+                       ArrayRef<int64_t> inputAxes, ArrayRef<int64_t> inputDirections,
+                       ArrayRef<int64_t> outputAxes, ArrayRef<int64_t> outputDirections,
+                       std::vector<Value> &finalStates, std::vector<Value> &scanOutputs) {
+  int numStates = static_cast<int>(states.size());
+  int numScanInputs = static_cast<int>(scanInputs.size());
+  int numScanOutputs = body.output_size() - numStates;
+  if (body.input_size() != numStates + numScanInputs || numScanOutputs < 0)
+    return ctx.fail(node, "body inputs/outputs do not match the Scan's states and scan inputs");
+  std::optional<int64_t> length;
+  for (int j = 0; j < numScanInputs; ++j) {
+    auto type = cast<RankedTensorType>(scanInputs[j].getType());
+    auto axis = normalizeAxis(inputAxes[j], type.getRank());
+    if (!axis)
+      return ctx.fail(node, "scan_input_axes is out of range");
+    if (type.isDynamicDim(*axis))
+      return ctx.unsupported(node, "scan input " + std::to_string(j) +
+                                       " has a dynamic length along its scan axis; Scan is "
+                                       "unrolled at import time over a static length");
+    length = type.getDimSize(*axis);
+  }
+  if (!length)
+    return ctx.fail(node, "has no scan inputs");
+  if (*length > kMaxUnrolledIterations)
+    return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
+                                     " iterations to unroll");
+  std::vector<std::vector<Value>> scans(numScanOutputs);
+  for (int64_t t = 0; t < *length; ++t) {
+    for (int k = 0; k < numStates; ++k)
+      bindBodyInput(ctx, body, k, states[k]);
+    for (int j = 0; j < numScanInputs; ++j) {
+      auto type = cast<RankedTensorType>(scanInputs[j].getType());
+      int64_t axis = *normalizeAxis(inputAxes[j], type.getRank());
+      int64_t index = inputDirections[j] ? *length - 1 - t : t;
+      auto slice = sliceAt(ctx, node, scanInputs[j], index, axis);
+      if (failed(slice))
+        return failure();
+      bindBodyInput(ctx, body, numStates + j, tensorBinding(*slice));
+    }
+    auto outputs = runBody(ctx, node, body);
+    if (failed(outputs))
+      return failure();
+    for (int k = 0; k < numStates; ++k)
+      states[k] = (*outputs)[k];
+    for (int k = 0; k < numScanOutputs; ++k) {
+      auto v = bindingTensor(ctx, node, (*outputs)[numStates + k]);
+      if (failed(v))
+        return failure();
+      scans[k].push_back(*v);
+    }
+  }
+  finalStates.clear();
+  for (const ValueBinding &s : states) {
+    auto v = bindingTensor(ctx, node, s);
+    if (failed(v))
+      return failure();
+    finalStates.push_back(*v);
+  }
+  scanOutputs.clear();
+  for (int k = 0; k < numScanOutputs; ++k) {
+    if (outputDirections[k])
+      std::reverse(scans[k].begin(), scans[k].end());
+    int64_t rank = cast<RankedTensorType>(scans[k].front().getType()).getRank() + 1;
+    auto axis = normalizeAxis(outputAxes[k], rank);
+    if (!axis)
+      return ctx.fail(node, "scan_output_axes is out of range");
+    auto stacked = stack(ctx, node, scans[k], *axis);
+    if (failed(stacked))
+      return failure();
+    scanOutputs.push_back(*stacked);
+  }
+  return success();
+}
+
+/// An ints attribute of `count` entries, `def` where absent.
+FailureOr<std::vector<int64_t>> intsOr(ImportContext &ctx, const onnx::NodeProto &node,
+                                       const std::string &name, size_t count, int64_t def) {
+  std::optional<std::vector<int64_t>> values = ctx.intsAttr(node, name);
+  if (!values)
+    return std::vector<int64_t>(count, def);
+  if (values->size() != count)
+    return ctx.fail(node, "attribute '" + name + "' has " + std::to_string(values->size()) +
+                              " entries, expected " + std::to_string(count));
+  return *values;
+}
+
+LogicalResult convertScan(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto bodyAttr = graphAttr(ctx, node, "body");
+  if (failed(bodyAttr))
+    return failure();
+  const onnx::GraphProto &body = **bodyAttr;
+  bool batched = ctx.opset < 9; // Scan-8: input 0 is sequence_lens, axis 0 is the batch
+  int first = batched ? 1 : 0;
+  int numScanInputs = static_cast<int>(ctx.intAttr(node, "num_scan_inputs", 0));
+  int numStates = node.input_size() - first - numScanInputs;
+  int numScanOutputs = body.output_size() - numStates;
+  if (numScanInputs <= 0 || numStates < 0 || numScanOutputs < 0)
+    return ctx.fail(node, "num_scan_inputs does not match the inputs and the body");
+  auto inputAxes = intsOr(ctx, node, "scan_input_axes", numScanInputs, 0);
+  auto inputDirections = intsOr(ctx, node, batched ? "directions" : "scan_input_directions",
+                                numScanInputs, 0);
+  auto outputAxes = intsOr(ctx, node, "scan_output_axes", numScanOutputs, 0);
+  auto outputDirections = intsOr(ctx, node, "scan_output_directions", numScanOutputs, 0);
+  if (failed(inputAxes) || failed(inputDirections) || failed(outputAxes) ||
+      failed(outputDirections))
+    return failure();
+  std::vector<ValueBinding> states;
+  for (int k = 0; k < numStates; ++k)
+    states.push_back(ctx.capture(node.input(first + k)));
+  std::vector<Value> scanInputs;
+  for (int j = 0; j < numScanInputs; ++j) {
+    auto v = ctx.getTensor(node, node.input(first + numStates + j));
+    if (failed(v))
+      return failure();
+    scanInputs.push_back(*v);
+  }
+  std::vector<Value> finalStates, scanOutputs;
+  if (!batched) {
+    if (failed(scanOnce(ctx, node, body, states, scanInputs, *inputAxes, *inputDirections,
+                        *outputAxes, *outputDirections, finalStates, scanOutputs)))
+      return failure();
+  } else {
+    if (ImportContext::hasInput(node, 0))
+      return ctx.unsupported(node, "sequence_lens is given; only full-length sequences are "
+                                   "supported");
+    auto type = cast<RankedTensorType>(scanInputs[0].getType());
+    if (type.isDynamicDim(0))
+      return ctx.unsupported(node, "the batch size is dynamic; Scan-8 is unrolled per batch");
+    std::vector<std::vector<Value>> stateParts(numStates), scanParts(numScanOutputs);
+    for (int64_t b = 0; b < type.getDimSize(0); ++b) {
+      std::vector<ValueBinding> batchStates;
+      for (int k = 0; k < numStates; ++k) {
+        auto whole = bindingTensor(ctx, node, states[k]);
+        if (failed(whole))
+          return failure();
+        auto part = sliceAt(ctx, node, *whole, b, 0);
+        if (failed(part))
+          return failure();
+        batchStates.push_back(tensorBinding(*part));
+      }
+      std::vector<Value> batchInputs;
+      for (Value v : scanInputs) {
+        auto part = sliceAt(ctx, node, v, b, 0);
+        if (failed(part))
+          return failure();
+        batchInputs.push_back(*part);
+      }
+      std::vector<Value> partStates, partScans;
+      if (failed(scanOnce(ctx, node, body, batchStates, batchInputs, *inputAxes, *inputDirections,
+                          *outputAxes, *outputDirections, partStates, partScans)))
+        return failure();
+      for (int k = 0; k < numStates; ++k)
+        stateParts[k].push_back(partStates[k]);
+      for (int k = 0; k < numScanOutputs; ++k)
+        scanParts[k].push_back(partScans[k]);
+    }
+    for (auto *parts : {&stateParts, &scanParts})
+      for (const std::vector<Value> &p : *parts) {
+        auto stacked = stack(ctx, node, p, 0);
+        if (failed(stacked))
+          return failure();
+        (parts == &stateParts ? finalStates : scanOutputs).push_back(*stacked);
+      }
+  }
+  for (int k = 0; k < numStates; ++k)
+    if (k < node.output_size() && !node.output(k).empty())
+      ctx.setValue(node.output(k), finalStates[k]);
+  for (int k = 0; k < numScanOutputs; ++k)
+    if (numStates + k < node.output_size() && !node.output(numStates + k).empty())
+      ctx.setValue(node.output(numStates + k), scanOutputs[k]);
+  return success();
+}
+
+LogicalResult convertSequenceMap(ImportContext &ctx, const onnx::NodeProto &node) {
+  auto bodyAttr = graphAttr(ctx, node, "body");
+  if (failed(bodyAttr))
+    return failure();
+  const onnx::GraphProto &body = **bodyAttr;
+  const SequenceValue *input = ctx.lookupSequence(node.input(0));
+  if (!input)
+    return ctx.fail(node, "input '" + node.input(0) + "' is not a sequence");
+  for (const std::string &in : node.input())
+    if (const SequenceValue *seq = ctx.lookupSequence(in))
+      if (failed(requireElements(ctx, node, in, *seq)))
+        return failure();
+  size_t length = input->elements.size();
+  if (length > static_cast<size_t>(kMaxUnrolledIterations))
+    return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
+                                     " elements to map");
+  if (body.input_size() != node.input_size())
+    return ctx.fail(node, "the body takes " + std::to_string(body.input_size()) +
+                              " inputs but the node has " + std::to_string(node.input_size()));
+  std::vector<SequenceValue> results(body.output_size());
+  for (size_t i = 0; i < length; ++i) {
+    for (int j = 0; j < node.input_size(); ++j) {
+      const std::string &in = node.input(j);
+      if (const SequenceValue *seq = ctx.lookupSequence(in)) {
+        if (seq->elements.size() != length)
+          return ctx.fail(node, "sequence inputs have different lengths");
+        bindBodyInput(ctx, body, j, tensorBinding(seq->elements[i], ctx.onnxType(in)));
+      } else {
+        bindBodyInput(ctx, body, j, ctx.capture(in));
+      }
+    }
+    auto outputs = runBody(ctx, node, body);
+    if (failed(outputs))
+      return failure();
+    for (int k = 0; k < body.output_size(); ++k) {
+      auto v = bindingTensor(ctx, node, (*outputs)[k]);
+      if (failed(v))
+        return failure();
+      results[k].elements.push_back(*v);
+      if ((*outputs)[k].onnxType)
+        results[k].onnxElementType = *(*outputs)[k].onnxType;
+    }
+  }
+  for (int k = 0; k < body.output_size() && k < node.output_size(); ++k)
+    ctx.setSequence(node.output(k), results[k]);
+  return success();
+}
+
+} // namespace
+
+bool foldImportTimeCondition(ImportContext &ctx, const onnx::NodeProto &node) {
+  static const std::set<std::string> foldable = {
+      "Not", "And", "Or", "Xor", "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
+  const std::string &op = node.op_type();
+  if (!foldable.count(op) || node.output_size() != 1 || node.input_size() < 1)
+    return false;
+  std::vector<int64_t> args;
+  bool scalar = true;
+  for (const std::string &in : node.input()) {
+    auto attr = ctx.getConstant(in);
+    std::optional<int64_t> v = importTimeScalar(ctx, in);
+    if (!v)
+      return false;
+    if (attr && attr->getElementType().isIntOrIndex() == false)
+      return false;
+    if (auto shape = ctx.getShapeTensor(in); shape && !shape->isScalar)
+      scalar = false;
+    else if (attr && attr->getType().getRank() != 0)
+      scalar = false;
+    args.push_back(*v);
+  }
+  bool result;
+  if (op == "Not") result = args[0] == 0;
+  else if (args.size() != 2) return false;
+  else if (op == "And") result = args[0] && args[1];
+  else if (op == "Or") result = args[0] || args[1];
+  else if (op == "Xor") result = (args[0] != 0) != (args[1] != 0);
+  else if (op == "Equal") result = args[0] == args[1];
+  else if (op == "Less") result = args[0] < args[1];
+  else if (op == "LessOrEqual") result = args[0] <= args[1];
+  else if (op == "Greater") result = args[0] > args[1];
+  else result = args[0] >= args[1];
+  SmallVector<int64_t> shape;
+  if (!scalar)
+    shape.push_back(1);
+  auto type = RankedTensorType::get(shape, ctx.builder.getI1Type());
+  ctx.setConstant(node.output(0), DenseElementsAttr::get(type, ArrayRef<bool>{result}));
+  return true;
+}
+
+void registerControlFlowOps(OpRegistry &r) {
+  r.add("If", convertIf);
+  r.add("Loop", convertLoop);
+  r.add("Scan", convertScan, 8);
+  r.add("SequenceMap", convertSequenceMap, 17);
+}
+
+} // namespace turbine::onnx_frontend
