@@ -941,20 +941,47 @@ TEST(OnnxImporterErrors, ReshapeTargetOfDynamicLengthIsRejected) {
   EXPECT_TRUE(contains(r.error, "static length")) << r.error;
 }
 
-TEST(OnnxImporterErrors, ResizeWithRuntimeSizesNamesTheInput) {
-  ModelBuilder m(13);
-  m.input("x", {1, 1, 2, 2});
-  m.input("sizes", {4}, onnx::TensorProto::INT64, "");
-  m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
-  m.output("y", {1, 1, 4, 4});
-  mlir::MLIRContext context;
-  Imported r = importBytes(context, m.bytes());
-  EXPECT_FALSE(r.module);
-  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Resize' (node 'resize0', opset 13, domain ''): input "
-                          "'sizes' ('sizes') must be a constant",
-                          0),
-            0u)
-      << r.error;
+TEST(OnnxImporterErrors, ResizeWithRuntimeInputsChecksTheirShapes) {
+  {
+    // Run-time sizes import (read on the host).
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("sizes", {4}, onnx::TensorProto::INT64, "");
+    m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_TRUE(r.module) << r.error;
+  }
+  {
+    // Run-time scales must have one entry per axis.
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("scales", {3}, onnx::TensorProto::FLOAT, "");
+    m.node("Resize", {"x", "", "scales"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "ONNX node 'resize0' (Resize, opset 13)")) << r.error;
+    EXPECT_TRUE(contains(r.error, "scales must be a 1-D float tensor of static length rank(X) = 4")) << r.error;
+  }
+  {
+    // Run-time sizes of unknown length cannot be read on the host.
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("sizes", {-1}, onnx::TensorProto::INT64, "");
+    m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Resize' (node 'resize0', opset 13, domain ''): input "
+                            "'sizes' (sizes) is read at run time",
+                            0),
+              0u)
+        << r.error;
+  }
 }
 
 TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {

@@ -2,7 +2,8 @@
 //
 // HannWindow, HammingWindow, BlackmanWindow (opset 17): a constant window
 // length gives a constant window computed in double precision; a length
-// derived from a dynamic dim gives a generic that evaluates the formula in
+// derived from a dynamic dim or read on the host at run time (a data input)
+// gives a generic that evaluates the formula in
 // the output type (f32 unless output_datatype asks for f64).
 //
 // DFT and STFT (opset 17) as naive O(n^2) transforms, one linalg.generic
@@ -85,13 +86,18 @@ LogicalResult convertWindow(ImportContext &ctx, const onnx::NodeProto &node, Win
   if (!et)
     return ctx.unsupported(node, "output_datatype " + std::to_string(dtype));
   bool periodic = ctx.intAttr(node, "periodic", 1) != 0;
-  auto sizeTensor = ctx.getShapeTensor(node.input(0));
-  if (!sizeTensor || sizeTensor->elements.size() != 1)
-    return ctx.unsupported(node, "input 'size' ('" + node.input(0) +
-                                     "') must be a scalar known at import time (constant or derived "
-                                     "from shapes): a window length read from data would make the "
-                                     "output shape data-dependent");
+  // Known at import time (constant or derived from shapes), else read on
+  // the host at run time.
+  auto sizeTensor = ctx.getShapeOperand(node, 0, "size");
+  if (failed(sizeTensor))
+    return failure();
+  if (sizeTensor->elements.size() != 1)
+    return ctx.fail(node, "size must be a scalar");
   if (!sizeTensor->elements[0].isConstant()) {
+    OpFoldResult length = ctx.toFoldResult(sizeTensor->elements[0]);
+    if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, length, ctx.builder.getIndexAttr(0)),
+                         "size must be non-negative")))
+      return failure();
     ctx.setValue(node.output(0), dynamicWindow(ctx, sizeTensor->elements[0].value, et, kind, periodic));
     return success();
   }
