@@ -769,8 +769,9 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
 
 /// MaxUnpool (opsets 9, 11): y = zeros(output shape), y.flat[I[j]] = X[j],
 /// where the flat indices address the default output shape (from
-/// kernel_shape, strides, pads); a larger output_shape extends that result
-/// with zeros at the end of each spatial dim (as ONNX's test data expects).
+/// kernel_shape, strides, pads); a larger output_shape (a constant, or read
+/// on the host at run time) extends that result with zeros at the end of
+/// each spatial dim (as ONNX's test data expects).
 /// As a gather: each output element of plane (n, c) looks for the input
 /// element of the same plane whose index names it (a reduction over the
 /// input plane, O(output * plane) work). Indices into another plane, which
@@ -804,16 +805,28 @@ LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) 
       return ctx.fail(node, "negative output size");
     defaultSizes.push_back(ctx.builder.getIndexAttr(out));
   }
+  bool extended = false;
   if (ImportContext::hasInput(node, 2)) {
-    auto shape = ctx.getShapeTensor(node.input(2));
-    if (!shape || (int64_t)shape->elements.size() != rank ||
-        !llvm::all_of(shape->elements, [](const SymDim &e) { return e.isConstant(); }))
-      return ctx.unsupported(node, "input 'output_shape' ('" + node.input(2) +
-                                       "') must be a constant with one entry per dim");
+    // Known at import time, else read on the host at run time.
+    auto shape = ctx.getShapeOperand(node, 2, "output_shape");
+    if (failed(shape))
+      return failure();
+    if ((int64_t)shape->elements.size() != rank)
+      return ctx.fail(node, "output_shape must have one entry per dim");
     for (int64_t d = 2; d < rank; ++d) {
-      if (shape->elements[d].constant < ctx.toSymDim(defaultSizes[d]).constant)
-        return ctx.fail(node, "output_shape is smaller than the unpooled shape");
-      outSizes.push_back(ctx.builder.getIndexAttr(shape->elements[d].constant));
+      const SymDim &e = shape->elements[d];
+      if (e.isConstant()) {
+        if (e.constant < ctx.toSymDim(defaultSizes[d]).constant)
+          return ctx.fail(node, "output_shape is smaller than the unpooled shape");
+        outSizes.push_back(ctx.builder.getIndexAttr(e.constant));
+      } else {
+        OpFoldResult size = ctx.toFoldResult(e);
+        if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, size, defaultSizes[d]),
+                             "output_shape is smaller than the unpooled shape")))
+          return failure();
+        outSizes.push_back(size);
+      }
+      extended = extended || outSizes.back() != defaultSizes[d];
     }
   } else {
     outSizes = defaultSizes;
@@ -826,7 +839,6 @@ LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) 
     outDims.push_back(ctx.toIndexValue(s));
   for (int64_t d = 2; d < rank; ++d)
     defaultSpatial.push_back(ctx.toSymDim(defaultSizes[d]).constant);
-  bool extended = outSizes != defaultSizes;
   // Loops: n, c, o... (parallel), i... (reduction over the input plane).
   int64_t numLoops = rank + spatial;
   auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };

@@ -11,7 +11,9 @@
 // position a reduction loop; the twiddle factors cos/sin(2*pi*m/N) for
 // m < N are import-time constant tables read at (k * n) mod N, so no
 // trigonometry runs in the kernel and the angles are exact. Straightforward
-// rather than fast (no FFT); transform lengths must be static.
+// rather than fast (no FFT); transform lengths must be static, except for
+// STFT's frame_step / frame_length read at run time (the kernel then reads
+// the samples by index and computes its twiddle factors).
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -268,6 +270,114 @@ LogicalResult convertDFT(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// STFT whose frame_step or frame_length is known only at run time: both
+/// read on the host (getShapeOperand) and checked there, the frame count and
+/// bin count by index arithmetic; the kernel reads the samples with
+/// tensor.extract at frame * step + position and computes the twiddle
+/// factors cos/sin(2*pi*((k*m) mod N)/N) in double precision.
+LogicalResult convertSTFTAtRunTime(ImportContext &ctx, const onnx::NodeProto &node, Value x) {
+  using P = arith::CmpIPredicate;
+  auto type = cast<RankedTensorType>(x.getType());
+  Type et = type.getElementType();
+  bool complex = type.getDimSize(2) == 2;
+  OpBuilder &b = ctx.builder;
+  auto stepTensor = ctx.getShapeOperand(node, 1, "frame_step");
+  if (failed(stepTensor))
+    return failure();
+  if (stepTensor->elements.size() != 1)
+    return ctx.fail(node, "frame_step must be a scalar");
+  OpFoldResult step = ctx.toFoldResult(stepTensor->elements[0]);
+  OpFoldResult length = ctx.dim(x, 1);
+  Value window;
+  OpFoldResult n;
+  if (ImportContext::hasInput(node, 2)) {
+    auto w = ctx.getTensor(node, node.input(2));
+    if (failed(w))
+      return failure();
+    auto wType = cast<RankedTensorType>(w->getType());
+    if (wType.getRank() != 1 || wType.getElementType() != et)
+      return ctx.fail(node, "window must be a 1-D tensor of the signal's type");
+    window = *w;
+    n = ctx.dim(window, 0);
+  }
+  if (ImportContext::hasInput(node, 3)) {
+    auto fl = ctx.getShapeOperand(node, 3, "frame_length");
+    if (failed(fl))
+      return failure();
+    if (fl->elements.size() != 1)
+      return ctx.fail(node, "frame_length must be a scalar");
+    OpFoldResult given = ctx.toFoldResult(fl->elements[0]);
+    if (window && failed(ctx.check(node, ctx.compare(P::eq, given, n), "frame_length differs from the window length")))
+      return failure();
+    n = given;
+  }
+  if (!n)
+    return ctx.fail(node, "needs a window or frame_length");
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  if (failed(ctx.check(node, ctx.compare(P::sgt, step, zero), "frame_step must be positive")) ||
+      failed(ctx.check(node, ctx.both(ctx.compare(P::sge, n, one), ctx.compare(P::sle, n, length)),
+                       "frame_length must be in [1, signal length]")))
+    return failure();
+  bool onesided = ctx.intAttr(node, "onesided", 1) != 0;
+  OpFoldResult bins = onesided ? ctx.indexOp<arith::AddIOp>(ctx.indexOp<arith::DivSIOp>(n, b.getIndexAttr(2)), one)
+                               : n;
+  OpFoldResult frames =
+      ctx.indexOp<arith::AddIOp>(ctx.indexOp<arith::DivSIOp>(ctx.indexOp<arith::SubIOp>(length, n), step), one);
+  if (!window) // a rectangular window keeps one code path
+    window = ctx.filled({n}, ctx.scalarConstant(et, 1.0));
+  SmallVector<OpFoldResult> outSizes{ctx.dim(x, 0), frames, bins, b.getIndexAttr(2)};
+  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0));
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps{AffineMap::get(5, 0, {d(4)}, &ctx.context),
+                              AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, &ctx.context)};
+  using IT = utils::IteratorType;
+  SmallVector<IT> iterators{IT::parallel, IT::parallel, IT::parallel, IT::parallel, IT::reduction};
+  Value stepValue = ctx.toIndexValue(step), nValue = ctx.toIndexValue(n);
+  Value result = linalg::GenericOp::create(
+                     b, ctx.loc, TypeRange{init.getType()}, ValueRange{window}, ValueRange{init}, maps, iterators,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       Type f64 = nb.getF64Type();
+                       auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(nb, l, v); };
+                       auto toF64 = [&](Value index) -> Value {
+                         return arith::SIToFPOp::create(nb, l, f64,
+                                                        arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
+                       };
+                       Value batch = linalg::IndexOp::create(nb, l, 0), frame = linalg::IndexOp::create(nb, l, 1);
+                       Value k = linalg::IndexOp::create(nb, l, 2), c = linalg::IndexOp::create(nb, l, 3);
+                       Value m = linalg::IndexOp::create(nb, l, 4);
+                       Value at = arith::AddIOp::create(nb, l, arith::MulIOp::create(nb, l, frame, stepValue), m);
+                       Value w = args[0];
+                       Value xr = arith::MulFOp::create(nb, l, tensor::ExtractOp::create(nb, l, x, ValueRange{batch, at, idx(0)}), w);
+                       Value xi = complex ? (Value)arith::MulFOp::create(
+                                                nb, l, tensor::ExtractOp::create(nb, l, x, ValueRange{batch, at, idx(1)}), w)
+                                          : Value();
+                       Value twiddle = arith::RemUIOp::create(nb, l, arith::MulIOp::create(nb, l, k, m), nValue);
+                       Value angle = arith::DivFOp::create(
+                           nb, l,
+                           arith::MulFOp::create(nb, l, arith::ConstantOp::create(nb, l, nb.getFloatAttr(f64, 2 * kPi)),
+                                                 toF64(twiddle)),
+                           toF64(nValue));
+                       Value cosv = math::CosOp::create(nb, l, angle), sinv = math::SinOp::create(nb, l, angle);
+                       if (et != f64) {
+                         cosv = arith::TruncFOp::create(nb, l, et, cosv);
+                         sinv = arith::TruncFOp::create(nb, l, et, sinv);
+                       }
+                       sinv = arith::NegFOp::create(nb, l, sinv); // forward transform: cos - i sin
+                       Value re = arith::MulFOp::create(nb, l, xr, cosv), im = arith::MulFOp::create(nb, l, xr, sinv);
+                       if (xi) {
+                         re = arith::SubFOp::create(nb, l, re, arith::MulFOp::create(nb, l, xi, sinv));
+                         im = arith::AddFOp::create(nb, l, im, arith::MulFOp::create(nb, l, xi, cosv));
+                       }
+                       Value isImag = arith::CmpIOp::create(nb, l, P::eq, c, idx(1));
+                       Value term = arith::SelectOp::create(nb, l, isImag, im, re);
+                       linalg::YieldOp::create(nb, l, (Value)arith::AddFOp::create(nb, l, args.back(), term));
+                     })
+                     .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 /// STFT-17: signal [batch, length, 1 or 2], frame_step, optional window
 /// [frame_length], optional frame_length, onesided (default 1).
 LogicalResult convertSTFT(ImportContext &ctx, const onnx::NodeProto &node) {
@@ -286,9 +396,7 @@ LogicalResult convertSTFT(ImportContext &ctx, const onnx::NodeProto &node) {
   int64_t length = type.getDimSize(1);
   auto step = constantScalarInput(ctx, node, 1);
   if (!step)
-    return ctx.unsupported(node, "input 'frame_step' ('" + node.input(1) +
-                                     "') must be a constant scalar (a step known only at run time "
-                                     "would make the output shape data-dependent)");
+    return convertSTFTAtRunTime(ctx, node, *x);
   if (*step <= 0)
     return ctx.fail(node, "frame_step must be positive");
   Value window;
@@ -306,9 +414,7 @@ LogicalResult convertSTFT(ImportContext &ctx, const onnx::NodeProto &node) {
   if (ImportContext::hasInput(node, 3)) {
     auto fl = constantScalarInput(ctx, node, 3);
     if (!fl)
-      return ctx.unsupported(node, "input 'frame_length' ('" + node.input(3) +
-                                       "') must be a constant scalar (a length known only at run time "
-                                       "would make the output shape data-dependent)");
+      return convertSTFTAtRunTime(ctx, node, *x);
     if (frameLength && *frameLength != *fl)
       return ctx.fail(node, "frame_length differs from the window length");
     frameLength = fl;
