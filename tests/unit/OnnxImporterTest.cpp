@@ -984,6 +984,22 @@ TEST(OnnxImporterErrors, ResizeWithRuntimeInputsChecksTheirShapes) {
   }
 }
 
+TEST(OnnxImporterErrors, NonMaxSuppressionNeedsAStaticSmallBoxCount) {
+  ModelBuilder m(11);
+  m.input("boxes", {1, -1, 4}, onnx::TensorProto::FLOAT, "");
+  m.input("scores", {1, 1, -1}, onnx::TensorProto::FLOAT, "");
+  m.node("NonMaxSuppression", {"boxes", "scores"}, {"selected"}, "nms0");
+  m.output("selected", {-1, 3}, onnx::TensorProto::INT64, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'NonMaxSuppression' (node 'nms0', opset 11, domain ''): a "
+                          "number of boxes that is dynamic or above 64",
+                          0),
+            0u)
+      << r.error;
+}
+
 TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {
   {
     ModelBuilder m(13);

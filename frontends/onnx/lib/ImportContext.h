@@ -125,6 +125,7 @@ const OpHandler *lookupOpHandler(const std::string &opType, int opset);
 void registerResizeOps(OpRegistry &registry);
 void registerSortOps(OpRegistry &registry);
 void registerSignalOps(OpRegistry &registry);
+void registerDetectionOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {
@@ -362,6 +363,11 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, m
 mlir::LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
                                         mlir::Value input, const ShapeTensor &pads,
                                         const std::string &mode);
+
+/// Positions (int64) of the set flags of a 1-D i1 tensor and their count,
+/// which a kernel computes and the host reads (ShapeOps.cpp): for ops whose
+/// result size is a count of data (Compress, NonZero, NonMaxSuppression).
+std::pair<mlir::Value, mlir::OpFoldResult> setFlagPositions(ImportContext &ctx, mlir::Value flags);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

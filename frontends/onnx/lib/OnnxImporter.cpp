@@ -44,6 +44,7 @@ const OpRegistry &opRegistry() {
     registerResizeOps(r);
     registerSortOps(r);
     registerSignalOps(r);
+    registerDetectionOps(r);
     return r;
   }();
   return registry;

@@ -1130,6 +1130,8 @@ Value gatherGeneric(ImportContext &ctx, Value source, ArrayRef<OpFoldResult> out
                     ValueRange extraInputs, ArrayRef<AffineMap> extraMaps,
                     const std::function<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> &indexFn);
 
+} // namespace
+
 /// Positions of the set flags of a 1-D i1 tensor, for ops whose result size
 /// is a count of data (Compress, NonZero): a kernel counts the flags, the
 /// host reads the count (the result size), and two generics with an extra
@@ -1192,6 +1194,8 @@ std::pair<Value, OpFoldResult> setFlagPositions(ImportContext &ctx, Value flags)
   ctx.recordDims(positions, {countSize});
   return {positions, countSize};
 }
+
+namespace {
 
 /// A 1-D i1 tensor: element != 0 of 1-D `x`.
 Value nonZeroFlags(ImportContext &ctx, Value x) {
