@@ -1000,6 +1000,31 @@ TEST(OnnxImporterErrors, NonMaxSuppressionNeedsAStaticSmallBoxCount) {
       << r.error;
 }
 
+TEST(OnnxImporterErrors, TfIdfVectorizerRefusesStringPools) {
+  ModelBuilder m(11);
+  m.input("x", {2, 6}, onnx::TensorProto::INT32, "");
+  auto *n = m.node("TfIdfVectorizer", {"x"}, {"y"}, "tfidf0");
+  ModelBuilder::stringAttr(n, "mode", "TF");
+  ModelBuilder::intAttr(n, "min_gram_length", 1);
+  ModelBuilder::intAttr(n, "max_gram_length", 1);
+  ModelBuilder::intAttr(n, "max_skip_count", 0);
+  ModelBuilder::intsAttr(n, "ngram_counts", {0});
+  ModelBuilder::intsAttr(n, "ngram_indexes", {0});
+  auto *pool = n->add_attribute();
+  pool->set_name("pool_strings");
+  pool->set_type(onnx::AttributeProto::STRINGS);
+  pool->add_strings("a");
+  m.output("y", {2, 1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'TfIdfVectorizer' (node 'tfidf0', opset 11, domain ''): "
+                          "pool_strings (string tensors are not supported by the runtime",
+                          0),
+            0u)
+      << r.error;
+}
+
 TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {
   {
     ModelBuilder m(13);

@@ -126,6 +126,7 @@ void registerResizeOps(OpRegistry &registry);
 void registerSortOps(OpRegistry &registry);
 void registerSignalOps(OpRegistry &registry);
 void registerDetectionOps(OpRegistry &registry);
+void registerTextOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext {

@@ -45,6 +45,7 @@ const OpRegistry &opRegistry() {
     registerSortOps(r);
     registerSignalOps(r);
     registerDetectionOps(r);
+    registerTextOps(r);
     return r;
   }();
   return registry;
