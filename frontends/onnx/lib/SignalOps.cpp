@@ -14,6 +14,10 @@
 // rather than fast (no FFT); transform lengths must be static, except for
 // STFT's frame_step / frame_length read at run time (the kernel then reads
 // the samples by index and computes its twiddle factors).
+//
+// MelWeightMatrix (opset 17): the triangular mel filter bank of ONNX's
+// reference, one generic over (spectrogram bin, mel bin) with the sizes and
+// sample rate read on the host at run time.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -469,9 +473,119 @@ LogicalResult convertSTFT(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// MelWeightMatrix-17: [dft_length / 2 + 1, num_mel_bins] triangular
+/// filters, as ONNX's reference computes them: the band edges
+/// fb(k) = int(((dft_length + 1) * 700 * (10^((low_mel + k * mel_step) / 2595) - 1))
+/// // sample_rate), with low/high mel and the step in float32 (the reference's
+/// float32 inputs) and the rest in double; element (j, i) rises from
+/// fb(i) to 1 at fb(i+1) and falls to fb(i+2). The sizes and the sample rate
+/// are read on the host at run time, the edge frequencies in the kernel.
+LogicalResult convertMelWeightMatrix(ImportContext &ctx, const onnx::NodeProto &node) {
+  using P = arith::CmpIPredicate;
+  if (node.input_size() != 5)
+    return ctx.fail(node, "expects 5 inputs");
+  Type outType = convertElementType(ctx.context, (int)ctx.intAttr(node, "output_datatype", 1));
+  if (!outType || !isa<FloatType>(outType))
+    return ctx.unsupported(node, "output_datatype " + std::to_string(ctx.intAttr(node, "output_datatype", 1)) +
+                                     " (only floating-point outputs are supported)");
+  const char *names[] = {"num_mel_bins", "dft_length", "sample_rate"};
+  SmallVector<OpFoldResult> scalars;
+  for (int i = 0; i < 3; ++i) {
+    auto t = ctx.getShapeOperand(node, i, names[i]);
+    if (failed(t))
+      return failure();
+    if (t->elements.size() != 1)
+      return ctx.fail(node, std::string(names[i]) + " must be a scalar");
+    scalars.push_back(ctx.toFoldResult(t->elements[0]));
+  }
+  SmallVector<Value> edges;
+  for (int i = 3; i < 5; ++i) {
+    auto t = ctx.getTensor(node, node.input(i));
+    if (failed(t))
+      return failure();
+    auto type = cast<RankedTensorType>(t->getType());
+    if (!isa<FloatType>(type.getElementType()) || !type.hasStaticShape() || type.getNumElements() != 1)
+      return ctx.fail(node, std::string(i == 3 ? "lower_edge_hertz" : "upper_edge_hertz") +
+                                " must be a one-element float tensor");
+    edges.push_back(*t);
+  }
+  OpBuilder &b = ctx.builder;
+  OpFoldResult zero = b.getIndexAttr(0);
+  if (failed(ctx.check(node, ctx.compare(P::sgt, scalars[0], zero), "num_mel_bins must be positive")) ||
+      failed(ctx.check(node, ctx.compare(P::sgt, scalars[1], zero), "dft_length must be positive")) ||
+      failed(ctx.check(node, ctx.compare(P::sgt, scalars[2], zero), "sample_rate must be positive")))
+    return failure();
+  OpFoldResult spectrogramBins =
+      ctx.indexOp<arith::AddIOp>(ctx.indexOp<arith::DivSIOp>(scalars[1], b.getIndexAttr(2)), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> outSizes{spectrogramBins, scalars[0]};
+  Value melBins = ctx.toIndexValue(scalars[0]), dftLength = ctx.toIndexValue(scalars[1]);
+  Value sampleRate = ctx.toIndexValue(scalars[2]);
+  Value init = ctx.empty(outSizes, outType);
+  Value result =
+      linalg::GenericOp::create(
+          b, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+          SmallVector<AffineMap>{b.getMultiDimIdentityMap(2)},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            Type f32 = nb.getF32Type(), f64 = nb.getF64Type(), i64 = nb.getI64Type();
+            auto c32 = [&](double v) -> Value { return arith::ConstantOp::create(nb, l, nb.getF32FloatAttr((float)v)); };
+            auto c64 = [&](double v) -> Value { return arith::ConstantOp::create(nb, l, nb.getF64FloatAttr(v)); };
+            auto toI64 = [&](Value index) -> Value { return arith::IndexCastOp::create(nb, l, i64, index); };
+            auto read = [&](Value tensor) -> Value {
+              auto type = cast<RankedTensorType>(tensor.getType());
+              SmallVector<Value> indices(type.getRank(), arith::ConstantIndexOp::create(nb, l, 0));
+              return convertScalar(nb, l, tensor::ExtractOp::create(nb, l, tensor, indices), f32);
+            };
+            // mel(hz) = 2595 * log10(1 + hz / 700) in float32.
+            auto mel = [&](Value hz) -> Value {
+              Value v = arith::AddFOp::create(nb, l, c32(1), arith::DivFOp::create(nb, l, hz, c32(700)));
+              return arith::MulFOp::create(nb, l, c32(2595), math::Log10Op::create(nb, l, v));
+            };
+            Value lowMel = mel(read(edges[0])), highMel = mel(read(edges[1]));
+            Value binCount = arith::SIToFPOp::create(
+                nb, l, f32, toI64(arith::AddIOp::create(nb, l, melBins, arith::ConstantIndexOp::create(nb, l, 2))));
+            Value melStep = arith::DivFOp::create(nb, l, arith::SubFOp::create(nb, l, highMel, lowMel), binCount);
+            Value lowMel64 = arith::ExtFOp::create(nb, l, f64, lowMel), melStep64 = arith::ExtFOp::create(nb, l, f64, melStep);
+            Value dftPlusOne = arith::SIToFPOp::create(nb, l, f64, arith::AddIOp::create(nb, l, toI64(dftLength),
+                                                                                         arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(1))));
+            Value rate = arith::SIToFPOp::create(nb, l, f64, toI64(sampleRate));
+            Value j = toI64(linalg::IndexOp::create(nb, l, 0)), i = toI64(linalg::IndexOp::create(nb, l, 1));
+            auto edge = [&](int64_t offset) -> Value { // fb(i + offset) as i64
+              Value k = arith::SIToFPOp::create(
+                  nb, l, f64, arith::AddIOp::create(nb, l, i, arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(offset))));
+              Value m = arith::AddFOp::create(nb, l, arith::MulFOp::create(nb, l, k, melStep64), lowMel64);
+              Value hz = arith::MulFOp::create(
+                  nb, l, c64(700),
+                  arith::SubFOp::create(nb, l, math::PowFOp::create(nb, l, c64(10), arith::DivFOp::create(nb, l, m, c64(2595))),
+                                        c64(1)));
+              Value bin = math::FloorOp::create(nb, l, arith::DivFOp::create(nb, l, arith::MulFOp::create(nb, l, dftPlusOne, hz), rate));
+              return arith::FPToSIOp::create(nb, l, i64, bin);
+            };
+            Value low = edge(0), center = edge(1), high = edge(2);
+            auto toF = [&](Value v) -> Value { return arith::SIToFPOp::create(nb, l, f64, v); };
+            Value rising = arith::DivFOp::create(nb, l, toF(arith::SubIOp::create(nb, l, j, low)),
+                                                 toF(arith::SubIOp::create(nb, l, center, low)));
+            Value falling = arith::DivFOp::create(nb, l, toF(arith::SubIOp::create(nb, l, high, j)),
+                                                  toF(arith::SubIOp::create(nb, l, high, center)));
+            Value isRising = arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sge, j, low),
+                                                   arith::CmpIOp::create(nb, l, P::slt, j, center));
+            Value isFalling = arith::AndIOp::create(nb, l, arith::CmpIOp::create(nb, l, P::sgt, j, center),
+                                                    arith::CmpIOp::create(nb, l, P::slt, j, high));
+            Value v = arith::SelectOp::create(nb, l, isFalling, falling, c64(0));
+            v = arith::SelectOp::create(nb, l, isRising, rising, v);
+            v = arith::SelectOp::create(nb, l, arith::CmpIOp::create(nb, l, P::eq, j, center), c64(1), v);
+            linalg::YieldOp::create(nb, l, convertScalar(nb, l, v, outType));
+          })
+          .getResult(0);
+  ctx.recordDims(result, outSizes);
+  ctx.setValue(node.output(0), result);
+  return success();
+}
+
 } // namespace
 
 void registerSignalOps(OpRegistry &r) {
+  r.add("MelWeightMatrix", convertMelWeightMatrix, 17);
   r.add("HannWindow", [](ImportContext &c, const onnx::NodeProto &n) { return convertWindow(c, n, WindowKind::Hann); }, 17);
   r.add("HammingWindow", [](ImportContext &c, const onnx::NodeProto &n) { return convertWindow(c, n, WindowKind::Hamming); }, 17);
   r.add("BlackmanWindow", [](ImportContext &c, const onnx::NodeProto &n) { return convertWindow(c, n, WindowKind::Blackman); }, 17);
