@@ -1025,6 +1025,33 @@ TEST(OnnxImporterErrors, TfIdfVectorizerRefusesStringPools) {
       << r.error;
 }
 
+TEST(OnnxImporterErrors, IntegerMaxPoolImportsButNotItsIndices) {
+  for (bool withIndices : {false, true}) {
+    ModelBuilder m(12);
+    m.input("x", {1, 1, 4, 4}, onnx::TensorProto::UINT8, "");
+    std::vector<std::string> outputs{"y"};
+    if (withIndices)
+      outputs.push_back("i");
+    auto *n = m.node("MaxPool", {"x"}, outputs, "pool0");
+    ModelBuilder::intsAttr(n, "kernel_shape", {2, 2});
+    m.output("y", {1, 1, 3, 3}, onnx::TensorProto::UINT8, "");
+    if (withIndices)
+      m.output("i", {1, 1, 3, 3}, onnx::TensorProto::INT64, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    if (!withIndices) {
+      EXPECT_TRUE(r.module) << r.error;
+      continue;
+    }
+    EXPECT_FALSE(r.module);
+    EXPECT_EQ(r.error.rfind("unsupported ONNX op 'MaxPool' (node 'pool0', opset 12, domain ''): the Indices "
+                            "output of integer MaxPool",
+                            0),
+              0u)
+        << r.error;
+  }
+}
+
 TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {
   {
     ModelBuilder m(13);

@@ -20,8 +20,9 @@
 // time are supported too: sizes are read on the host (getShapeOperand);
 // for scales a one-element-per-axis kernel computes (int64)(len * scale)
 // as ONNX's reference does and the host reads those lengths; the kernel
-// reads the scale and roi values itself and computes every resized axis'
-// taps (the import-time tables need the values).
+// reads the scale and roi values itself and computes every axis' taps (the
+// import-time tables need the values; an axis whose run-time scale is 1 is
+// not known to be trivial, so it costs its taps like any other).
 //
 // RoiAlign (opsets 10, 16) also resamples: one generic over (roi, channel,
 // bin_y, bin_x) with reduction loops over the sampling grid of each bin,
