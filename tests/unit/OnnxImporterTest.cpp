@@ -941,20 +941,115 @@ TEST(OnnxImporterErrors, ReshapeTargetOfDynamicLengthIsRejected) {
   EXPECT_TRUE(contains(r.error, "static length")) << r.error;
 }
 
-TEST(OnnxImporterErrors, ResizeWithRuntimeSizesNamesTheInput) {
-  ModelBuilder m(13);
-  m.input("x", {1, 1, 2, 2});
-  m.input("sizes", {4}, onnx::TensorProto::INT64, "");
-  m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
-  m.output("y", {1, 1, 4, 4});
+TEST(OnnxImporterErrors, ResizeWithRuntimeInputsChecksTheirShapes) {
+  {
+    // Run-time sizes import (read on the host).
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("sizes", {4}, onnx::TensorProto::INT64, "");
+    m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_TRUE(r.module) << r.error;
+  }
+  {
+    // Run-time scales must have one entry per axis.
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("scales", {3}, onnx::TensorProto::FLOAT, "");
+    m.node("Resize", {"x", "", "scales"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "ONNX node 'resize0' (Resize, opset 13)")) << r.error;
+    EXPECT_TRUE(contains(r.error, "scales must be a 1-D float tensor of static length rank(X) = 4")) << r.error;
+  }
+  {
+    // Run-time sizes of unknown length cannot be read on the host.
+    ModelBuilder m(13);
+    m.input("x", {1, 1, 2, 2});
+    m.input("sizes", {-1}, onnx::TensorProto::INT64, "");
+    m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "resize0");
+    m.output("y", {-1, -1, -1, -1}, onnx::TensorProto::FLOAT, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Resize' (node 'resize0', opset 13, domain ''): input "
+                            "'sizes' (sizes) is read at run time",
+                            0),
+              0u)
+        << r.error;
+  }
+}
+
+TEST(OnnxImporterErrors, NonMaxSuppressionNeedsAStaticSmallBoxCount) {
+  ModelBuilder m(11);
+  m.input("boxes", {1, -1, 4}, onnx::TensorProto::FLOAT, "");
+  m.input("scores", {1, 1, -1}, onnx::TensorProto::FLOAT, "");
+  m.node("NonMaxSuppression", {"boxes", "scores"}, {"selected"}, "nms0");
+  m.output("selected", {-1, 3}, onnx::TensorProto::INT64, "");
   mlir::MLIRContext context;
   Imported r = importBytes(context, m.bytes());
   EXPECT_FALSE(r.module);
-  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'Resize' (node 'resize0', opset 13, domain ''): input "
-                          "'sizes' ('sizes') must be a constant",
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'NonMaxSuppression' (node 'nms0', opset 11, domain ''): a "
+                          "number of boxes that is dynamic or above 64",
                           0),
             0u)
       << r.error;
+}
+
+TEST(OnnxImporterErrors, TfIdfVectorizerRefusesStringPools) {
+  ModelBuilder m(11);
+  m.input("x", {2, 6}, onnx::TensorProto::INT32, "");
+  auto *n = m.node("TfIdfVectorizer", {"x"}, {"y"}, "tfidf0");
+  ModelBuilder::stringAttr(n, "mode", "TF");
+  ModelBuilder::intAttr(n, "min_gram_length", 1);
+  ModelBuilder::intAttr(n, "max_gram_length", 1);
+  ModelBuilder::intAttr(n, "max_skip_count", 0);
+  ModelBuilder::intsAttr(n, "ngram_counts", {0});
+  ModelBuilder::intsAttr(n, "ngram_indexes", {0});
+  auto *pool = n->add_attribute();
+  pool->set_name("pool_strings");
+  pool->set_type(onnx::AttributeProto::STRINGS);
+  pool->add_strings("a");
+  m.output("y", {2, 1}, onnx::TensorProto::FLOAT, "");
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_EQ(r.error.rfind("unsupported ONNX op 'TfIdfVectorizer' (node 'tfidf0', opset 11, domain ''): "
+                          "pool_strings (string tensors are not supported by the runtime",
+                          0),
+            0u)
+      << r.error;
+}
+
+TEST(OnnxImporterErrors, IntegerMaxPoolImportsButNotItsIndices) {
+  for (bool withIndices : {false, true}) {
+    ModelBuilder m(12);
+    m.input("x", {1, 1, 4, 4}, onnx::TensorProto::UINT8, "");
+    std::vector<std::string> outputs{"y"};
+    if (withIndices)
+      outputs.push_back("i");
+    auto *n = m.node("MaxPool", {"x"}, outputs, "pool0");
+    ModelBuilder::intsAttr(n, "kernel_shape", {2, 2});
+    m.output("y", {1, 1, 3, 3}, onnx::TensorProto::UINT8, "");
+    if (withIndices)
+      m.output("i", {1, 1, 3, 3}, onnx::TensorProto::INT64, "");
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    if (!withIndices) {
+      EXPECT_TRUE(r.module) << r.error;
+      continue;
+    }
+    EXPECT_FALSE(r.module);
+    EXPECT_EQ(r.error.rfind("unsupported ONNX op 'MaxPool' (node 'pool0', opset 12, domain ''): the Indices "
+                            "output of integer MaxPool",
+                            0),
+              0u)
+        << r.error;
+  }
 }
 
 TEST(OnnxImporterErrors, ResizeUnknownModeButTopKRuntimeKImports) {

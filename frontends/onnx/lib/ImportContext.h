@@ -127,6 +127,8 @@ void registerSortOps(OpRegistry &registry);
 void registerSignalOps(OpRegistry &registry);
 void registerSequenceOps(OpRegistry &registry);
 void registerControlFlowOps(OpRegistry &registry);
+void registerDetectionOps(OpRegistry &registry);
+void registerTextOps(OpRegistry &registry);
 
 //===--- sequences, optionals and subgraphs (SequenceOps.cpp, ControlFlowOps.cpp)
 /// An ONNX sequence, held at import time as the list of its elements.
@@ -426,6 +428,11 @@ mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, m
 mlir::LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
                                         mlir::Value input, const ShapeTensor &pads,
                                         const std::string &mode);
+
+/// Positions (int64) of the set flags of a 1-D i1 tensor and their count,
+/// which a kernel computes and the host reads (ShapeOps.cpp): for ops whose
+/// result size is a count of data (Compress, NonZero, NonMaxSuppression).
+std::pair<mlir::Value, mlir::OpFoldResult> setFlagPositions(ImportContext &ctx, mlir::Value flags);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);

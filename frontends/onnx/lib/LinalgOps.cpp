@@ -553,9 +553,14 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
     return ctx.unsupported(node, "only 1-D, 2-D and 3-D pooling (3-D to 5-D NC... input) is supported, "
                                  "got input rank " + std::to_string(rank));
   Type et = xType.getElementType();
-  if (!isa<FloatType>(et))
-    return ctx.unsupported(node, "only floating-point pooling is supported");
+  bool isInt = isa<IntegerType>(et);
+  bool isUnsigned = isInt && ctx.isUnsigned(node.input(0));
+  if (!isa<FloatType>(et) && !(isMax && isInt))
+    return ctx.unsupported(node, isMax ? "element type (MaxPool takes floating-point or integer input)"
+                                       : "only floating-point average pooling is supported");
   bool wantIndices = isMax && node.output_size() > 1 && !node.output(1).empty();
+  if (wantIndices && isInt)
+    return ctx.unsupported(node, "the Indices output of integer MaxPool");
   int64_t storageOrder = ctx.intAttr(node, "storage_order", 0);
   if (wantIndices && storageOrder != 0 && storageOrder != 1)
     return ctx.fail(node, "storage_order must be 0 or 1");
@@ -583,8 +588,12 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   bool anyPad = llvm::any_of(attrs->padLow, [](int64_t p) { return p != 0; }) ||
                 llvm::any_of(attrs->padHigh, [](int64_t p) { return p != 0; });
   bool ceilExtended = attrs->padHigh != userPadHigh;
-  const auto &fs = APFloat::getLargest(cast<FloatType>(et).getFloatSemantics(), /*Negative=*/true);
-  double lowest = fs.convertToDouble();
+  // The identity of max: the lowest value of the element type.
+  double lowest = 0;
+  if (!isInt)
+    lowest = APFloat::getLargest(cast<FloatType>(et).getFloatSemantics(), /*Negative=*/true).convertToDouble();
+  else if (!isUnsigned)
+    lowest = (double)APInt::getSignedMinValue(et.getIntOrFloatBitWidth()).getSExtValue();
   Value padValue = isMax ? ctx.scalarConstant(et, lowest) : zeroOf(ctx, et);
   SmallVector<int64_t> padLow{0, 0}, padHigh{0, 0};
   padLow.append(attrs->padLow.begin(), attrs->padLow.end());
@@ -595,9 +604,10 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
   auto strides = ctx.builder.getI64TensorAttr(attrs->strides);
   auto dilations = ctx.builder.getI64TensorAttr(attrs->dilations);
   Value result;
-  if (spatial == 3) {
-    // No NCDHW pooling op upstream: a generic over (n, c, o..., k...) with
-    // the window operand giving the kernel loops their ranges.
+  if (spatial == 3 || isInt) {
+    // No NCDHW (nor unsigned NCHW) pooling op upstream: a generic over
+    // (n, c, o..., k...) with the window operand giving the kernel loops
+    // their ranges.
     int64_t numLoops = 2 + 2 * spatial;
     auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
     SmallVector<AffineExpr> inExprs{dimExpr(0), dimExpr(1)}, windowExprs, outExprs;
@@ -616,8 +626,10 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
                  ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{padded, window},
                  ValueRange{init}, maps, iterators,
                  [&](OpBuilder &b, Location l, ValueRange a) {
-                   Value v = isMax ? (Value)arith::MaximumFOp::create(b, l, a[2], a[0])
-                                   : (Value)arith::AddFOp::create(b, l, a[2], a[0]);
+                   Value v = !isMax       ? (Value)arith::AddFOp::create(b, l, a[2], a[0])
+                             : isUnsigned ? (Value)arith::MaxUIOp::create(b, l, a[2], a[0])
+                             : isInt      ? (Value)arith::MaxSIOp::create(b, l, a[2], a[0])
+                                          : (Value)arith::MaximumFOp::create(b, l, a[2], a[0]);
                    linalg::YieldOp::create(b, l, v);
                  })
                  .getResult(0);
@@ -769,8 +781,9 @@ LogicalResult convertPool(ImportContext &ctx, const onnx::NodeProto &node, bool 
 
 /// MaxUnpool (opsets 9, 11): y = zeros(output shape), y.flat[I[j]] = X[j],
 /// where the flat indices address the default output shape (from
-/// kernel_shape, strides, pads); a larger output_shape extends that result
-/// with zeros at the end of each spatial dim (as ONNX's test data expects).
+/// kernel_shape, strides, pads); a larger output_shape (a constant, or read
+/// on the host at run time) extends that result with zeros at the end of
+/// each spatial dim (as ONNX's test data expects).
 /// As a gather: each output element of plane (n, c) looks for the input
 /// element of the same plane whose index names it (a reduction over the
 /// input plane, O(output * plane) work). Indices into another plane, which
@@ -804,16 +817,28 @@ LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) 
       return ctx.fail(node, "negative output size");
     defaultSizes.push_back(ctx.builder.getIndexAttr(out));
   }
+  bool extended = false;
   if (ImportContext::hasInput(node, 2)) {
-    auto shape = ctx.getShapeTensor(node.input(2));
-    if (!shape || (int64_t)shape->elements.size() != rank ||
-        !llvm::all_of(shape->elements, [](const SymDim &e) { return e.isConstant(); }))
-      return ctx.unsupported(node, "input 'output_shape' ('" + node.input(2) +
-                                       "') must be a constant with one entry per dim");
+    // Known at import time, else read on the host at run time.
+    auto shape = ctx.getShapeOperand(node, 2, "output_shape");
+    if (failed(shape))
+      return failure();
+    if ((int64_t)shape->elements.size() != rank)
+      return ctx.fail(node, "output_shape must have one entry per dim");
     for (int64_t d = 2; d < rank; ++d) {
-      if (shape->elements[d].constant < ctx.toSymDim(defaultSizes[d]).constant)
-        return ctx.fail(node, "output_shape is smaller than the unpooled shape");
-      outSizes.push_back(ctx.builder.getIndexAttr(shape->elements[d].constant));
+      const SymDim &e = shape->elements[d];
+      if (e.isConstant()) {
+        if (e.constant < ctx.toSymDim(defaultSizes[d]).constant)
+          return ctx.fail(node, "output_shape is smaller than the unpooled shape");
+        outSizes.push_back(ctx.builder.getIndexAttr(e.constant));
+      } else {
+        OpFoldResult size = ctx.toFoldResult(e);
+        if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, size, defaultSizes[d]),
+                             "output_shape is smaller than the unpooled shape")))
+          return failure();
+        outSizes.push_back(size);
+      }
+      extended = extended || outSizes.back() != defaultSizes[d];
     }
   } else {
     outSizes = defaultSizes;
@@ -826,7 +851,6 @@ LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) 
     outDims.push_back(ctx.toIndexValue(s));
   for (int64_t d = 2; d < rank; ++d)
     defaultSpatial.push_back(ctx.toSymDim(defaultSizes[d]).constant);
-  bool extended = outSizes != defaultSizes;
   // Loops: n, c, o... (parallel), i... (reduction over the input plane).
   int64_t numLoops = rank + spatial;
   auto dimExpr = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };

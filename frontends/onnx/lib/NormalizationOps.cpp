@@ -426,11 +426,85 @@ std::optional<std::vector<double>> floatConstant(ImportContext &ctx, const std::
   return values;
 }
 
+/// BatchNormalization with training_mode=1 (opsets 14, 15): normalizes with
+/// the batch statistics (mean and population variance over every dim but
+/// the channel), and outputs the running statistics
+/// running = input_running * momentum + batch * (1 - momentum), as ONNX's
+/// reference does.
+LogicalResult convertBatchNormTraining(ImportContext &ctx, const onnx::NodeProto &node) {
+  SmallVector<Value> in;
+  for (int i = 0; i < 5; ++i) {
+    auto v = ctx.getTensor(node, node.input(i));
+    if (failed(v))
+      return failure();
+    in.push_back(*v);
+  }
+  int64_t rank = tensorType(in[0]).getRank();
+  Type et = tensorType(in[0]).getElementType();
+  if (rank < 2 || !isa<FloatType>(et))
+    return ctx.unsupported(node, "expects a floating-point input of rank >= 2");
+  for (int i = 1; i < 5; ++i)
+    if (tensorType(in[i]).getElementType() != et || tensorType(in[i]).getRank() != 1)
+      return ctx.unsupported(node, "parameters must be 1-D with the input's element type");
+  double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
+  double momentum = ctx.floatAttr(node, "momentum", 0.9f);
+  SmallVector<bool> mask(rank, true);
+  mask[1] = false;
+  AffineMap channelMap = AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context);
+  Value count = reducedCount(ctx, in[0], mask, et);
+  auto add = [](OpBuilder &b, Location l, Value acc, Value e) -> Value { return arith::AddFOp::create(b, l, acc, e); };
+  Value sum = reduceDims(ctx, in[0], mask, ctx.scalarConstant(et, 0), add);
+  auto mean = ctx.elementwise(node, {sum}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0], count);
+  });
+  if (failed(mean))
+    return failure();
+  Value centered = mapOver(ctx, in[0], {*mean}, {channelMap}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], a[1]);
+  });
+  Value sumSquares = reduceDims(ctx, centered, mask, ctx.scalarConstant(et, 0),
+                                [](OpBuilder &b, Location l, Value acc, Value e) -> Value {
+                                  return arith::AddFOp::create(b, l, acc, arith::MulFOp::create(b, l, e, e));
+                                });
+  auto var = ctx.elementwise(node, {sumSquares}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::DivFOp::create(b, l, a[0], count);
+  });
+  if (failed(var))
+    return failure();
+  Value y = mapOver(ctx, centered, {*var, in[1], in[2]}, {channelMap, channelMap, channelMap},
+                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                      Value eps = arith::ConstantOp::create(b, l, b.getFloatAttr(et, epsilon));
+                      Value invStd = math::RsqrtOp::create(b, l, arith::AddFOp::create(b, l, a[1], eps));
+                      Value v = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], invStd), a[2]);
+                      return arith::AddFOp::create(b, l, v, a[3]);
+                    });
+  ctx.setValue(node.output(0), y);
+  Value batchStats[] = {*mean, *var};
+  for (int k = 0; k < 2; ++k) {
+    if (node.output_size() <= k + 1 || node.output(k + 1).empty())
+      continue;
+    auto running = ctx.elementwise(node, {in[3 + k], batchStats[k]}, et,
+                                   [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                     Value m = arith::ConstantOp::create(b, l, b.getFloatAttr(et, momentum));
+                                     Value rest = arith::ConstantOp::create(b, l, b.getFloatAttr(et, 1 - momentum));
+                                     return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, a[0], m),
+                                                                  arith::MulFOp::create(b, l, a[1], rest));
+                                   });
+    if (failed(running))
+      return failure();
+    ctx.setValue(node.output(k + 1), *running);
+  }
+  return success();
+}
+
 LogicalResult convertBatchNorm(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() != 5)
     return ctx.fail(node, "expects 5 inputs");
-  if (ctx.intAttr(node, "training_mode", 0) != 0)
-    return ctx.unsupported(node, "training_mode=1");
+  if (ctx.intAttr(node, "training_mode", 0) != 0) {
+    if (ctx.opset < 14)
+      return ctx.unsupported(node, "training_mode=1 before opset 14");
+    return convertBatchNormTraining(ctx, node);
+  }
   for (int i = 1; i < node.output_size(); ++i)
     if (!node.output(i).empty())
       return ctx.unsupported(node, "running mean/var outputs (training) are not supported");

@@ -46,6 +46,8 @@ const OpRegistry &opRegistry() {
     registerSignalOps(r);
     registerSequenceOps(r);
     registerControlFlowOps(r);
+    registerDetectionOps(r);
+    registerTextOps(r);
     return r;
   }();
   return registry;

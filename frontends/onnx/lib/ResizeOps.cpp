@@ -16,9 +16,13 @@
 // output length is dynamic (a dynamic dim, or sizes from a shape
 // computation) compute the same coordinates and weights in the kernel, in
 // double precision, and their output length floor(len * scale) on the host
-// with exact integer arithmetic. Scales, roi and sizes must be known at
-// import time (sizes may be symbolic); anything else is reported as
-// unsupported, naming the input.
+// with exact integer arithmetic. Scales, roi and sizes known only at run
+// time are supported too: sizes are read on the host (getShapeOperand);
+// for scales a one-element-per-axis kernel computes (int64)(len * scale)
+// as ONNX's reference does and the host reads those lengths; the kernel
+// reads the scale and roi values itself and computes every axis' taps (the
+// import-time tables need the values; an axis whose run-time scale is 1 is
+// not known to be trivial, so it costs its taps like any other).
 //
 // RoiAlign (opsets 10, 16) also resamples: one generic over (roi, channel,
 // bin_y, bin_x) with reduction loops over the sampling grid of each bin,
@@ -222,8 +226,25 @@ std::optional<std::vector<double>> constantFloats(ImportContext &ctx, const std:
 bool inputPresent(ImportContext &ctx, const onnx::NodeProto &node, int i) {
   if (!ImportContext::hasInput(node, i))
     return false;
-  auto attr = ctx.getConstant(node.input(i));
-  return !attr || attr->getNumElements() != 0;
+  if (auto attr = ctx.getConstant(node.input(i)))
+    return attr->getNumElements() != 0;
+  if (Value v = ctx.lookupValue(node.input(i)))
+    if (auto type = dyn_cast<RankedTensorType>(v.getType()); type && type.hasStaticShape())
+      return type.getNumElements() != 0;
+  return true;
+}
+
+/// Input `i` as a float tensor whose values are read in the Resize kernel
+/// (run-time scales or roi), or failure with a message naming `what`.
+FailureOr<Value> runtimeFloatInput(ImportContext &ctx, const onnx::NodeProto &node, int i, const char *what) {
+  auto t = ctx.getTensor(node, node.input(i));
+  if (failed(t))
+    return failure();
+  if (!isa<FloatType>(cast<RankedTensorType>(t->getType()).getElementType())) {
+    (void)ctx.fail(node, std::string("input '") + what + "' ('" + node.input(i) + "') must be a float tensor");
+    return failure();
+  }
+  return *t;
 }
 
 /// floor(len * scale) on the host with index arithmetic only: a float scale
@@ -260,6 +281,11 @@ struct AxisPlan {
   Value inLen, outLen;
   std::optional<double> scale;
   double roiStart = 0, roiEnd = 1;
+  // Run-time scales / roi (float tensors read in the kernel at the axis'
+  // position: scales[axis], roi[axis] and roi[rank + axis]); null when the
+  // values above are the import-time ones.
+  Value scaleTensor, roiTensor;
+  int64_t rank = 0;
 };
 
 /// Taps of a computed axis plan, evaluated in double precision in the kernel
@@ -273,8 +299,14 @@ void computeTaps(OpBuilder &b, Location l, const ResizeSettings &s, const AxisPl
   auto toF = [&](Value index) -> Value {
     return arith::SIToFPOp::create(b, l, f64, arith::IndexCastOp::create(b, l, i64, index));
   };
+  auto readF = [&](Value tensor, int64_t i) -> Value {
+    Value v = tensor::ExtractOp::create(b, l, tensor, ValueRange{arith::ConstantIndexOp::create(b, l, i)});
+    return v.getType() == f64 ? v : (Value)arith::ExtFOp::create(b, l, f64, v);
+  };
   Value x = toF(position), inF = toF(plan.inLen);
-  Value scale = plan.scale ? fc(*plan.scale) : (Value)arith::DivFOp::create(b, l, toF(plan.outLen), inF);
+  Value scale = plan.scaleTensor ? readF(plan.scaleTensor, plan.axis)
+                : plan.scale     ? fc(*plan.scale)
+                                 : (Value)arith::DivFOp::create(b, l, toF(plan.outLen), inF);
   Value outputWidth = arith::MulFOp::create(b, l, scale, inF);
   Value widthIsOne = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, outputWidth, fc(1.0));
   Value inMinusOne = arith::SubFOp::create(b, l, inF, fc(1.0));
@@ -289,12 +321,14 @@ void computeTaps(OpBuilder &b, Location l, const ResizeSettings &s, const AxisPl
   } else if (ctm == "asymmetric") {
     xOri = arith::DivFOp::create(b, l, x, scale);
   } else if (ctm == "tf_crop_and_resize") {
-    double extent = plan.roiEnd - plan.roiStart;
-    Value one = arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, fc(extent), inMinusOne), fc(2.0));
+    Value roiStart = plan.roiTensor ? readF(plan.roiTensor, plan.axis) : fc(plan.roiStart);
+    Value roiEnd = plan.roiTensor ? readF(plan.roiTensor, plan.rank + plan.axis) : fc(plan.roiEnd);
+    Value extent = arith::SubFOp::create(b, l, roiEnd, roiStart);
+    Value one = arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, extent, inMinusOne), fc(2.0));
     Value many = arith::DivFOp::create(
-        b, l, arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, fc(extent)), inMinusOne), widthMinusOne);
+        b, l, arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, x, extent), inMinusOne), widthMinusOne);
     xOri = arith::SelectOp::create(b, l, widthIsOne, one, many);
-    xOri = arith::AddFOp::create(b, l, xOri, arith::MulFOp::create(b, l, fc(plan.roiStart), inMinusOne));
+    xOri = arith::AddFOp::create(b, l, xOri, arith::MulFOp::create(b, l, roiStart, inMinusOne));
     Value below = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLT, xOri, fc(0.0));
     Value above = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, xOri, inMinusOne);
     valid = arith::XOrIOp::create(b, l, arith::OrIOp::create(b, l, below, above),
@@ -368,23 +402,76 @@ void computeTaps(OpBuilder &b, Location l, const ResizeSettings &s, const AxisPl
   weights = coeffs;
 }
 
+/// Output lengths (int64)(len * scale) of every axis for run-time `scales`
+/// (a float tensor [rank]), as ONNX's reference computes them (the product
+/// in double precision, truncated): one small kernel, read on the host.
+/// Checks at run time that they are not negative.
+FailureOr<std::vector<SymDim>> runtimeScaledLengths(ImportContext &ctx, const onnx::NodeProto &node, Value x,
+                                                    Value scales) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  ShapeTensor inLens;
+  inLens.elementType = ctx.builder.getI64Type();
+  for (int64_t d = 0; d < rank; ++d)
+    inLens.elements.push_back(ctx.toSymDim(ctx.dim(x, d)));
+  Value lengths = ctx.materialize(inLens);
+  auto product = ctx.elementwise(node, {lengths, scales}, ctx.builder.getI64Type(),
+                                 [](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                   Type f64 = b.getF64Type();
+                                   Value len = arith::SIToFPOp::create(b, l, f64, args[0]);
+                                   Value scale = args[1].getType() == f64
+                                                     ? args[1]
+                                                     : (Value)arith::ExtFOp::create(b, l, f64, args[1]);
+                                   return arith::FPToSIOp::create(b, l, b.getI64Type(),
+                                                                  arith::MulFOp::create(b, l, len, scale));
+                                 });
+  if (failed(product))
+    return failure();
+  ShapeTensor out = ctx.readAtRunTime(*product);
+  for (const SymDim &d : out.elements)
+    if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, d.value, ctx.builder.getIndexAttr(0)),
+                         "scales must be positive (an output length floor(len * scale) is negative)")))
+      return failure();
+  return out.elements;
+}
+
 /// Emits the resize of `x` given per-axis scales or output sizes (exactly
 /// one of them non-empty) and the roi (empty unless tf_crop_and_resize).
 /// Axes with static lengths read import-time tap tables; axes with a dynamic
 /// input or output length compute their taps in the kernel.
+/// `runtimeScales` / `runtimeRoi` (float tensors, null unless the values are
+/// known only at run time) replace `scales` / `roi`: the output lengths are
+/// then computed by a small kernel and read on the host, and every resized
+/// axis computes its taps in the kernel from the values it reads.
 LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value x,
                          const ResizeSettings &s, const std::vector<double> &scales,
-                         const std::vector<SymDim> &sizes, const std::vector<double> &roi) {
+                         std::vector<SymDim> sizes, const std::vector<double> &roi,
+                         Value runtimeScales = nullptr, Value runtimeRoi = nullptr) {
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank();
   Type et = type.getElementType();
+  auto staticLength = [](Value t) {
+    auto tt = cast<RankedTensorType>(t.getType());
+    return tt.getRank() == 1 && !tt.isDynamicDim(0) && isa<FloatType>(tt.getElementType()) ? tt.getDimSize(0)
+                                                                                            : (int64_t)-1;
+  };
+  if (runtimeScales) {
+    if (staticLength(runtimeScales) != rank)
+      return ctx.fail(node, "scales must be a 1-D float tensor of static length rank(X) = " + std::to_string(rank));
+    auto lengths = runtimeScaledLengths(ctx, node, x, runtimeScales);
+    if (failed(lengths))
+      return failure();
+    sizes = *lengths;
+  }
+  if (runtimeRoi && staticLength(runtimeRoi) != 2 * rank)
+    return ctx.fail(node, "roi must be a 1-D float tensor of static length 2 * rank(X) = " +
+                              std::to_string(2 * rank));
   if (!scales.empty() && (int64_t)scales.size() != rank)
     return ctx.fail(node, "scales has " + std::to_string(scales.size()) + " entries for an input of rank " +
                               std::to_string(rank));
   if (!sizes.empty() && (int64_t)sizes.size() != rank)
     return ctx.fail(node, "sizes has " + std::to_string(sizes.size()) + " entries for an input of rank " +
                               std::to_string(rank));
-  if (s.coordinateMode == "tf_crop_and_resize" && (int64_t)roi.size() != 2 * rank)
+  if (s.coordinateMode == "tf_crop_and_resize" && !runtimeRoi && (int64_t)roi.size() != 2 * rank)
     return ctx.fail(node, "tf_crop_and_resize needs a constant roi with 2 * rank entries");
   if (s.mode != ResizeMode::Nearest && !isa<FloatType>(et))
     return ctx.unsupported(node, "linear and cubic modes need a floating-point input");
@@ -404,7 +491,7 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
         return ctx.fail(node, "scales must be positive");
     }
     SymDim inDim = ctx.toSymDim(ctx.dim(x, d));
-    bool crop = s.coordinateMode == "tf_crop_and_resize" && (roiStart != 0 || roiEnd != 1);
+    bool crop = s.coordinateMode == "tf_crop_and_resize" && (runtimeRoi || roiStart != 0 || roiEnd != 1);
     // Scale 1, or a size that is the input's own dim (e.g. sizes computed
     // with Shape on a dynamic batch), keeps the axis as it is.
     bool trivial = !crop && ((scale && *scale == 1.0) || (!sizes.empty() && sizes[d] == inDim));
@@ -417,8 +504,17 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
                           : sizes[d];
     if (outDim.isConstant() && outDim.constant < 0)
       return ctx.fail(node, "sizes must be non-negative");
+    if (outDim.isRuntimeData) {
+      OpFoldResult out = ctx.toFoldResult(outDim), in = ctx.toFoldResult(inDim), zero = b.getIndexAttr(0);
+      if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, out, zero), "sizes must be non-negative")) ||
+          failed(ctx.check(node,
+                           ctx.either(ctx.compare(arith::CmpIPredicate::ne, in, zero),
+                                      ctx.compare(arith::CmpIPredicate::eq, out, zero)),
+                           "cannot resize an empty dim to a non-zero size")))
+        return failure();
+    }
     outSizes.push_back(ctx.toFoldResult(outDim));
-    if (inDim.isConstant() && outDim.isConstant()) {
+    if (inDim.isConstant() && outDim.isConstant() && !runtimeRoi) {
       int64_t inLen = inDim.constant, outLen = outDim.constant;
       if (inLen == 0 && outLen != 0)
         return ctx.fail(node, "cannot resize empty dim " + std::to_string(d) + " to size " +
@@ -478,6 +574,9 @@ LogicalResult emitResize(ImportContext &ctx, const onnx::NodeProto &node, Value 
     plan.scale = scale;
     plan.roiStart = roiStart;
     plan.roiEnd = roiEnd;
+    plan.scaleTensor = runtimeScales;
+    plan.roiTensor = runtimeRoi;
+    plan.rank = rank;
     plans.push_back(plan);
   }
 
@@ -592,10 +691,12 @@ LogicalResult convertLegacyResize(ImportContext &ctx, const onnx::NodeProto &nod
     if (!ImportContext::hasInput(node, 1))
       return ctx.fail(node, "missing input 'scales'");
     auto c = constantFloats(ctx, node.input(1));
-    if (!c)
-      return ctx.unsupported(node, "input 'scales' ('" + node.input(1) +
-                                       "') must be a constant float tensor (scales known only at run time "
-                                       "would make the output shape data-dependent)");
+    if (!c) {
+      auto t = runtimeFloatInput(ctx, node, 1, "scales");
+      if (failed(t))
+        return failure();
+      return emitResize(ctx, node, *x, s, {}, {}, {}, *t);
+    }
     scales = *c;
   }
   return emitResize(ctx, node, *x, s, scales, {}, {});
@@ -631,36 +732,42 @@ LogicalResult convertResize(ImportContext &ctx, const onnx::NodeProto &node) {
   if (ctx.stringAttr(node, "keep_aspect_ratio_policy", "stretch") != "stretch")
     return ctx.unsupported(node, "keep_aspect_ratio_policy other than 'stretch'");
 
-  auto needConstant = [&](int i, const char *what) {
-    return ctx.unsupported(node, std::string("input '") + what + "' ('" + node.input(i) +
-                                     "') must be a constant (values known only at run time would make "
-                                     "the output shape data-dependent)");
-  };
   std::vector<double> roi, scales;
   std::vector<SymDim> sizes;
+  Value runtimeRoi, runtimeScales;
   if (s.coordinateMode == "tf_crop_and_resize" && inputPresent(ctx, node, 1)) {
-    auto c = constantFloats(ctx, node.input(1));
-    if (!c)
-      return needConstant(1, "roi");
-    roi = *c;
+    if (auto c = constantFloats(ctx, node.input(1))) {
+      roi = *c;
+    } else {
+      auto t = runtimeFloatInput(ctx, node, 1, "roi");
+      if (failed(t))
+        return failure();
+      runtimeRoi = *t;
+    }
   }
   bool hasScales = inputPresent(ctx, node, 2), hasSizes = inputPresent(ctx, node, 3);
   if (hasScales == hasSizes)
     return ctx.fail(node, "exactly one of 'scales' and 'sizes' must be given");
   if (hasScales) {
-    auto c = constantFloats(ctx, node.input(2));
-    if (!c)
-      return needConstant(2, "scales");
-    scales = *c;
+    if (auto c = constantFloats(ctx, node.input(2))) {
+      scales = *c;
+    } else {
+      auto t = runtimeFloatInput(ctx, node, 2, "scales");
+      if (failed(t))
+        return failure();
+      runtimeScales = *t;
+    }
   } else {
-    auto shape = ctx.getShapeTensor(node.input(3));
-    if (!shape)
-      return needConstant(3, "sizes");
+    // Known at import time (constant or shape computation), else read on
+    // the host at run time.
+    auto shape = ctx.getShapeOperand(node, 3, "sizes");
+    if (failed(shape))
+      return failure();
     sizes.assign(shape->elements.begin(), shape->elements.end());
   }
-  if (s.coordinateMode == "tf_crop_and_resize" && roi.empty())
+  if (s.coordinateMode == "tf_crop_and_resize" && roi.empty() && !runtimeRoi)
     return ctx.fail(node, "tf_crop_and_resize needs the roi input");
-  return emitResize(ctx, node, *x, s, scales, sizes, roi);
+  return emitResize(ctx, node, *x, s, scales, sizes, roi, runtimeScales, runtimeRoi);
 }
 
 /// RoiAlign-10/16: X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch

@@ -1,8 +1,8 @@
 //===- ShapeOps.cpp - ONNX shape and data-movement ops --------------------===//
 //
 // Shape, Reshape, Flatten, Unsqueeze/Squeeze, Transpose, Concat, Slice, Split,
-// Gather, Expand, ConstantOfShape, Range, the cosine windows (Hann, Hamming,
-// Blackman), and Compress/NonZero/Unique, whose result sizes are counted by a
+// Gather, Expand, ConstantOfShape, Range,
+// and Compress/NonZero/Unique, whose result sizes are counted by a
 // kernel and read by the host. Ops on shape tensors (Shape-derived int64
 // tensors) are evaluated symbolically; ops on data become
 // expand/collapse_shape, linalg.transpose, or gather-style linalg.generic ops
@@ -1130,6 +1130,8 @@ Value gatherGeneric(ImportContext &ctx, Value source, ArrayRef<OpFoldResult> out
                     ValueRange extraInputs, ArrayRef<AffineMap> extraMaps,
                     const std::function<SmallVector<Value>(OpBuilder &, Location, ArrayRef<Value>, ValueRange)> &indexFn);
 
+} // namespace
+
 /// Positions of the set flags of a 1-D i1 tensor, for ops whose result size
 /// is a count of data (Compress, NonZero): a kernel counts the flags, the
 /// host reads the count (the result size), and two generics with an extra
@@ -1192,6 +1194,8 @@ std::pair<Value, OpFoldResult> setFlagPositions(ImportContext &ctx, Value flags)
   ctx.recordDims(positions, {countSize});
   return {positions, countSize};
 }
+
+namespace {
 
 /// A 1-D i1 tensor: element != 0 of 1-D `x`.
 Value nonZeroFlags(ImportContext &ctx, Value x) {
@@ -1483,65 +1487,6 @@ LogicalResult convertUnique(ImportContext &ctx, const onnx::NodeProto &node) {
   for (int k = 1; k < node.output_size() && k < 4; ++k)
     if (!node.output(k).empty())
       ctx.setValue(node.output(k), outputs[k - 1]);
-  return success();
-}
-
-/// HannWindow / HammingWindow / BlackmanWindow (opset 17): a generalized
-/// cosine window y[i] = a0 - a1 cos(2 pi i / n) + a2 cos(4 pi i / n) of
-/// `size` elements (read at run time when not a constant), n = size when
-/// periodic, size - 1 when symmetric; computed in f32 as ONNX's function
-/// definition does, then converted to output_datatype.
-LogicalResult convertCosineWindow(ImportContext &ctx, const onnx::NodeProto &node, double a0,
-                                  double a1, double a2) {
-  auto size = ctx.getShapeOperand(node, 0, "size");
-  if (failed(size))
-    return failure();
-  if (size->elements.size() != 1)
-    return ctx.fail(node, "size must be a scalar");
-  OpFoldResult length = ctx.toFoldResult(size->elements[0]);
-  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::sge, length, ctx.builder.getIndexAttr(0)),
-                       "size is negative")))
-    return failure();
-  Type outType = convertElementType(ctx.context, (int)ctx.intAttr(node, "output_datatype", 1));
-  if (!outType || !isa<FloatType>(outType))
-    return ctx.unsupported(node, "output_datatype " + std::to_string(ctx.intAttr(node, "output_datatype", 1)) +
-                                     " (only floating-point windows are supported)");
-  bool periodic = ctx.intAttr(node, "periodic", 1) != 0;
-  Value lengthValue = ctx.toIndexValue(length);
-  Value init = ctx.empty({length}, outType);
-  Value result = linalg::GenericOp::create(
-                     ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-                     SmallVector<AffineMap>{ctx.builder.getMultiDimIdentityMap(1)},
-                     ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
-                     [&](OpBuilder &b, Location l, ValueRange) {
-                       Type f32 = b.getF32Type();
-                       auto toFloat = [&](Value index) -> Value {
-                         return arith::SIToFPOp::create(b, l, f32,
-                                                        arith::IndexCastOp::create(b, l, b.getI64Type(), index));
-                       };
-                       auto constant = [&](double v) -> Value {
-                         return arith::ConstantOp::create(b, l, b.getF32FloatAttr((float)v));
-                       };
-                       Value n = toFloat(lengthValue);
-                       if (!periodic)
-                         n = arith::SubFOp::create(b, l, n, constant(1));
-                       Value step = arith::DivFOp::create(b, l, constant(2 * M_PI), n);
-                       Value angle = arith::MulFOp::create(b, l, toFloat(linalg::IndexOp::create(b, l, 0)), step);
-                       Value y = arith::SubFOp::create(
-                           b, l, constant(a0), arith::MulFOp::create(b, l, constant(a1), math::CosOp::create(b, l, angle)));
-                       if (a2 != 0) {
-                         Value twice = arith::MulFOp::create(b, l, angle, constant(2));
-                         y = arith::AddFOp::create(b, l, y,
-                                                   arith::MulFOp::create(b, l, constant(a2), math::CosOp::create(b, l, twice)));
-                       }
-                       if (outType != f32)
-                         y = outType.getIntOrFloatBitWidth() > 32 ? (Value)arith::ExtFOp::create(b, l, outType, y)
-                                                                  : (Value)arith::TruncFOp::create(b, l, outType, y);
-                       linalg::YieldOp::create(b, l, y);
-                     })
-                     .getResult(0);
-  ctx.recordDims(result, {length});
-  ctx.setValue(node.output(0), result);
   return success();
 }
 
@@ -2409,15 +2354,6 @@ void registerShapeOps(OpRegistry &r) {
   r.add("Compress", convertCompress, 9);
   r.add("NonZero", convertNonZero, 9);
   r.add("Unique", convertUnique, 11);
-  r.add("HannWindow", [](ImportContext &c, const onnx::NodeProto &n) {
-    return convertCosineWindow(c, n, 0.5, 0.5, 0);
-  }, 17);
-  r.add("HammingWindow", [](ImportContext &c, const onnx::NodeProto &n) {
-    return convertCosineWindow(c, n, 25.0 / 46, 21.0 / 46, 0);
-  }, 17);
-  r.add("BlackmanWindow", [](ImportContext &c, const onnx::NodeProto &n) {
-    return convertCosineWindow(c, n, 0.42, 0.5, 0.08);
-  }, 17);
   r.add("Tile", convertTile, 6);
   r.add("Trilu", convertTrilu);
   r.add("GatherElements", convertGatherElements);

@@ -1,6 +1,7 @@
 //===- SortOps.cpp - ONNX TopK -> rank-and-select linalg generics ----------===//
 //
-// TopK (opsets 1, 10, 11) without a sort, as plain linalg.generics. The order
+// TopK (opsets 1, 10, 11; K an attribute, a constant, or read on the host at
+// run time) without a sort, as plain linalg.generics. The order
 // is "larger first" (smaller first for largest=0), equal values by smaller
 // index, as ONNX specifies. A small constant K (<= kMaxSelectionPasses) takes
 // K selection passes, O(n) each: pass j reduces the axis to the best element
@@ -143,14 +144,22 @@ LogicalResult convertTopK(ImportContext &ctx, const onnx::NodeProto &node) {
       return ctx.fail(node, "missing attribute 'k'");
     k = SymDim::of(a->i());
   } else {
-    if (!ImportContext::hasInput(node, 1))
-      return ctx.fail(node, "missing input 'K'");
-    auto shape = ctx.getShapeTensor(node.input(1));
-    if (!shape || shape->elements.size() != 1)
-      return ctx.unsupported(node, "input 'K' ('" + node.input(1) +
-                                       "') must be a one-element integer tensor known at import time "
-                                       "(constant or derived from shapes)");
+    // Known at import time (constant or derived from shapes), else read on
+    // the host at run time.
+    auto shape = ctx.getShapeOperand(node, 1, "K");
+    if (failed(shape))
+      return failure();
+    if (shape->elements.size() != 1)
+      return ctx.fail(node, "K must hold exactly one value");
     k = shape->elements[0];
+  }
+  if (!k.isConstant()) {
+    OpFoldResult kValue = ctx.toFoldResult(k);
+    if (failed(ctx.check(node,
+                         ctx.both(ctx.compare(arith::CmpIPredicate::sge, kValue, ctx.builder.getIndexAttr(0)),
+                                  ctx.compare(arith::CmpIPredicate::sle, kValue, ctx.dim(*x, *axis))),
+                         "K must lie in [0, size of the axis]")))
+      return failure();
   }
   if (k.isConstant()) {
     if (k.constant < 0)
