@@ -3,6 +3,7 @@
 //   turbine conformance [--suite=node|pytorch-converted|pytorch-operator|
 //                        simple|all] [--filter=REGEX] [-j N] [--timeout=S]
 //                       [--coverage=docs/onnx-coverage.md] [--require-all]
+//                       [--min-passed=N]
 //
 // Runs the ONNX backend tests (libonnx-testdata) through Turbine: every test
 // is compiled and run in its own forked child (IsolatedJobRunner), so a
@@ -12,7 +13,9 @@
 // then "N passed, N failed[, N skipped]".
 //
 // Exit code: 0 whenever the run completed, failures or not, so the command
-// can chart progress; with --require-all, 1 if any test failed. Bad options,
+// can chart progress; with --require-all, 1 if any test failed; with
+// --min-passed=N, 1 if fewer than N passed (a regression guard over a whole
+// suite that still has known failures). Bad options,
 // a missing suite or a filter that selects nothing exit with 1 and an error.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -44,6 +47,7 @@ struct ConformanceArgs {
   std::string coveragePath;
   std::string dataDir = kDefaultOnnxTestDataDir;
   bool requireAll = false;
+  size_t minPassed = 0;
   bool keepChildOutput = false;
 };
 
@@ -171,6 +175,11 @@ int runConformance(const ConformanceArgs &args) {
     if (!writeCoverageReport(results, info, args.coveragePath, error))
       return reportError(error);
   }
+  if (passed < args.minPassed) {
+    std::cerr << "turbine conformance: error: " << passed << " passed, fewer than --min-passed="
+              << args.minPassed << "\n";
+    return 1;
+  }
   return args.requireAll && failed ? 1 : 0;
 }
 
@@ -206,6 +215,8 @@ void registerConformanceCommand(CLI::App &app, int &exitCode) {
       ->capture_default_str();
   cmd->add_flag("--require-all", args->requireAll,
                 "Exit with 1 if any test failed (default: 0 when the run completed)");
+  cmd->add_option("--min-passed", args->minPassed,
+                  "Exit with 1 if fewer tests than this passed");
   cmd->add_flag("--show-test-output", args->keepChildOutput,
                 "Let the tests' own stdout/stderr through (debugging)");
   cmd->callback([args, &exitCode] {
