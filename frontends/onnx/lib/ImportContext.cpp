@@ -27,9 +27,8 @@ const OpHandler *OpRegistry::lookup(const std::string &opType, int opset) const 
 }
 
 ImportContext::ImportContext(MLIRContext &context, std::string origin, int opset)
-    : context(context), builder(&context),
-      loc(FileLineColLoc::get(&context, origin, 0, 0)), origin(std::move(origin)),
-      opset(opset) {}
+    : TensorBuilder(context, FileLineColLoc::get(&context, origin, 0, 0)), context(context),
+      origin(std::move(origin)), opset(opset) {}
 
 //===--- values -----------------------------------------------------------===//
 
@@ -214,11 +213,7 @@ LogicalResult ImportContext::fail(const onnx::NodeProto &node, const std::string
   return failure();
 }
 
-//===--- dims -------------------------------------------------------------===//
-
-Value ImportContext::indexConstant(int64_t value) {
-  return arith::ConstantIndexOp::create(builder, loc, value);
-}
+//===--- run-time index arithmetic -----------------------------------------===//
 
 Value ImportContext::compare(arith::CmpIPredicate predicate, OpFoldResult a, OpFoldResult b) {
   return builder.createOrFold<arith::CmpIOp>(loc, predicate, toIndexValue(a), toIndexValue(b));
@@ -350,69 +345,6 @@ SmallVector<OpFoldResult> ImportContext::keptSizes(ArrayRef<OpFoldResult> sizes,
   return result;
 }
 
-OpFoldResult ImportContext::dim(Value tensor, int64_t i) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  if (!type.isDynamicDim(i))
-    return builder.getIndexAttr(type.getDimSize(i));
-  auto it = dimMemo.find({tensor, i});
-  if (it != dimMemo.end())
-    return it->second;
-  Value d = tensor::DimOp::create(builder, loc, tensor, i);
-  dimMemo[{tensor, i}] = d;
-  return d;
-}
-
-SmallVector<OpFoldResult> ImportContext::dims(Value tensor) {
-  SmallVector<OpFoldResult> result;
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  for (int64_t i = 0; i < rank; ++i)
-    result.push_back(dim(tensor, i));
-  return result;
-}
-
-void ImportContext::recordDims(Value tensor, ArrayRef<OpFoldResult> sizes) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  for (auto [i, size] : llvm::enumerate(sizes))
-    if (type.isDynamicDim(i))
-      if (auto v = dyn_cast<Value>(size))
-        dimMemo[{tensor, static_cast<int64_t>(i)}] = v;
-}
-
-Value ImportContext::toIndexValue(OpFoldResult ofr) {
-  if (auto v = dyn_cast<Value>(ofr))
-    return v;
-  return indexConstant(cast<IntegerAttr>(cast<Attribute>(ofr)).getInt());
-}
-
-OpFoldResult ImportContext::toFoldResult(const SymDim &d) {
-  if (d.isConstant())
-    return builder.getIndexAttr(d.constant);
-  return d.value;
-}
-
-SymDim ImportContext::toSymDim(OpFoldResult ofr) {
-  if (auto attr = dyn_cast<Attribute>(ofr))
-    return SymDim::of(cast<IntegerAttr>(attr).getInt());
-  Value v = cast<Value>(ofr);
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return SymDim::of(c.value());
-  return SymDim::of(v);
-}
-
-Value ImportContext::empty(ArrayRef<OpFoldResult> sizes, Type elementType) {
-  Value e = tensor::EmptyOp::create(builder, loc, sizes, elementType);
-  recordDims(e, sizes);
-  return e;
-}
-
-Value ImportContext::filled(ArrayRef<OpFoldResult> sizes, Value fillValue) {
-  Value e = empty(sizes, fillValue.getType());
-  Value f = linalg::FillOp::create(builder, loc, ValueRange{fillValue}, ValueRange{e})
-                .getResult(0);
-  recordDims(f, sizes);
-  return f;
-}
-
 Value ImportContext::scalarConstant(Type type, double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(builder, loc, builder.getFloatAttr(floatType, value));
@@ -498,189 +430,7 @@ FailureOr<Value> ImportContext::elementwise(const onnx::NodeProto &node, ValueRa
   return result;
 }
 
-//===--- reshape / transpose ----------------------------------------------===//
-
-namespace {
-/// Product of a group of dims: a constant factor times a multiset of symbols.
-struct DimProduct {
-  int64_t constant = 1;
-  SmallVector<Value> symbols; // kept sorted by pointer
-
-  void multiply(const SymDim &d) {
-    if (d.isConstant()) {
-      constant *= d.constant;
-      return;
-    }
-    multiplyValue(d.value);
-  }
-  /// Looks through index constants and muli so `d*16` matches `d` times 16.
-  void multiplyValue(Value v) {
-    if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) {
-      constant *= c.value();
-      return;
-    }
-    if (auto m = v.getDefiningOp<arith::MulIOp>()) {
-      multiplyValue(m.getLhs());
-      multiplyValue(m.getRhs());
-      return;
-    }
-    symbols.push_back(v);
-    llvm::sort(symbols, [](Value a, Value b) {
-      return a.getAsOpaquePointer() < b.getAsOpaquePointer();
-    });
-  }
-  bool operator==(const DimProduct &o) const {
-    return constant == o.constant && symbols == o.symbols;
-  }
-  /// True when this product's symbols are a strict sub-multiset of `o`'s.
-  bool symbolsStrictlyWithin(const DimProduct &o) const {
-    if (symbols.size() >= o.symbols.size())
-      return false;
-    SmallVector<Value> rest(o.symbols.begin(), o.symbols.end());
-    for (Value s : symbols) {
-      auto it = llvm::find(rest, s);
-      if (it == rest.end())
-        return false;
-      rest.erase(it);
-    }
-    return true;
-  }
-};
-} // namespace
-
-Value ImportContext::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
-  auto srcType = cast<RankedTensorType>(input.getType());
-  SmallVector<SymDim> src, dst;
-  for (OpFoldResult d : dims(input))
-    src.push_back(toSymDim(d));
-  for (OpFoldResult d : sizes)
-    dst.push_back(toSymDim(d));
-  SmallVector<int64_t> resultShape;
-  SmallVector<OpFoldResult> resultSizes;
-  for (const SymDim &d : dst) {
-    resultShape.push_back(d.isConstant() ? d.constant : ShapedType::kDynamic);
-    resultSizes.push_back(toFoldResult(d));
-  }
-  auto resultType = RankedTensorType::get(resultShape, srcType.getElementType());
-  if (src.size() == dst.size() && llvm::equal(src, dst))
-    return input;
-
-  int64_t n = src.size(), m = dst.size();
-  if (m == 0) // everything is 1: collapse to rank 0
-    return tensor::CollapseShapeOp::create(builder, loc, resultType, input,
-                                           ArrayRef<ReassociationIndices>{});
-  if (n == 0) {
-    Value r = tensor::ExpandShapeOp::create(builder, loc, resultType, input,
-                                            ArrayRef<ReassociationIndices>{}, resultSizes);
-    recordDims(r, resultSizes);
-    return r;
-  }
-
-  // Group src and dst dims so each group has equal products.
-  SmallVector<ReassociationIndices> srcGroups, dstGroups;
-  bool clear = true;
-  int64_t i = 0, j = 0;
-  while (clear && (i < n || j < m)) {
-    ReassociationIndices sg, dg;
-    DimProduct sp, dp;
-    auto growSrc = [&] { sg.push_back(i); sp.multiply(src[i++]); };
-    auto growDst = [&] { dg.push_back(j); dp.multiply(dst[j++]); };
-    if (i < n)
-      growSrc();
-    if (j < m)
-      growDst();
-    while (!(sp == dp)) {
-      bool wantSrc;
-      if (sp.symbolsStrictlyWithin(dp))
-        wantSrc = true;
-      else if (dp.symbolsStrictlyWithin(sp))
-        wantSrc = false;
-      else if (sp.symbols == dp.symbols && sp.constant != dp.constant)
-        wantSrc = sp.constant < dp.constant;
-      else {
-        clear = false;
-        break;
-      }
-      if (wantSrc && i < n)
-        growSrc();
-      else if (!wantSrc && j < m)
-        growDst();
-      else {
-        clear = false;
-        break;
-      }
-    }
-    if (!clear)
-      break;
-    // Trailing unit dims on one side join the previous group.
-    if (sg.empty() || dg.empty()) {
-      if (srcGroups.empty()) {
-        clear = false;
-        break;
-      }
-      srcGroups.back().append(sg.begin(), sg.end());
-      dstGroups.back().append(dg.begin(), dg.end());
-      continue;
-    }
-    srcGroups.push_back(sg);
-    dstGroups.push_back(dg);
-  }
-  if (!clear) {
-    srcGroups.assign(1, ReassociationIndices{});
-    dstGroups.assign(1, ReassociationIndices{});
-    for (int64_t k = 0; k < n; ++k)
-      srcGroups[0].push_back(k);
-    for (int64_t k = 0; k < m; ++k)
-      dstGroups[0].push_back(k);
-  }
-
-  Value current = input;
-  bool needCollapse = llvm::any_of(srcGroups, [](auto &g) { return g.size() != 1; });
-  if (needCollapse) {
-    current = tensor::CollapseShapeOp::create(builder, loc, current, srcGroups);
-    // Record collapsed dims that equal a single symbol.
-    SmallVector<OpFoldResult> collapsedSizes;
-    for (auto &g : dstGroups) {
-      DimProduct p;
-      for (int64_t k : g)
-        p.multiply(dst[k]);
-      if (g.size() == 1)
-        collapsedSizes.push_back(toFoldResult(dst[g[0]]));
-      else if (p.symbols.size() == 1 && p.constant == 1)
-        collapsedSizes.push_back(p.symbols[0]);
-      else
-        collapsedSizes.push_back(builder.getIndexAttr(0)); // ignored unless dynamic value
-    }
-    if (clear)
-      recordDims(current, collapsedSizes);
-  }
-  bool needExpand = llvm::any_of(dstGroups, [](auto &g) { return g.size() != 1; });
-  if (needExpand) {
-    // expand_shape wants a dynamic source dim for every group holding a
-    // dynamic result dim (sizes read at run time split a static dim).
-    auto currentType = cast<RankedTensorType>(current.getType());
-    SmallVector<int64_t> castShape(currentType.getShape());
-    for (auto [g, group] : llvm::enumerate(dstGroups))
-      if (llvm::any_of(group, [&](int64_t k) { return ShapedType::isDynamic(resultShape[k]); }))
-        castShape[g] = ShapedType::kDynamic;
-    if (castShape != SmallVector<int64_t>(currentType.getShape()))
-      current = tensor::CastOp::create(builder, loc, currentType.clone(castShape), current);
-    current = tensor::ExpandShapeOp::create(builder, loc, resultType, current, dstGroups,
-                                            resultSizes);
-  }
-  recordDims(current, resultSizes);
-  return current;
-}
-
-Value ImportContext::transpose(Value input, ArrayRef<int64_t> perm) {
-  SmallVector<OpFoldResult> inSizes = dims(input), outSizes;
-  for (int64_t p : perm)
-    outSizes.push_back(inSizes[p]);
-  Value init = empty(outSizes, cast<RankedTensorType>(input.getType()).getElementType());
-  Value result = linalg::TransposeOp::create(builder, loc, input, init, perm)->getResult(0);
-  recordDims(result, outSizes);
-  return result;
-}
+//===--- shape tensors as tensors -----------------------------------------===//
 
 Value ImportContext::materialize(const ShapeTensor &shape) {
   SmallVector<OpFoldResult> sizes;

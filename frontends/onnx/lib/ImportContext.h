@@ -22,6 +22,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "turbine/frontends/TensorBuilder.h"
+
 #include "onnx/onnx_pb.h"
 
 #include <functional>
@@ -32,26 +34,9 @@
 
 namespace turbine::onnx_frontend {
 
-/// One element of a shape tensor: a known constant or an `index` SSA value.
-struct SymDim {
-  int64_t constant = 0;
-  mlir::Value value; ///< null when the element is the constant above.
-  /// The value was read from a tensor at run time (ImportContext::
-  /// getShapeOperand): any integer, not known to be a size, so consumers
-  /// apply ONNX's special values (Reshape's 0 and -1, negative indices,
-  /// clamping) with index arithmetic at run time. Values derived from shapes
-  /// (Shape, Size, dims) are sizes and have this false.
-  bool isRuntimeData = false;
-
-  static SymDim of(int64_t c) { return SymDim{c, nullptr}; }
-  static SymDim of(mlir::Value v) { return SymDim{0, v}; }
-  static SymDim data(mlir::Value v) { return SymDim{0, v, true}; }
-  bool isConstant() const { return !value; }
-  bool operator==(const SymDim &other) const {
-    return value == other.value && (value || constant == other.constant);
-  }
-  bool operator!=(const SymDim &other) const { return !(*this == other); }
-};
+/// One element of a shape tensor: a known constant or an `index` SSA value
+/// (frontends/common).
+using frontends::SymDim;
 
 /// A small integer tensor (rank 0 or 1) evaluated symbolically.
 struct ShapeTensor {
@@ -174,13 +159,11 @@ mlir::LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto 
 bool foldImportTimeCondition(ImportContext &ctx, const onnx::NodeProto &node);
 
 /// State of one graph import and the builders the op handlers share.
-class ImportContext {
+class ImportContext : public frontends::TensorBuilder {
 public:
   ImportContext(mlir::MLIRContext &context, std::string origin, int opset);
 
   mlir::MLIRContext &context;
-  mlir::OpBuilder builder;
-  mlir::Location loc;
   std::string origin; ///< file name or origin used in messages
   int opset;          ///< default-domain opset of the model
   std::string error;  ///< first error message
@@ -285,9 +268,7 @@ public:
   /// Records "ONNX node 'n' (T): message" and returns failure.
   mlir::LogicalResult fail(const onnx::NodeProto &node, const std::string &message);
 
-  //===--- IR helpers -----------------------------------------------------===//
-
-  mlir::Value indexConstant(int64_t value);
+  //===--- IR helpers (more in frontends::TensorBuilder) ------------------===//
 
   //===--- run-time index arithmetic (folds constants) -------------------===//
 
@@ -329,21 +310,6 @@ public:
   /// `count` results (the caller knows how many dims are kept).
   llvm::SmallVector<mlir::OpFoldResult> keptSizes(llvm::ArrayRef<mlir::OpFoldResult> sizes,
                                                   llvm::ArrayRef<mlir::Value> drop, int64_t count);
-  /// The size of dim `i` of `tensor`: a constant for static dims, else the
-  /// index value that produced the dim (memoized, so equal dims share one
-  /// SSA value), else a tensor.dim.
-  mlir::OpFoldResult dim(mlir::Value tensor, int64_t i);
-  llvm::SmallVector<mlir::OpFoldResult> dims(mlir::Value tensor);
-  /// Remembers that dims of `tensor` are `sizes` (for the memo above).
-  void recordDims(mlir::Value tensor, llvm::ArrayRef<mlir::OpFoldResult> sizes);
-  mlir::Value toIndexValue(mlir::OpFoldResult ofr);
-  mlir::OpFoldResult toFoldResult(const SymDim &d);
-  SymDim toSymDim(mlir::OpFoldResult ofr);
-
-  /// tensor.empty of `sizes`, dims recorded.
-  mlir::Value empty(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type elementType);
-  /// tensor.empty + linalg.fill with `fillValue` (a scalar).
-  mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Value fillValue);
   /// Scalar arith.constant of `type` (float or integer) holding `value`.
   mlir::Value scalarConstant(mlir::Type type, double value);
 
@@ -360,11 +326,6 @@ public:
                                            mlir::Type resultElementType,
                                            const ScalarBody &body);
 
-  /// Reshapes `input` to `sizes` with expand/collapse (clear reassociation)
-  /// or collapse-to-1-D then expand.
-  mlir::Value reshape(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
-  /// linalg.transpose with permutation `perm`.
-  mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
   /// Materializes a shape tensor as an i64/i32 tensor value.
   mlir::Value materialize(const ShapeTensor &shape);
 
@@ -390,7 +351,6 @@ private:
   std::map<std::string, int> onnxTypes;
 
   std::map<std::string, ShapeTensor> runtimeReads; ///< getShapeOperand memo
-  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
 /// Converts an ONNX TensorProto data type to an MLIR element type, or null.
@@ -399,16 +359,10 @@ mlir::Type convertElementType(mlir::MLIRContext &context, int onnxType);
 mlir::FailureOr<mlir::DenseElementsAttr>
 convertTensorProto(mlir::MLIRContext &context, const onnx::TensorProto &tensor,
                    std::string &error);
-/// Combines an accumulator and an element inside a reduction body.
-using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,
-                                            mlir::Value element)>;
-/// Reduces `input` over the dims where `reduceMask` is true into a tensor
-/// without those dims, starting from `initValue` (a scalar).
-mlir::Value reduceDims(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> reduceMask,
-                       mlir::Value initValue, const CombineFn &combine);
-/// Map from the full iteration space of rank `mask.size()` to the dims not
-/// in `mask` (reads a reduced tensor while iterating the unreduced one).
-mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> mask);
+// Reductions over chosen dims (frontends/common).
+using frontends::CombineFn;
+using frontends::droppedDimsMap;
+using frontends::reduceDims;
 /// Product of the sizes of `input` over `mask` as a scalar of float type `type`.
 mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> mask,
                          mlir::Type type);

@@ -12,38 +12,6 @@ using namespace mlir;
 
 namespace turbine::onnx_frontend {
 
-AffineMap droppedDimsMap(MLIRContext *context, ArrayRef<bool> mask) {
-  SmallVector<AffineExpr> exprs;
-  for (auto [d, reduced] : llvm::enumerate(mask))
-    if (!reduced)
-      exprs.push_back(getAffineDimExpr(d, context));
-  return AffineMap::get(mask.size(), 0, exprs, context);
-}
-
-Value reduceDims(ImportContext &ctx, Value input, ArrayRef<bool> reduceMask, Value initValue,
-                 const CombineFn &combine) {
-  int64_t rank = reduceMask.size();
-  SmallVector<OpFoldResult> sizes;
-  SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduceMask[d])
-      sizes.push_back(ctx.dim(input, d));
-    iterators.push_back(reduceMask[d] ? utils::IteratorType::reduction
-                                      : utils::IteratorType::parallel);
-  }
-  Value init = ctx.filled(sizes, initValue);
-  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank),
-                              droppedDimsMap(&ctx.context, reduceMask)};
-  Value result = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
-                                           ValueRange{input}, ValueRange{init}, maps, iterators,
-                                           [&](OpBuilder &b, Location l, ValueRange a) {
-                                             linalg::YieldOp::create(b, l, combine(b, l, a[1], a[0]));
-                                           })
-                     .getResult(0);
-  ctx.recordDims(result, sizes);
-  return result;
-}
-
 Value reducedCount(ImportContext &ctx, Value input, ArrayRef<bool> mask, Type type) {
   int64_t constant = 1;
   Value dynamic;

@@ -27,6 +27,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include "turbine/frontends/TensorBuilder.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -35,19 +37,8 @@
 
 namespace turbine::torch_frontend {
 
-/// An integer known at import time or an `index` SSA value.
-struct SymInt {
-  int64_t constant = 0;
-  mlir::Value value; ///< null when constant
-
-  static SymInt of(int64_t c) { return SymInt{c, nullptr}; }
-  static SymInt of(mlir::Value v) { return SymInt{0, v}; }
-  bool isConstant() const { return !value; }
-  bool operator==(const SymInt &o) const {
-    return value == o.value && (value || constant == o.constant);
-  }
-  bool operator!=(const SymInt &o) const { return !(*this == o); }
-};
+/// An integer known at import time or an `index` SSA value (frontends/common).
+using SymInt = frontends::SymDim;
 
 /// One TorchScript value during import.
 struct TValue {
@@ -105,13 +96,11 @@ void registerShapeOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
-class ImportContext {
+class ImportContext : public frontends::TensorBuilder {
 public:
   ImportContext(mlir::MLIRContext &context, const TorchGraph &graph, std::string origin);
 
   mlir::MLIRContext &context;
-  mlir::OpBuilder builder;
-  mlir::Location loc;
   const TorchGraph &graph;
   std::string origin;
   std::string error; ///< first error message
@@ -156,20 +145,12 @@ public:
 
   //===--- dims -----------------------------------------------------------===//
 
-  mlir::Value indexConstant(int64_t value);
-  /// Size of dim `i`: constant for static dims, else the memoized index value.
-  mlir::OpFoldResult dim(mlir::Value tensor, int64_t i);
-  llvm::SmallVector<mlir::OpFoldResult> dims(mlir::Value tensor);
-  void recordDims(mlir::Value tensor, llvm::ArrayRef<mlir::OpFoldResult> sizes);
-  mlir::Value toIndexValue(mlir::OpFoldResult ofr);
-  mlir::OpFoldResult toFoldResult(const SymInt &d);
-  SymInt toSymInt(mlir::OpFoldResult ofr);
-  SymInt dimSym(mlir::Value tensor, int64_t i) { return toSymInt(dim(tensor, i)); }
+  // dim/dims/recordDims/toIndexValue/toFoldResult/toSymDim: TensorBuilder.
+  SymInt dimSym(mlir::Value tensor, int64_t i) { return toSymDim(dim(tensor, i)); }
 
   //===--- IR helpers -----------------------------------------------------===//
 
-  mlir::Value empty(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Type elementType);
-  mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, mlir::Value fillValue);
+  // empty/filled/reshape/transpose: TensorBuilder.
   mlir::Value scalarConstant(mlir::Type type, double value);
   /// Converts scalar `v` (int, float, i1 or index) to `type` (arith casts).
   static mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v,
@@ -199,8 +180,6 @@ public:
   mlir::FailureOr<mlir::Value> elementwiseTensors(const TorchNode &node, mlir::ValueRange inputs,
                                                   mlir::Type resultType, const ScalarBody &body);
 
-  mlir::Value reshape(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
-  mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
   /// Broadcasts `input` to `sizes` (NumPy rules) with a generic.
   mlir::Value broadcastTo(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
   /// Elementwise cast of a tensor to `elementType` (identity when equal).
@@ -208,18 +187,12 @@ public:
 
 private:
   std::map<int, TValue> values;
-  llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
-/// Combines an accumulator and an element inside a reduction body.
-using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,
-                                            mlir::Value element)>;
-/// Reduces `input` over the dims where `mask` is true into a tensor without
-/// those dims, starting from scalar `init`.
-mlir::Value reduceDims(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<bool> mask,
-                       mlir::Value init, const CombineFn &combine);
-/// Map from the full iteration space of rank `mask.size()` to the dims not in `mask`.
-mlir::AffineMap droppedDimsMap(mlir::MLIRContext *context, llvm::ArrayRef<bool> mask);
+// Reductions over chosen dims (frontends/common).
+using frontends::CombineFn;
+using frontends::droppedDimsMap;
+using frontends::reduceDims;
 /// Numerically stable softmax (or log-softmax) of float tensor `x` over `dim`.
 mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, int64_t dim, bool isLog);
 /// Normalizes a possibly negative dim against `rank`; nullopt when out of range.

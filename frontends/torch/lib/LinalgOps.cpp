@@ -92,7 +92,7 @@ Value matmulLastDim(ImportContext &ctx, Value x, Value wT) {
     Value dyn;
     int64_t constant = 1;
     for (int64_t d = 0; d + 1 < rank; ++d) {
-      SymInt s = ctx.toSymInt(sizes[d]);
+      SymInt s = ctx.toSymDim(sizes[d]);
       if (s.isConstant())
         constant *= s.constant;
       else
@@ -188,8 +188,8 @@ FailureOr<Value> matmulValues(ImportContext &ctx, const TorchNode &node, Value l
     SmallVector<OpFoldResult> batch;
     for (int64_t d = 0; d < batchRank; ++d) {
       int64_t ka = d - (batchRank - (ra - 2)), kb = d - (batchRank - (rb - 2));
-      SymInt sa = ka >= 0 ? ctx.toSymInt(la[ka]) : SymInt::of(1);
-      SymInt sb = kb >= 0 ? ctx.toSymInt(lb[kb]) : SymInt::of(1);
+      SymInt sa = ka >= 0 ? ctx.toSymDim(la[ka]) : SymInt::of(1);
+      SymInt sb = kb >= 0 ? ctx.toSymDim(lb[kb]) : SymInt::of(1);
       if (sa == SymInt::of(1))
         batch.push_back(ctx.toFoldResult(sb));
       else if (sb == SymInt::of(1) || sa == sb)
@@ -215,7 +215,7 @@ FailureOr<Value> matmulValues(ImportContext &ctx, const TorchNode &node, Value l
     Value dyn;
     int64_t c = 1;
     for (OpFoldResult s : batch) {
-      SymInt si = ctx.toSymInt(s);
+      SymInt si = ctx.toSymDim(s);
       if (si.isConstant())
         c *= si.constant;
       else
@@ -403,7 +403,7 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
   SmallVector<OpFoldResult> inSizes = ctx.dims(input), outSizes;
   SmallVector<Value> inSizeValues;
   for (int64_t d = 0; d < rank; ++d) {
-    SymInt s = ctx.toSymInt(inSizes[d]);
+    SymInt s = ctx.toSymDim(inSizes[d]);
     int64_t extra = low[d] + high[d];
     if (extra == 0)
       outSizes.push_back(inSizes[d]);
@@ -453,7 +453,7 @@ struct Window {
 FailureOr<OpFoldResult> windowOutputSize(ImportContext &ctx, const TorchNode &node, OpFoldResult inSize,
                                          Window &w, int d) {
   int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
-  SymInt s = ctx.toSymInt(inSize);
+  SymInt s = ctx.toSymDim(inSize);
   if (s.isConstant()) {
     int64_t padded = s.constant + w.padLow[d] + w.padHigh[d];
     if (padded < span) {

@@ -20,7 +20,7 @@ OpFoldResult productOf(ImportContext &ctx, ArrayRef<OpFoldResult> sizes) {
   int64_t c = 1;
   Value dyn;
   for (OpFoldResult s : sizes) {
-    SymInt si = ctx.toSymInt(s);
+    SymInt si = ctx.toSymDim(s);
     if (si.isConstant())
       c *= si.constant;
     else
@@ -71,14 +71,14 @@ FailureOr<SmallVector<OpFoldResult>> viewSizes(ImportContext &ctx, const TorchNo
   int64_t inC = 1, outC = 1;
   SmallVector<Value> inS, outS;
   for (OpFoldResult s : ctx.dims(x)) {
-    SymInt si = ctx.toSymInt(s);
+    SymInt si = ctx.toSymDim(s);
     if (si.isConstant()) inC *= si.constant;
     else factor(si.value, inC, inS);
   }
   for (size_t i = 0; i < sizes.size(); ++i) {
     if ((int)i == inferred)
       continue;
-    SymInt si = ctx.toSymInt(sizes[i]);
+    SymInt si = ctx.toSymDim(sizes[i]);
     if (si.isConstant()) outC *= si.constant;
     else factor(si.value, outC, outS);
   }
@@ -125,7 +125,7 @@ LogicalResult convertView(ImportContext &ctx, const TorchNode &node) {
     if (failed(other))
       return failure();
     for (OpFoldResult d : ctx.dims(*other))
-      requested.push_back(ctx.toSymInt(d));
+      requested.push_back(ctx.toSymDim(d));
   } else {
     auto list = ctx.symIntListInput(node, 1);
     if (failed(list))
@@ -175,7 +175,7 @@ LogicalResult convertUnflatten(ImportContext &ctx, const TorchNode &node) {
     if (i == *dim)
       requested.insert(requested.end(), parts->begin(), parts->end());
     else
-      requested.push_back(ctx.toSymInt(dims[i]));
+      requested.push_back(ctx.toSymDim(dims[i]));
   }
   auto sizes = viewSizes(ctx, node, *x, requested);
   if (failed(sizes))
@@ -272,7 +272,7 @@ LogicalResult convertPermute(ImportContext &ctx, const TorchNode &node) {
 /// x[..., start : start + size*step : step, ...] along `dim` as a gather generic.
 Value sliceAlong(ImportContext &ctx, Value x, int64_t dim, SymInt start, OpFoldResult size, int64_t step) {
   SmallVector<OpFoldResult> outSizes = ctx.dims(x);
-  if (start == SymInt::of(0) && step == 1 && ctx.toSymInt(size) == ctx.toSymInt(outSizes[dim]))
+  if (start == SymInt::of(0) && step == 1 && ctx.toSymDim(size) == ctx.toSymDim(outSizes[dim]))
     return x;
   outSizes[dim] = size;
   int64_t rank = outSizes.size();
@@ -502,7 +502,7 @@ FailureOr<Value> concat(ImportContext &ctx, const TorchNode &node, SmallVector<V
       return failure();
     }
     SmallVector<OpFoldResult> pair{offsets.back(), ctx.dim(v, dim)};
-    SymInt a = ctx.toSymInt(pair[0]), b = ctx.toSymInt(pair[1]);
+    SymInt a = ctx.toSymDim(pair[0]), b = ctx.toSymDim(pair[1]);
     if (a.isConstant() && b.isConstant())
       offsets.push_back(ctx.builder.getIndexAttr(a.constant + b.constant));
     else
@@ -579,7 +579,7 @@ LogicalResult convertExpand(ImportContext &ctx, const TorchNode &node) {
     if (failed(other))
       return failure();
     for (OpFoldResult d : ctx.dims(*other))
-      requested.push_back(ctx.toSymInt(d));
+      requested.push_back(ctx.toSymDim(d));
   } else {
     auto list = ctx.symIntListInput(node, 1);
     if (failed(list))
