@@ -31,12 +31,10 @@ std::vector<std::string> TorchModule::functions() const {
   return names;
 }
 
-const runtime::Function &TorchModule::function(const std::string &name) const {
-  for (const runtime::Function &f : module_->functions())
-    if (f.name() == name)
-      return f;
-  auto missing = module_->lookupFunction(name); // builds the message
-  TORCH_CHECK(false, "turbine: ", missing.message());
+runtime::Function TorchModule::function(const std::string &name) const {
+  auto function = module_->lookupFunction(name);
+  TORCH_CHECK(function.ok(), "turbine: ", function.message());
+  return *function;
 }
 
 std::string TorchModule::signature(const std::string &name) const {
@@ -45,7 +43,7 @@ std::string TorchModule::signature(const std::string &name) const {
 
 std::vector<at::Tensor> TorchModule::call(const std::string &name,
                                           const std::vector<at::Tensor> &inputs) {
-  const runtime::Function &fn = function(name);
+  runtime::Function fn = function(name);
   std::vector<runtime::Tensor> args;
   args.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)

@@ -33,7 +33,7 @@ public:
   std::vector<at::Tensor> call(const std::string &name, const std::vector<at::Tensor> &inputs);
 
 private:
-  const runtime::Function &function(const std::string &name) const;
+  runtime::Function function(const std::string &name) const;
 
   std::string path_;
   std::shared_ptr<runtime::Module> module_;
