@@ -7,8 +7,12 @@
 //       .call(name, inputs: List[Tensor]) -> List[Tensor]
 //   torch.ops.turbine.compile_torchscript(archive: Tensor (uint8 bytes of
 //       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
-//       compile_to: str) -> Tensor (uint8: the .tmod bytes, or the IR text
-//       after phase `compile_to`)
+//       compile_to: str, externalize_params: str = "",
+//       externalize_min_bytes: int = 256) -> Tensor (uint8: the .tmod bytes,
+//       or the IR text after phase `compile_to`; with externalize_params,
+//       weights of at least externalize_min_bytes go to that .irpa or
+//       .safetensors file instead of the artifact)
+// Turbine's kernel ops (torch.ops.turbine.softmax, ...): KernelOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "TorchModule.h"
 #include "TorchScriptCompiler.h"
@@ -25,7 +29,9 @@ namespace {
 at::Tensor compileTorchScriptOp(const at::Tensor &archive,
                                 const std::vector<std::string> &inputShapes,
                                 const std::vector<std::string> &dynamicDims,
-                                const std::string &compileTo) {
+                                const std::string &compileTo,
+                                const std::string &externalizeParams,
+                                int64_t externalizeMinBytes) {
   TORCH_CHECK(archive.scalar_type() == at::kByte && archive.dim() == 1,
               "turbine: compile_torchscript expects a 1-D uint8 tensor of archive bytes");
   at::Tensor bytes = archive.contiguous();
@@ -35,6 +41,9 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
   request.inputShapes = inputShapes;
   request.dynamicDims = dynamicDims;
   request.compileTo = compileTo;
+  TORCH_CHECK(externalizeMinBytes >= 0, "turbine: externalize_min_bytes must be >= 0");
+  request.externalizeParams = externalizeParams;
+  request.externalizeMinBytes = static_cast<uint64_t>(externalizeMinBytes);
   std::string result, error;
   TORCH_CHECK(turbine::torch_ext::compileTorchScript(request, result, error), "turbine: ",
               error);
@@ -52,6 +61,6 @@ TORCH_LIBRARY(turbine, m) {
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
-        "str compile_to) -> Tensor",
+        "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256) -> Tensor",
         &compileTorchScriptOp);
 }

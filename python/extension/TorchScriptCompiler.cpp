@@ -4,6 +4,10 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
 #include "turbine/frontends/torch/TorchImporter.h"
+#include "turbine/kernels/CustomOpCalls.h"
+#include "turbine/kernels/LibraryOps.h"
+
+#include "ParameterExternalization.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -27,6 +31,11 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
     options.dynamicDims.push_back(dim);
   }
   compiler::CompileOptions compileOptions;
+  if (!request.externalizeParams.empty() && !request.compileTo.empty()) {
+    error = "externalize_params needs an artifact to write (not compile_to='" +
+            request.compileTo + "')";
+    return false;
+  }
   if (!request.compileTo.empty()) {
     compileOptions.stopAfter = compiler::parsePhase(request.compileTo);
     if (!compileOptions.stopAfter) {
@@ -45,6 +54,22 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
       context, request.archive, "<torch.jit module>", options, error);
   if (!module)
     return false;
+  if (request.compileTo == "input") {
+    // As imported: Turbine ops are still calls of their custom-op declarations.
+    mlir::OpPrintingFlags flags;
+    flags.elideLargeElementsAttrs(16);
+    llvm::raw_string_ostream os(result);
+    module->print(os, flags);
+    return true;
+  }
+  if (kernels::Status s = kernels::registerLibraryOps(); !s.ok()) {
+    error = s.message();
+    return false;
+  }
+  if (kernels::Status s = kernels::expandCustomOpCalls(*module); !s.ok()) {
+    error = s.message();
+    return false;
+  }
   artifact::Module artifact;
   if (!compiler::compileModule(*module, compileOptions, &artifact, error))
     return false;
@@ -54,6 +79,14 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
     llvm::raw_string_ostream os(result);
     module->print(os, flags);
     return true;
+  }
+  if (!request.externalizeParams.empty()) {
+    auto moved = tools::externalizeParameters(artifact, request.externalizeParams,
+                                              request.externalizeMinBytes);
+    if (!moved) {
+      error = moved.message();
+      return false;
+    }
   }
   result = artifact::serialize(artifact);
   return true;

@@ -1,14 +1,17 @@
 //===- TorchScriptCompiler.h - In-process TorchScript -> artifact ----------===//
 //
 // What torch.ops.turbine.compile_torchscript runs: import a TorchScript
-// archive (the bytes torch.jit.save writes) with the TorchScript frontend and
-// compile it with the Turbine compiler, in the calling process. No torch or
-// MLIR types here: the translation unit behind it includes MLIR, the one
-// registering the op includes torch, and neither includes the other.
+// archive (the bytes torch.jit.save writes) with the TorchScript frontend,
+// expand calls of Turbine's torch ops (turbine::softmax, ...) into their
+// kernels' dispatches, and compile it with the Turbine compiler, in the
+// calling process; optionally move the weights into a parameter file. No
+// torch or MLIR types here: the translation unit behind it includes MLIR,
+// the one registering the op includes torch, and neither includes the other.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
 #define TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,10 +22,16 @@ struct TorchScriptCompileRequest {
   std::vector<std::string> inputShapes; ///< "2x16xf32", one per forward input
   std::vector<std::string> dynamicDims; ///< "<input index or name>:<dim>"
   std::string compileTo;                ///< "" = artifact; else a phase name
+  /// When set (artifact only): parameters of at least externalizeMinBytes
+  /// move to this .irpa / .safetensors file (`turbine compile
+  /// --externalize-params`).
+  std::string externalizeParams;
+  uint64_t externalizeMinBytes = 256;
 };
 
-/// The .tmod bytes, or the IR after `compileTo` as text. Returns false and
-/// sets `error` on any failure (bad archive, unsupported op, bad spec).
+/// The .tmod bytes, or the IR after `compileTo` as text ("input": as
+/// imported, custom-op calls not yet expanded). Returns false and sets
+/// `error` on any failure (bad archive, unsupported op, bad spec).
 bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &result,
                         std::string &error);
 

@@ -56,11 +56,14 @@ def test_attention():
 
 
 def test_errors():
-    with pytest.raises(RuntimeError, match="turbine.softmax: x must be float32"):
+    with pytest.raises(RuntimeError, match="custom op 'turbine.softmax': x must be f32, got f64"):
         torch.ops.turbine.softmax(torch.randn(2, 3).double())
-    with pytest.raises(RuntimeError, match="turbine.softmax: x must have rank 2"):
+    with pytest.raises(RuntimeError, match="custom op 'turbine.softmax': x must have rank 2, got 3"):
         torch.ops.turbine.softmax(torch.randn(2, 3, 4))
-    with pytest.raises(RuntimeError, match=r"turbine.matmul: expected a \[M, K\] and b \[K, N\]"):
+    with pytest.raises(RuntimeError, match=r"turbine.matmul': expected a \[M, K\] and b \[K, N\], "
+                                           r"got \[2, 3\] and \[4, 5\]"):
         torch.ops.turbine.matmul(torch.randn(2, 3), torch.randn(4, 5))
     with pytest.raises(RuntimeError, match="must have x.size\\(1\\) = 5 elements"):
         torch.ops.turbine.layer_norm(torch.randn(2, 5), torch.randn(4), torch.randn(5), 1e-5)
+    with pytest.raises(RuntimeError, match="eps must be >= 0"):
+        torch.ops.turbine.layer_norm(torch.randn(2, 5), torch.randn(5), torch.randn(5), -1.0)

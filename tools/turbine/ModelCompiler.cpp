@@ -11,6 +11,7 @@
 #include "turbine/compiler/Pipeline.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/kernels/CustomOpCalls.h"
+#include "turbine/kernels/LibraryOps.h"
 
 #include "turbine/frontends/torch/TorchImporter.h"
 
@@ -99,7 +100,12 @@ bool compileModelFile(const std::string &path,
                        : parseMlirFile(context, path, error);
   if (!module)
     return false;
-  // Calls of custom ops (e.g. ONNX nodes of a custom domain) -> dispatches.
+  // Calls of custom ops (e.g. ONNX nodes of a custom domain, turbine:: torch
+  // ops) -> dispatches; the kernel library's ops (turbine.softmax, ...) are known.
+  if (kernels::Status s = kernels::registerLibraryOps(); !s.ok()) {
+    error = s.message();
+    return false;
+  }
   if (kernels::Status s = kernels::expandCustomOpCalls(*module); !s.ok()) {
     error = path + ": " + s.message();
     return false;

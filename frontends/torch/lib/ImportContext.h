@@ -94,6 +94,8 @@ void registerElementwiseOps(OpRegistry &registry);
 void registerLinalgOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
+/// Turbine's own torch ops (turbine::softmax, ...; TurbineTorchOps.h).
+void registerTurbineOps(OpRegistry &registry);
 
 /// State of one graph import and the builders the op handlers share.
 class ImportContext : public frontends::TensorBuilder {

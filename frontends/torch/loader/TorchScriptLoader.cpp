@@ -12,9 +12,14 @@
 // runs TorchScript's own clean-up passes, then copies the `forward` graph into
 // the plain structs of TorchGraph.h. libtorch reports errors as exceptions;
 // every one is caught here and turned into an error string.
+// Before the first load it defines the schemas of Turbine's own torch ops
+// (turbine::softmax, ...; TurbineTorchOps.h) unless something in the process
+// (libturbine_torch.so) already did: torch::jit::load rejects unknown ops.
 //===----------------------------------------------------------------------===//
 #include "TorchGraph.h"
 #include "TorchScriptLoaderAbi.h"
+
+#include "turbine/frontends/torch/TurbineTorchOps.h"
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
@@ -23,6 +28,11 @@
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/script.h>
 
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/library.h>
+
+#include <memory>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -196,9 +206,29 @@ private:
   std::unordered_map<const Value *, int> ids;
 };
 
+/// Defines the schemas of the turbine:: ops that nobody in this process has
+/// defined yet (a schema only: deserializing and importing a graph never runs
+/// them). The library object lives as long as the process.
+void defineTurbineOpSchemas() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static std::unique_ptr<torch::Library> library;
+    for (const TurbineTorchOp &op : turbineTorchOps()) {
+      std::string name = std::string("turbine::") + op.name;
+      if (c10::Dispatcher::singleton().findSchema({name, ""}))
+        continue;
+      if (!library)
+        library = std::make_unique<torch::Library>(torch::Library::FRAGMENT, "turbine",
+                                                   c10::nullopt, __FILE__, __LINE__);
+      library->def(op.schema);
+    }
+  });
+}
+
 bool loadModule(const std::function<torch::jit::Module()> &load, const std::string &origin,
                 TorchGraph &out, std::string &error) {
   try {
+    defineTurbineOpSchemas();
     torch::jit::Module module = load();
     module.eval();
     if (!module.find_method("forward")) {

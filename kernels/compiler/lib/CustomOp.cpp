@@ -1,6 +1,7 @@
 //===- CustomOp.cpp - Registry and eager calls of kernel-backed ops -------===//
 #include "turbine/kernels/CustomOp.h"
 
+#include <cstdio>
 #include <map>
 #include <mutex>
 
@@ -99,6 +100,11 @@ std::string selectionKey(const std::string &name,
   key += ")";
   for (const auto &[symbol, value] : selection.symbols)
     key += symbol + "=" + std::to_string(value) + ";";
+  char text[32];
+  for (const auto &[attribute, value] : selection.attributes) {
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    key += "@" + attribute + "=" + text + ";";
+  }
   return key;
 }
 
@@ -170,7 +176,7 @@ std::shared_ptr<const CustomOp> lookupCustomOp(const std::string &name) {
 
 Result<std::vector<runtime::Tensor>>
 callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
-             runtime::Device *device) {
+             runtime::Device *device, const std::map<std::string, double> &attributes) {
   std::shared_ptr<const CustomOp> op = lookupCustomOp(name);
   if (!op) {
     std::string known;
@@ -186,6 +192,8 @@ callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
   for (const runtime::Tensor &t : args)
     signatures.push_back({t.shape(), t.dtype()});
   CustomOpSelection selection;
+  selection.arguments = signatures;
+  selection.attributes = attributes;
   if (Status s = op->select(signatures, selection); !s.ok())
     return Status::error("custom op '" + name + "': " + s.message());
   if (selection.results.empty())

@@ -93,6 +93,18 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
   if (!results.ok())
     return Status::error(where + results.message());
   CustomOpSelection selection;
+  selection.arguments = *args;
+  if (auto attributes = call->getAttrOfType<DictionaryAttr>(kCustomOpAttributesAttr)) {
+    for (NamedAttribute a : attributes) {
+      if (auto f = dyn_cast<FloatAttr>(a.getValue()))
+        selection.attributes[a.getName().str()] = f.getValueAsDouble();
+      else if (auto i = dyn_cast<IntegerAttr>(a.getValue()))
+        selection.attributes[a.getName().str()] = static_cast<double>(i.getInt());
+      else
+        return Status::error(where + "attribute '" + a.getName().str() +
+                             "' is not a number");
+    }
+  }
   if (Status s = op->select(*args, selection); !s.ok())
     return Status::error(where + s.message());
   if (selection.results.size() != results->size())

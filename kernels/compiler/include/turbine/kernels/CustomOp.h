@@ -20,12 +20,21 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <memory>
 
 namespace turbine::kernels {
 
 /// What select() decides for one call.
 struct CustomOpSelection {
+  /// The call's tensor arguments (set by the caller before select), for
+  /// generate steps whose kernel depends on them (e.g. the input dtype).
+  std::vector<BufferSignature> arguments;
+  /// Scalar arguments of the call (e.g. layer_norm's eps), by name, set by
+  /// the caller before select (callCustomOp's `attributes`; in a model the
+  /// call's `turbine.custom_op_attributes` dictionary). select may check
+  /// them; generate reads them. Part of the kernel cache key.
+  std::map<std::string, double> attributes;
   /// Shape and dtype of each result, in order.
   std::vector<BufferSignature> results;
   /// Symbol values the kernel is specialized on (beyond the buffer dims).
@@ -88,9 +97,11 @@ Status registerCustomOp(std::shared_ptr<const CustomOp> op);
 std::shared_ptr<const CustomOp> lookupCustomOp(const std::string &name);
 
 /// Runs custom op `name` on `args` and returns its results (new tensors).
+/// `attributes` are the call's scalar arguments (CustomOpSelection).
 Result<std::vector<runtime::Tensor>>
 callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
-             runtime::Device *device = nullptr);
+             runtime::Device *device = nullptr,
+             const std::map<std::string, double> &attributes = {});
 
 } // namespace turbine::kernels
 

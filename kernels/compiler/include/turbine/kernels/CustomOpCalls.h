@@ -31,6 +31,9 @@ namespace turbine::kernels {
 
 /// Attribute on a function declaration naming the custom op it stands for.
 inline constexpr const char *kCustomOpAttr = "turbine.custom_op";
+/// Optional attribute on a call: a dictionary of numbers, the call's scalar
+/// arguments (CustomOpSelection::attributes), e.g. `{eps = 1.0e-05 : f64}`.
+inline constexpr const char *kCustomOpAttributesAttr = "turbine.custom_op_attributes";
 
 /// Replaces every call of a custom-op declaration in `module` by a dispatch
 /// of the op's kernel; the declarations are removed. Errors name the op, the
