@@ -248,6 +248,11 @@ LogicalResult HostProgramBuilder::visitConstant(arith::ConstantOp op) {
     return op.emitError("host program: unsupported constant of type ") << type;
   art::Parameter param;
   param.name = "constant_" + std::to_string(artifact.parameters.size());
+  // A frontend's name for the tensor (e.g. the state_dict key), if unused.
+  if (auto name = op->getAttrOfType<StringAttr>("turbine.param_name"))
+    if (llvm::none_of(artifact.parameters,
+                      [&](const art::Parameter &p) { return p.name == name.getValue(); }))
+      param.name = name.str();
   param.dtype = *dtype;
   param.shape.assign(type.getShape().begin(), type.getShape().end());
   while (artifact.paramData.size() % 64)

@@ -6,6 +6,12 @@
 #   exported.save_mlir("model.mlir")
 #   compiled = exported.compile(save_to="model.tmod")   # or save_to=None
 #   compiled(example_input)              # torch tensors in, torch tensors out
+#   exported.compile(save_to="m.tmod", externalize_params="m.irpa")  # weights
+#                                        # in m.irpa (or .safetensors), by name
+#
+# A model may call Turbine's kernel ops (torch.ops.turbine.softmax, ...): each
+# call compiles into that kernel's own dispatch, specialized to the static
+# shapes at that point (a dynamic dim reaching such a call is an error).
 #
 # torch 1.13 has no torch.export: the module is traced (or taken as is when
 # it is already a ScriptModule), saved with torch.jit.save, and compiled in
@@ -55,11 +61,12 @@ class ExportedProgram:
         self._input_shapes = input_shapes
         self._dynamic_dims = dynamic_dims
 
-    def _compile(self, compile_to):
+    def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256):
         load_library()
         data = torch.frombuffer(bytearray(self._archive), dtype=torch.uint8)
         out = torch.ops.turbine.compile_torchscript(
-            data, self._input_shapes, self._dynamic_dims, compile_to)
+            data, self._input_shapes, self._dynamic_dims, compile_to,
+            externalize_params, externalize_min_bytes)
         return out.numpy().tobytes()
 
     def import_to(self, phase="input"):
@@ -74,20 +81,31 @@ class ExportedProgram:
         with open(path, "w") as f:
             f.write(self.import_to("input"))
 
-    def compile(self, save_to=None, device="local-task"):
+    def compile(self, save_to=None, device="local-task", externalize_params=None,
+                externalize_min_bytes=256):
         """Compiles to an artifact; writes it to `save_to` when given. Returns
-        the loaded module, callable on torch tensors."""
-        artifact = self._compile("")
+        the loaded module, callable on torch tensors. With `externalize_params`
+        (a .irpa or .safetensors path) the weights of at least
+        `externalize_min_bytes` bytes are written there instead of into the
+        artifact, named after the module's parameters (state_dict keys), and
+        the returned module is loaded with that file; load the artifact later
+        with turbine_torch.load(path, parameters=[externalize_params])."""
+        if externalize_params is not None:
+            externalize_params = os.fspath(externalize_params)
+        if externalize_min_bytes < 0:
+            raise ValueError("externalize_min_bytes must be >= 0")
+        artifact = self._compile("", externalize_params or "", externalize_min_bytes)
+        parameters = [externalize_params] if externalize_params else []
         if save_to is not None:
             with open(save_to, "wb") as f:
                 f.write(artifact)
-            return CompiledModule(save_to, device)
+            return CompiledModule(save_to, device, parameters)
         # The runtime reads the whole file at load; the copy can go after.
         fd, path = tempfile.mkstemp(suffix=".tmod")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(artifact)
-            return CompiledModule(path, device)
+            return CompiledModule(path, device, parameters)
         finally:
             os.unlink(path)
 

@@ -50,7 +50,14 @@ Value ImportContext::materializeConstant(const TorchConstant &c) {
   } else {
     attr = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(c.data.data(), c.data.size()));
   }
-  return arith::ConstantOp::create(builder, loc, attr);
+  auto op = arith::ConstantOp::create(builder, loc, attr);
+  nameParameter(op, c.name);
+  return op;
+}
+
+void ImportContext::nameParameter(arith::ConstantOp op, const std::string &name) {
+  if (!name.empty())
+    op->setAttr("turbine.param_name", builder.getStringAttr(name));
 }
 
 FailureOr<Value> ImportContext::tensorInput(const TorchNode &node, size_t i) {

@@ -135,6 +135,12 @@ public:
   /// Materializes a tensor constant as arith.constant (null + error on an
   /// unsupported dtype).
   mlir::Value materializeConstant(const TorchConstant &c);
+  /// Tags a constant with the parameter name the compiler gives it in the
+  /// artifact (`turbine.param_name`; nothing when `name` is empty): the
+  /// state_dict key for a parameter as stored, a derived name for one the
+  /// importer rearranged (`fc.weight.T`, `attn.in_proj_weight[0:64].T`: the
+  /// torch expression that computes the stored tensor from the state_dict).
+  void nameParameter(mlir::arith::ConstantOp op, const std::string &name);
 
   //===--- errors ---------------------------------------------------------===//
 

@@ -5,7 +5,8 @@
 // padding as a gather-style generic like the ONNX frontend, no tensor.pad),
 // max_pool2d / avg_pool2d / adaptive_avg_pool2d, and aten::embedding as a
 // gather generic. Constant linear weights are transposed at import time so
-// the matmul reads them in [K, N] order.
+// the matmul reads them in [K, N] order; such a weight is named
+// `<state_dict key>.T` in the artifact (ImportContext::nameParameter).
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -53,8 +54,10 @@ FailureOr<Value> transposedWeight(ImportContext &ctx, const TorchNode &node, siz
       for (int64_t col = 0; col < cols; ++col)
         std::memcpy(&out[(col * rows + r) * width], &c.data[(r * cols + col) * width], width);
     auto type = RankedTensorType::get({cols, rows}, et);
-    return (Value)arith::ConstantOp::create(
+    auto op = arith::ConstantOp::create(
         ctx.builder, ctx.loc, DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(out.data(), out.size())));
+    ctx.nameParameter(op, c.name.empty() ? "" : c.name + ".T");
+    return (Value)op;
   }
   auto t = ctx.tensorInput(node, i);
   if (failed(t))
@@ -276,8 +279,13 @@ Value constantRowsTransposed(ImportContext &ctx, const TValue &w, int64_t first,
     for (int64_t col = 0; col < cols; ++col)
       std::memcpy(&out[(col * count + r) * width], &c.data[((first + r) * cols + col) * width], width);
   auto type = RankedTensorType::get({cols, count}, et);
-  return arith::ConstantOp::create(ctx.builder, ctx.loc,
-                                   DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(out.data(), out.size())));
+  auto op = arith::ConstantOp::create(ctx.builder, ctx.loc,
+                                      DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(out.data(), out.size())));
+  if (!c.name.empty())
+    ctx.nameParameter(op, count == c.shape[0] ? c.name + ".T"
+                                              : c.name + "[" + std::to_string(first) + ":" +
+                                                    std::to_string(first + count) + "].T");
+  return op;
 }
 
 /// Elements [first, first + count) of a constant 1-D tensor (null otherwise).

@@ -36,6 +36,11 @@ struct TorchConstant {
   std::string dtypeName;        ///< torch's name, for messages
   std::vector<int64_t> shape;
   std::vector<char> data;       ///< contiguous row-major bytes (bool: 1 byte each)
+  /// The module's name for this tensor (its state_dict key, `fc1.weight`)
+  /// when it is a parameter or buffer as such (same storage, shape and
+  /// strides); "" for tensors freezing computed (BatchNorm folded into a
+  /// convolution, constant-propagated results).
+  std::string name;
 };
 
 /// What TorchScript declares a value to be.

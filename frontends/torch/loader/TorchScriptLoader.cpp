@@ -74,7 +74,30 @@ TorchTypeKind convertTypeKind(const c10::TypePtr &type) {
   }
 }
 
-void convertConstant(const c10::IValue &v, TorchConstant &c) {
+/// The module's parameters and buffers by state_dict key, to name the
+/// constants freezing makes of them (freezing shares their storage).
+struct NamedTensors {
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
+
+  explicit NamedTensors(const torch::jit::Module &module) {
+    for (const auto &p : module.named_parameters(/*recurse=*/true))
+      tensors.emplace_back(p.name, p.value);
+    for (const auto &b : module.named_buffers(/*recurse=*/true))
+      tensors.emplace_back(b.name, b.value);
+  }
+
+  /// The name of the parameter or buffer `t` is exactly (storage, offset,
+  /// shape, strides, dtype), or "".
+  std::string nameOf(const at::Tensor &t) const {
+    for (const auto &[name, p] : tensors)
+      if (p.defined() && p.data_ptr() == t.data_ptr() && p.sizes() == t.sizes() &&
+          p.strides() == t.strides() && p.scalar_type() == t.scalar_type())
+        return name;
+    return "";
+  }
+};
+
+void convertConstant(const c10::IValue &v, TorchConstant &c, const NamedTensors *names) {
   using K = TorchConstant::Kind;
   if (v.isNone()) {
     c.kind = K::None;
@@ -108,6 +131,8 @@ void convertConstant(const c10::IValue &v, TorchConstant &c) {
   } else if (v.isTensor()) {
     c.kind = K::Tensor;
     at::Tensor t = v.toTensor();
+    if (names && t.defined())
+      c.name = names->nameOf(t);
     c.dtypeName = c10::toString(t.scalar_type());
     if (t.is_quantized() || t.is_sparse() || !t.device().is_cpu()) {
       c.dtype = TorchDType::unsupported;
@@ -150,7 +175,7 @@ void describeLocation(const torch::jit::SourceRange &serialized, TorchNode &n) {
 /// Copies libtorch's graph into TorchGraph, numbering values.
 class GraphCopier {
 public:
-  explicit GraphCopier(TorchGraph &out) : out(out) {}
+  GraphCopier(TorchGraph &out, const NamedTensors &names) : out(out), names(names) {}
 
   int number(const Value *v) {
     auto it = ids.find(v);
@@ -187,7 +212,7 @@ public:
         n.outputs.push_back(number(o));
       if (node->kind() == c10::prim::Constant) {
         if (auto iv = torch::jit::toIValue(node->output()))
-          convertConstant(*iv, n.constant);
+          convertConstant(*iv, n.constant, &names);
         else
           n.constant.kind = TorchConstant::Kind::Other;
       }
@@ -203,6 +228,7 @@ public:
 
 private:
   TorchGraph &out;
+  const NamedTensors &names;
   std::unordered_map<const Value *, int> ids;
 };
 
@@ -235,6 +261,7 @@ bool loadModule(const std::function<torch::jit::Module()> &load, const std::stri
       error = "TorchScript file '" + origin + "' has no `forward` method";
       return false;
     }
+    NamedTensors names(module);
     torch::jit::Module frozen = torch::jit::freeze(module);
     std::shared_ptr<torch::jit::Graph> graph = frozen.get_method("forward").graph()->copy();
     torch::jit::Inline(*graph);
@@ -243,7 +270,7 @@ bool loadModule(const std::function<torch::jit::Module()> &load, const std::stri
     torch::jit::LowerAllTuples(graph);
     torch::jit::ConstantPropagation(graph);
     torch::jit::EliminateDeadCode(graph);
-    GraphCopier copier(out);
+    GraphCopier copier(out, names);
     copier.copyBlock(graph->block(), out.body, /*skipSelf=*/true);
     out.text = graph->toString();
     return true;
