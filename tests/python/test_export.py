@@ -3,7 +3,8 @@
 # The iree-turbine-style workflow on torch 1.13 (TorchScript): export, IR per
 # phase, compile in process, run on torch tensors at two batch sizes through
 # one dynamic-batch artifact, compared with eager (atol 1e-5); the shipped
-# example; and the error paths.
+# walkthrough (its softmax a Turbine kernel inside the compiled model); and
+# the error paths.
 # ===---------------------------------------------------------------------=== #
 import os
 import subprocess
@@ -81,3 +82,6 @@ def test_walkthrough_example(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "== match" in result.stdout
     assert "func.func @main" in result.stdout
+    # The softmax is the Turbine kernel, a custom-op call in the imported IR.
+    assert 'turbine.custom_op = "turbine.softmax"' in result.stdout
+    assert 'turbine.param_name = "fc.weight.T"' in result.stdout
