@@ -10,7 +10,8 @@
 //   %y = func.call @my_softmax(%x) : (tensor<4x100xf32>) -> tensor<4x100xf32>
 //
 // expandCustomOpCalls runs the op's select step on the call's (static)
-// tensor types, checks the call's result types against the selection,
+// tensor types and its attributes (`turbine.custom_op_attributes`, a
+// dictionary of numbers, e.g. {eps = 1.0e-05 : f64}), checks the call's result types against the selection,
 // generates and specializes the kernel, puts it (vector level) into the
 // module's kernel container and replaces the call by a `turbine.dispatch`
 // of it over the kernel's grid. The compiler's phases then leave that
