@@ -76,6 +76,9 @@ struct TorchBlock {
 struct TorchGraph {
   std::vector<TorchValueInfo> values; ///< indexed by value number
   TorchBlock body;                    ///< inputs exclude `self`
+  /// Per body input: its declared default is None (`output_size:
+  /// Optional[List[int]] = None`), so a caller may leave it out.
+  std::vector<bool> inputDefaultsToNone;
   std::string text;                   ///< the graph as TorchScript prints it
 };
 

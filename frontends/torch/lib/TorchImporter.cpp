@@ -217,15 +217,20 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
     names.push_back(argumentName(graph.values[id].debugName));
     nameList += (nameList.empty() ? "" : ", ") + names.back() + ": " + graph.values[id].typeName;
   }
-  if (options.inputs.size() != args.size()) {
+  // Trailing inputs that default to None may be left out (bound to None).
+  size_t required = args.size();
+  while (required > options.inputs.size() && required > 0 &&
+         required <= graph.inputDefaultsToNone.size() && graph.inputDefaultsToNone[required - 1])
+    --required;
+  if (options.inputs.size() != required) {
     error = origin + ": forward takes " + std::to_string(args.size()) + " input(s) (" + nameList +
             ") but " + std::to_string(options.inputs.size()) +
             " input shape(s) were given; pass one --input-shape per input, e.g. "
             "--input-shape=1x3x224x224xf32";
     return nullptr;
   }
-  std::vector<std::vector<bool>> dynamic(args.size());
-  for (size_t i = 0; i < args.size(); ++i)
+  std::vector<std::vector<bool>> dynamic(required);
+  for (size_t i = 0; i < required; ++i)
     dynamic[i].assign(options.inputs[i].shape.size(), false);
   for (const DynamicDim &d : options.dynamicDims) {
     int64_t index = -1;
@@ -235,7 +240,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
       for (size_t i = 0; i < names.size(); ++i)
         if (names[i] == d.input)
           index = i;
-    if (index < 0 || index >= (int64_t)args.size()) {
+    if (index < 0 || index >= (int64_t)required) {
       error = "--dynamic-dim names input '" + d.input + "', but forward's inputs are (" +
               nameList + ")";
       return nullptr;
@@ -251,7 +256,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   }
 
   SmallVector<Type> argTypes;
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < required; ++i) {
     const TorchValueInfo &info = graph.values[args[i]];
     if (info.kind != TorchTypeKind::Tensor) {
       error = origin + ": forward input '" + names[i] + "' has type " + info.typeName +
@@ -275,7 +280,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   std::vector<TValue> inputValues;
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < required; ++i) {
     inputValues.push_back(TValue::ofTensor(entry->getArgument(i)));
     NamedAttrList attrs;
     attrs.append("turbine.name", b.getStringAttr(names[i]));
@@ -289,6 +294,8 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
     }
     func.setArgAttrs(i, attrs);
   }
+  for (size_t i = required; i < args.size(); ++i)
+    inputValues.push_back(TValue::none());
 
   std::string where = "\n  in TorchScript file '" + origin + "'";
   GraphImporter importer(ctx);

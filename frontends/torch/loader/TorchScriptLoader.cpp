@@ -272,6 +272,13 @@ bool loadModule(const std::function<torch::jit::Module()> &load, const std::stri
     torch::jit::EliminateDeadCode(graph);
     GraphCopier copier(out, names);
     copier.copyBlock(graph->block(), out.body, /*skipSelf=*/true);
+    const c10::FunctionSchema &schema = frozen.get_method("forward").function().getSchema();
+    for (const c10::Argument &arg : schema.arguments()) {
+      if (arg.type()->kind() == c10::TypeKind::ClassType)
+        continue; // self
+      out.inputDefaultsToNone.push_back(arg.default_value() && arg.default_value()->isNone());
+    }
+    out.inputDefaultsToNone.resize(out.body.inputs.size(), false);
     out.text = graph->toString();
     return true;
   } catch (const c10::Error &e) {
