@@ -170,6 +170,27 @@ void describeLocation(const torch::jit::SourceRange &serialized, TorchNode &n) {
   size_t first = line.find_first_not_of(" \t");
   size_t last = line.find_last_not_of(" \t\r\n");
   n.sourceLine = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+  // A traced call through Python's torch.ops (torch.ops.turbine.softmax)
+  // records torch's own frame (torch/_ops.py) first; the range's text is the
+  // Python stack, one "file(line): function" per frame: name the first frame
+  // outside torch's package instead.
+  auto insideTorch = [](const std::string &file) {
+    return file.find("-packages/torch/") != std::string::npos;
+  };
+  if (!insideTorch(std::get<0>(*flc)))
+    return;
+  std::istringstream frames(range.source()->text_str().str());
+  for (std::string frame; std::getline(frames, frame);) {
+    size_t open = frame.find('('), close = frame.find("): ");
+    if (open == std::string::npos || close == std::string::npos || close < open)
+      continue;
+    std::string file = frame.substr(0, open);
+    if (insideTorch(file))
+      continue;
+    n.location = file + ":" + frame.substr(open + 1, close - open - 1) + ":0";
+    n.sourceLine = frame;
+    return;
+  }
 }
 
 /// Copies libtorch's graph into TorchGraph, numbering values.
