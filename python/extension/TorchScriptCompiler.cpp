@@ -54,21 +54,17 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
       context, request.archive, "<torch.jit module>", options, error);
   if (!module)
     return false;
-  if (request.compileTo == "input") {
-    // As imported: Turbine ops are still calls of their custom-op declarations.
-    mlir::OpPrintingFlags flags;
-    flags.elideLargeElementsAttrs(16);
-    llvm::raw_string_ostream os(result);
-    module->print(os, flags);
-    return true;
-  }
-  if (kernels::Status s = kernels::registerLibraryOps(); !s.ok()) {
-    error = s.message();
-    return false;
-  }
-  if (kernels::Status s = kernels::expandCustomOpCalls(*module); !s.ok()) {
-    error = s.message();
-    return false;
+  // After the input phase, Turbine ops are still calls of their custom-op
+  // declarations (the readable form); later phases see their dispatches.
+  if (request.compileTo != "input") {
+    if (kernels::Status s = kernels::registerLibraryOps(); !s.ok()) {
+      error = s.message();
+      return false;
+    }
+    if (kernels::Status s = kernels::expandCustomOpCalls(*module); !s.ok()) {
+      error = s.message();
+      return false;
+    }
   }
   artifact::Module artifact;
   if (!compiler::compileModule(*module, compileOptions, &artifact, error))

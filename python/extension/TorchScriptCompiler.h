@@ -29,8 +29,8 @@ struct TorchScriptCompileRequest {
   uint64_t externalizeMinBytes = 256;
 };
 
-/// The .tmod bytes, or the IR after `compileTo` as text ("input": as
-/// imported, custom-op calls not yet expanded). Returns false and sets
+/// The .tmod bytes, or the IR after `compileTo` as text ("input": Turbine
+/// ops still custom-op calls; later phases: their dispatches). Returns false and sets
 /// `error` on any failure (bad archive, unsupported op, bad spec).
 bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &result,
                         std::string &error);
