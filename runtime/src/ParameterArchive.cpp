@@ -50,6 +50,8 @@ Result<bool> decodeTensorTypeMetadata(ParameterEntry &entry) {
   if (!dtype)
     return Status::error(where + "metadata names unknown dtype '" +
                          meta["dtype"].get<std::string>() + "'");
+  if (dtypeIsString(*dtype))
+    return Status::error(where + "string tensors cannot be parameters");
   std::vector<int64_t> shape;
   for (const nlohmann::json &dim : meta["shape"]) {
     if (!dim.is_number_unsigned())
