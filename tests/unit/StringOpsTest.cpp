@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestArtifacts.h"
 
+#include "turbine/runtime/ParameterArchive.h"
 #include "turbine/runtime/Runtime.h"
 #include "turbine/runtime/StringOps.h"
 
@@ -66,6 +67,15 @@ TEST(StringTensor, StorageCloneAndRefusedWraps) {
   Result<Tensor> wrongCount = Tensor::fromStrings({3}, {"a"});
   ASSERT_FALSE(wrongCount.ok());
   EXPECT_NE(wrongCount.message().find("3xstring needs 3 strings, got 1"), std::string::npos);
+}
+
+TEST(StringTensor, CannotBeAParameter) {
+  ParameterArchiveWriter writer;
+  Status tensor = writer.addTensor("words", strings({1}, {"a"}));
+  ASSERT_FALSE(tensor.ok());
+  EXPECT_EQ(tensor.message(), "parameter 'words': string tensors cannot be parameters");
+  Status splat = writer.addSplat("words", std::vector<uint8_t>(8, 0), 32, DType::string, {1});
+  EXPECT_FALSE(splat.ok());
 }
 
 TEST(StringTensor, TextInputAndPrinting) {

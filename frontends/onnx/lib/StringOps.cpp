@@ -46,8 +46,9 @@ LogicalResult convertStringNormalizer(ImportContext &ctx, const onnx::NodeProto 
   auto type = cast<RankedTensorType>(x->getType());
   if (!isStringElementType(type.getElementType()))
     return ctx.fail(node, "input X must be a string tensor");
-  if (!(type.getRank() == 1 || (type.getRank() == 2 && type.getDimSize(0) <= 1 &&
-                                !type.isDynamicDim(0))))
+  // A dynamic leading dim of a 2-D input is checked to be 1 at run time.
+  if (!(type.getRank() == 1 ||
+        (type.getRank() == 2 && (type.getDimSize(0) == 1 || type.isDynamicDim(0)))))
     return ctx.fail(node, "input X must be [C] or [1, C] (ONNX allows no other shape)");
   std::string action = ctx.stringAttr(node, "case_change_action", "NONE");
   if (action != "NONE" && action != "LOWER" && action != "UPPER")
@@ -61,6 +62,8 @@ LogicalResult convertStringNormalizer(ImportContext &ctx, const onnx::NodeProto 
   // The result's last dim counts the words kept: known only when nothing can
   // be removed (no stopwords, C > 0).
   SmallVector<int64_t> shape(type.getShape());
+  if (shape.size() == 2)
+    shape[0] = 1;
   int64_t c = shape.back();
   if (!stopwords.empty() || c == 0)
     shape.back() = ShapedType::kDynamic;
