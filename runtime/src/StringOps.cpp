@@ -15,8 +15,11 @@
 #include "HostStringOps.h"
 #include "turbine/runtime/TensorFormat.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
