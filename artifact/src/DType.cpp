@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/artifact/DType.h"
 
+#include <string>
+
 namespace turbine {
 namespace {
 
@@ -24,6 +26,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::i64, "i64", 8, false, true},  {DType::u8, "u8", 1, false, false},
     {DType::u16, "u16", 2, false, false}, {DType::u32, "u32", 4, false, false},
     {DType::u64, "u64", 8, false, false},
+    {DType::string, "string", sizeof(std::string), false, false},
 };
 
 const DTypeInfo *lookup(DType t) {
@@ -56,6 +59,8 @@ bool dtypeIsFloat(DType t) {
   const DTypeInfo *info = lookup(t);
   return info && info->isFloat;
 }
+
+bool dtypeIsString(DType t) { return t == DType::string; }
 
 bool dtypeIsSigned(DType t) {
   const DTypeInfo *info = lookup(t);

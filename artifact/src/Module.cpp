@@ -40,8 +40,10 @@ namespace {
 constexpr std::string_view kOpcodeNames[] = {
     "const", "dim",     "binary",   "select", "assert",
     "alloc", "param",   "reshape",  "dispatch", "return",
-    "load",
+    "load",  "string_normalize", "to_string", "from_string",
 };
+
+constexpr std::string_view kStringCaseNames[] = {"none", "lower", "upper"};
 
 constexpr std::string_view kBinaryKindNames[] = {
     "add",  "sub",  "mul",  "divs", "divu", "ceildivs", "floordivs", "rems",
@@ -77,6 +79,19 @@ std::optional<BinaryKind> parseBinaryKind(std::string_view name) {
   for (size_t i = 0; i < std::size(kBinaryKindNames); ++i)
     if (kBinaryKindNames[i] == name)
       return static_cast<BinaryKind>(i);
+  return std::nullopt;
+}
+
+std::string_view stringCaseName(StringCase c) {
+  size_t i = static_cast<size_t>(c);
+  return i < std::size(kStringCaseNames) ? kStringCaseNames[i]
+                                         : "<invalid string case>";
+}
+
+std::optional<StringCase> parseStringCase(std::string_view name) {
+  for (size_t i = 0; i < std::size(kStringCaseNames); ++i)
+    if (kStringCaseNames[i] == name)
+      return static_cast<StringCase>(i);
   return std::nullopt;
 }
 
@@ -180,6 +195,20 @@ json instructionToJson(const Instruction &inst) {
     j["a"] = inst.a;
     j["dtype"] = std::string(dtypeName(inst.dtype));
     j["operands"] = inst.operands;
+    break;
+  case Opcode::StringNormalize:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["case_change"] = std::string(stringCaseName(inst.caseChange));
+    j["case_sensitive"] = inst.caseSensitive;
+    j["stopwords"] = inst.strings;
+    j["locale"] = inst.locale;
+    break;
+  case Opcode::ToString:
+  case Opcode::FromString:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    j["dtype"] = std::string(dtypeName(inst.dtype));
     break;
   }
   return j;
@@ -494,10 +523,43 @@ Instruction readInstruction(const json &j, const Function &function,
     inst.dst = regs.index(j, "dst");
     inst.a = regs.buffer(j, "a");
     inst.dtype = dtypeField(j, "dtype", path);
-    if (dtypeIsFloat(inst.dtype))
+    if (dtypeIsFloat(inst.dtype) || dtypeIsString(inst.dtype))
       corrupt(path + ".dtype: load reads integers into index registers, not '" +
               std::string(dtypeName(inst.dtype)) + "'");
     inst.operands = regs.list(j, "operands", /*buffers=*/false);
+    break;
+  case Opcode::StringNormalize: {
+    inst.dst = regs.buffer(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    std::string caseName = stringField(j, "case_change", path);
+    std::optional<StringCase> caseChange = parseStringCase(caseName);
+    if (!caseChange)
+      corrupt(path + ".case_change: unknown case change '" + caseName +
+              "' (expected none, lower or upper)");
+    inst.caseChange = *caseChange;
+    const json &sensitive = field(j, "case_sensitive", path);
+    if (!sensitive.is_boolean())
+      corrupt(path + ".case_sensitive: expected a boolean, got " +
+              std::string(sensitive.type_name()));
+    inst.caseSensitive = sensitive.get<bool>();
+    const json &stopwords = arrayField(j, "stopwords", path);
+    for (size_t i = 0; i < stopwords.size(); ++i) {
+      if (!stopwords[i].is_string())
+        corrupt(path + ".stopwords[" + std::to_string(i) + "]: expected a string, got " +
+                std::string(stopwords[i].type_name()));
+      inst.strings.push_back(stopwords[i].get<std::string>());
+    }
+    inst.locale = stringField(j, "locale", path);
+    break;
+  }
+  case Opcode::ToString:
+  case Opcode::FromString:
+    inst.dst = regs.buffer(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    inst.dtype = dtypeField(j, "dtype", path);
+    if (dtypeIsString(inst.dtype))
+      corrupt(path + ".dtype: " + opName + " converts between strings and '" +
+              std::string(dtypeName(inst.dtype)) + "'; the numeric side cannot be a string");
     break;
   }
   return inst;
@@ -550,6 +612,9 @@ void readMeta(const json &meta, Module &module) {
     Parameter p;
     p.name = stringField(parameters[i], "name", path);
     p.dtype = dtypeField(parameters[i], "dtype", path);
+    if (dtypeIsString(p.dtype))
+      corrupt(path + " ('" + p.name + "'): string parameters are not supported "
+              "(string tensors live only in host-program registers)");
     p.shape = shapeField(parameters[i], path, /*allowDynamic=*/false);
     p.offset = static_cast<uint64_t>(intField(parameters[i], "offset", path, 0));
     p.size = static_cast<uint64_t>(intField(parameters[i], "size", path, 0));

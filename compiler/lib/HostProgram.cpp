@@ -27,6 +27,8 @@ namespace turbine::compiler {
 namespace {
 
 std::optional<DType> toDType(Type type) {
+  if (isa<StringType>(type))
+    return DType::string;
   if (type.isF16())
     return DType::f16;
   if (type.isBF16())
@@ -134,6 +136,7 @@ private:
   LogicalResult visitDispatch(DispatchOp op);
   LogicalResult visitExtract(tensor::ExtractOp op);
   LogicalResult visitIntegerCast(Operation *op);
+  LogicalResult visitStringOp(Operation *op);
   int32_t binary(art::BinaryKind kind, int32_t a, int32_t b) {
     art::Instruction inst;
     inst.op = art::Opcode::Binary;
@@ -421,6 +424,44 @@ LogicalResult HostProgramBuilder::visitExtract(tensor::ExtractOp op) {
   return success();
 }
 
+/// The host string ops: one instruction each, buf[dst] = op(buf[a]).
+LogicalResult HostProgramBuilder::visitStringOp(Operation *op) {
+  FailureOr<int32_t> src = buffer(op, op->getOperand(0));
+  if (failed(src))
+    return failure();
+  art::Instruction inst;
+  inst.a = *src;
+  // The numeric side's dtype, unsigned when the op says so (MLIR integers
+  // are signless).
+  auto numericDType = [&](Value v, bool isUnsigned) {
+    DType t = *toDType(cast<RankedTensorType>(v.getType()).getElementType());
+    if (isUnsigned && !dtypeIsFloat(t) && t != DType::i1)
+      t = *parseDType("u" + std::to_string(dtypeSize(t) * 8));
+    return t;
+  };
+  if (auto normalize = dyn_cast<StringNormalizeOp>(op)) {
+    inst.op = art::Opcode::StringNormalize;
+    StringRef action = normalize.getCaseChange();
+    inst.caseChange = action == "LOWER"   ? art::StringCase::Lower
+                      : action == "UPPER" ? art::StringCase::Upper
+                                          : art::StringCase::None;
+    inst.caseSensitive = normalize.getCaseSensitive();
+    for (Attribute word : normalize.getStopwords())
+      inst.strings.push_back(cast<StringAttr>(word).str());
+    inst.locale = normalize.getLocale().str();
+  } else if (auto toString = dyn_cast<ToStringOp>(op)) {
+    inst.op = art::Opcode::ToString;
+    inst.dtype = numericDType(toString.getInput(), toString.getIsUnsigned());
+  } else {
+    auto fromString = cast<FromStringOp>(op);
+    inst.op = art::Opcode::FromString;
+    inst.dtype = numericDType(fromString.getResult(), fromString.getIsUnsigned());
+  }
+  inst.dst = newBuffer(op->getResult(0));
+  code->push_back(inst);
+  return success();
+}
+
 std::optional<art::BinaryKind> binaryKind(Operation *op) {
   using K = art::BinaryKind;
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -514,6 +555,8 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
     return visitReshape(op, cast.getSource(), cast.getResult());
   if (auto dispatch = dyn_cast<DispatchOp>(op))
     return visitDispatch(dispatch);
+  if (isa<StringNormalizeOp, ToStringOp, FromStringOp>(op))
+    return visitStringOp(op);
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
     art::Instruction alloc;
     alloc.op = art::Opcode::Alloc;

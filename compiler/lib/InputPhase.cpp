@@ -3,11 +3,17 @@
 // Accepted input: func + tosa / linalg / tensor / arith / math on ranked
 // tensors. TOSA is lowered with upstream's TOSA->linalg pipeline; then the
 // module is canonicalized. What follows expects linalg on tensors only.
+// String tensors (!turbine.string) may only meet the host string ops,
+// reshapes, tensor.dim/empty and return: anything else (a linalg op, which
+// would become a kernel) is rejected here, naming the op.
 //===----------------------------------------------------------------------===//
 #include "Phases.h"
 
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -15,6 +21,19 @@
 using namespace mlir;
 
 namespace turbine::compiler {
+
+/// True for a tensor of !turbine.string.
+static bool isStringTensor(Type t) {
+  auto tensor = dyn_cast<TensorType>(t);
+  return tensor && isa<StringType>(tensor.getElementType());
+}
+
+/// Ops that may take or produce string tensors: they run on the host.
+static bool takesStrings(Operation *op) {
+  return isa<StringNormalizeOp, ToStringOp, FromStringOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::CastOp, tensor::DimOp, tensor::EmptyOp,
+             func::ReturnOp>(op);
+}
 
 /// Rejects what the rest of the pipeline cannot take, with a clear message.
 static LogicalResult checkInput(ModuleOp module) {
@@ -33,6 +52,18 @@ static LogicalResult checkInput(ModuleOp module) {
   }
   if (!sawFunction)
     return module.emitError("module has no function to compile");
+  module.walk([&](Operation *op) {
+    if (takesStrings(op))
+      return;
+    for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (isStringTensor(t)) {
+        result = op->emitError("'")
+                 << op->getName() << "' uses a string tensor (" << t
+                 << "): strings only run in the host string ops (turbine.string_normalize, "
+                    "turbine.to_string, turbine.from_string), reshapes, tensor.dim and return";
+        return;
+      }
+  });
   return result;
 }
 

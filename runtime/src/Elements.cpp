@@ -36,6 +36,7 @@ double elementAsDouble(const Tensor &t, int64_t i) {
   case DType::u16: return load<uint16_t>(t, i);
   case DType::u32: return load<uint32_t>(t, i);
   case DType::u64: return static_cast<double>(load<uint64_t>(t, i));
+  case DType::string: return 0; // not a number: callers check the dtype
   }
   return 0;
 }
@@ -55,6 +56,7 @@ int64_t elementAsInt(const Tensor &t, int64_t i) {
   case DType::u16: return load<uint16_t>(t, i);
   case DType::u32: return load<uint32_t>(t, i);
   case DType::u64: return static_cast<int64_t>(load<uint64_t>(t, i));
+  case DType::string: return 0; // not a number: callers check the dtype
   }
   return 0;
 }
@@ -86,6 +88,7 @@ void storeIntElement(Tensor &t, int64_t i, int64_t v) {
   case DType::u16: store(t, i, static_cast<uint16_t>(v)); return;
   case DType::u32: store(t, i, static_cast<uint32_t>(v)); return;
   case DType::u64: store(t, i, static_cast<uint64_t>(v)); return;
+  case DType::string: return; // not a number: callers check the dtype
   }
 }
 

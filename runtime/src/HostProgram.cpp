@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "HostProgram.h"
 
+#include "HostStringOps.h"
 #include "LoadedModule.h"
 #include "turbine/runtime/Profiling.h"
 
@@ -257,10 +258,25 @@ private:
       return stepDispatch(inst);
     case Opcode::Load:
       return stepLoad(inst);
+    case Opcode::StringNormalize:
+    case Opcode::ToString:
+    case Opcode::FromString:
+      return stepString(inst);
     case Opcode::Return:
       break;
     }
     return fail("unexpected opcode");
+  }
+
+  /// A string opcode (HostStringOps.h): strings never reach a kernel.
+  Status stepString(const Instruction &inst) {
+    const Tensor *t;
+    if (Status s = buffer(inst.a, t); !s)
+      return s;
+    Result<Tensor> result = runStringInstruction(inst, *t);
+    if (!result)
+      return fail(result.message());
+    return setBuffer(inst.dst, std::move(*result));
   }
 
   Status stepParam(const Instruction &inst) {
@@ -330,6 +346,9 @@ private:
       const Tensor *t;
       if (Status s = buffer(r, t); !s)
         return s;
+      if (dtypeIsString(t->dtype()))
+        return fail("buffer register " + std::to_string(r) + " holds strings (" +
+                    t->typeString() + "), which no kernel can take");
       bindingPointers_.push_back(const_cast<void *>(t->data()));
     }
     constants_.clear();

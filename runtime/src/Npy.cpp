@@ -82,6 +82,9 @@ Result<Tensor> decodeNpy(const std::string &bytes, const std::string &label) {
   if (close == std::string::npos)
     return bad("unterminated 'descr'");
   std::string descr = header.substr(pos + 1, close - pos - 1);
+  if (descr.size() >= 2 && (descr[1] == 'U' || descr[1] == 'S' || descr[1] == 'O'))
+    return bad("NumPy string and object arrays ('" + descr + "') are not supported; "
+               "give string tensors as text, e.g. --input='2xstring=\"a\" \"b\"'");
   if (descr.size() != 3)
     return bad("unsupported dtype '" + descr + "'");
   char order = descr[0];
@@ -145,6 +148,9 @@ Result<Tensor> decodeNpy(const std::string &bytes, const std::string &label) {
 }
 
 Result<std::string> encodeNpy(const Tensor &tensor) {
+  if (dtypeIsString(tensor.dtype()))
+    return Status::error("a string tensor (" + tensor.typeString() +
+                         ") cannot be written as .npy; print it instead");
   const char *code = nullptr;
   for (const NpyCode &c : kNpyCodes)
     if (c.dtype == tensor.dtype())

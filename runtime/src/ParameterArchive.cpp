@@ -50,6 +50,8 @@ Result<bool> decodeTensorTypeMetadata(ParameterEntry &entry) {
   if (!dtype)
     return Status::error(where + "metadata names unknown dtype '" +
                          meta["dtype"].get<std::string>() + "'");
+  if (dtypeIsString(*dtype))
+    return Status::error(where + "string tensors cannot be parameters");
   std::vector<int64_t> shape;
   for (const nlohmann::json &dim : meta["shape"]) {
     if (!dim.is_number_unsigned())
@@ -157,6 +159,8 @@ Status ParameterArchiveWriter::add(Pending pending) {
 }
 
 Status ParameterArchiveWriter::addTensor(const std::string &name, const Tensor &tensor) {
+  if (dtypeIsString(tensor.dtype()))
+    return Status::error("parameter '" + name + "': string tensors cannot be parameters");
   Pending pending;
   pending.entry.name = name;
   pending.entry.kind = ParameterEntry::Kind::data;
@@ -172,6 +176,8 @@ Status ParameterArchiveWriter::addSplat(const std::string &name,
                                         const std::vector<uint8_t> &pattern, uint64_t length,
                                         std::optional<DType> dtype,
                                         std::vector<int64_t> shape) {
+  if (dtype && dtypeIsString(*dtype))
+    return Status::error("splat '" + name + "': string tensors cannot be parameters");
   size_t n = pattern.size();
   if (n == 0 || n > 16 || (n & (n - 1)) != 0)
     return Status::error("splat '" + name + "': pattern of " + std::to_string(n) +

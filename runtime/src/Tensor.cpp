@@ -56,6 +56,21 @@ Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
     return count.status();
   if (Status s = checkByteSize(dtype, *count); !s)
     return s;
+  if (dtypeIsString(dtype)) {
+    std::string *strings = new (std::nothrow) std::string[static_cast<size_t>(*count)];
+    if (!strings)
+      return Status::error("out of memory allocating a " +
+                           formatTensorType(dtype, shape) + " tensor");
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.elementCount_ = *count;
+    t.data_ = strings;
+    t.storage_ = std::shared_ptr<const void>(strings, [](const void *p) {
+      delete[] static_cast<std::string *>(const_cast<void *>(p));
+    });
+    return t;
+  }
   size_t bytes = static_cast<size_t>(*count) * dtypeSize(dtype);
   size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   if (rounded == 0)
@@ -78,8 +93,23 @@ Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
 
 Result<Tensor> Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
   Result<Tensor> t = allocate(dtype, std::move(shape));
-  if (t)
+  if (t && !dtypeIsString(dtype)) // strings start empty
     std::memset(t->data(), 0, t->byteSize());
+  return t;
+}
+
+Result<Tensor> Tensor::fromStrings(std::vector<int64_t> shape,
+                                   std::vector<std::string> values) {
+  Result<Tensor> t = allocate(DType::string, std::move(shape));
+  if (!t)
+    return t;
+  if (static_cast<int64_t>(values.size()) != t->elementCount())
+    return Status::error(t->typeString() + " needs " +
+                         std::to_string(t->elementCount()) + " strings, got " +
+                         std::to_string(values.size()));
+  std::string *out = t->dataAs<std::string>();
+  for (size_t i = 0; i < values.size(); ++i)
+    out[i] = std::move(values[i]);
   return t;
 }
 
@@ -91,6 +121,9 @@ Result<Tensor> Tensor::wrap(DType dtype, std::vector<int64_t> shape, void *data,
     return count.status();
   if (Status s = checkByteSize(dtype, *count); !s)
     return s;
+  if (dtypeIsString(dtype))
+    return Status::error("cannot wrap memory as a string tensor (string "
+                         "tensors own their elements; use Tensor::fromStrings)");
   if (!data && *count != 0)
     return Status::error("cannot wrap a null pointer as a " +
                          formatTensorType(dtype, shape) + " tensor");
@@ -108,6 +141,9 @@ Result<Tensor> Tensor::wrap(DType dtype, std::vector<int64_t> shape, void *data,
 
 Result<Tensor> Tensor::fromBytes(DType dtype, std::vector<int64_t> shape,
                                  const void *bytes, size_t byteCount) {
+  if (dtypeIsString(dtype))
+    return Status::error("a string tensor cannot be made from raw bytes "
+                         "(use Tensor::fromStrings)");
   Result<Tensor> t = allocate(dtype, std::move(shape));
   if (!t)
     return t;
@@ -135,6 +171,10 @@ Result<Tensor> Tensor::reshape(std::vector<int64_t> shape) const {
 }
 
 Result<Tensor> Tensor::clone() const {
+  if (dtypeIsString(dtype_)) {
+    const std::string *in = dataAs<std::string>();
+    return fromStrings(shape_, std::vector<std::string>(in, in + elementCount_));
+  }
   return fromBytes(dtype_, shape_, data_, byteSize());
 }
 

@@ -2,10 +2,11 @@
 //
 // Shape and dtype must match exactly; floats compare within
 // atol + rtol * |expected| (NaN only equals NaN, infinities exactly), integers
-// and booleans compare exactly.
+// and booleans compare exactly, strings byte for byte.
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/TensorCompare.h"
 
+#include "turbine/runtime/StringOps.h"
 #include "turbine/runtime/TensorFormat.h"
 
 #include <cmath>
@@ -39,6 +40,15 @@ std::string compareTensors(const Tensor &expected, const Tensor &actual,
                            double atol, double rtol) {
   if (expected.dtype() != actual.dtype() || expected.shape() != actual.shape())
     return "expected " + expected.typeString() + ", got " + actual.typeString();
+  if (dtypeIsString(expected.dtype())) {
+    const std::string *e = expected.dataAs<std::string>();
+    const std::string *a = actual.dataAs<std::string>();
+    for (int64_t i = 0; i < expected.elementCount(); ++i)
+      if (e[i] != a[i])
+        return "index " + formatIndex(expected.shape(), i) + ": expected " +
+               quoteString(e[i]) + ", got " + quoteString(a[i]);
+    return "";
+  }
   bool isFloat = dtypeIsFloat(expected.dtype());
   for (int64_t i = 0; i < expected.elementCount(); ++i) {
     if (isFloat) {

@@ -2,11 +2,15 @@
 //
 // Parses `--input` values ("2x2xf32=1 2 3 4", "f32=5", "2x2xf32=@x.bin",
 // "@x.npy") and prints tensors as iree-run-module does ("2x2xf32=[1 2][3 4]").
-// Every parse error names the offending token.
+// Every parse error names the offending token. String tensors:
+// '2xstring="monday" tuesday' (double-quoted values may hold separators and
+// the escapes \" \\ \n \t \r \xHH; bare words are taken as they are),
+// printed quoted: 2xstring=["monday" "tuesday"] (StringOps.h, quoteString).
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/TensorFormat.h"
 
 #include "Elements.h"
+#include "turbine/runtime/StringOps.h"
 
 #include <cctype>
 #include <cerrno>
@@ -109,6 +113,102 @@ Status parseElement(const std::string &token, Tensor &tensor, int64_t i) {
   return Status::success();
 }
 
+/// Splits the values of a string tensor: double-quoted strings (with
+/// escapes) or bare words, separated by whitespace, commas or brackets.
+Result<std::vector<std::string>> splitStringValues(std::string_view values) {
+  std::vector<std::string> tokens;
+  size_t i = 0, n = values.size();
+  auto separator = [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '[' || c == ']';
+  };
+  while (i < n) {
+    if (separator(values[i])) {
+      ++i;
+      continue;
+    }
+    std::string token;
+    if (values[i] != '"') {
+      while (i < n && !separator(values[i]))
+        token += values[i++];
+      tokens.push_back(std::move(token));
+      continue;
+    }
+    size_t start = i++;
+    bool closed = false;
+    while (i < n) {
+      char c = values[i++];
+      if (c == '"') {
+        closed = true;
+        break;
+      }
+      if (c != '\\') {
+        token += c;
+        continue;
+      }
+      if (i >= n)
+        break;
+      char e = values[i++];
+      switch (e) {
+      case 'n': token += '\n'; break;
+      case 't': token += '\t'; break;
+      case 'r': token += '\r'; break;
+      case '"': token += '"'; break;
+      case '\\': token += '\\'; break;
+      case 'x': {
+        auto hex = [](char h) {
+          return std::isxdigit(static_cast<unsigned char>(h)) != 0;
+        };
+        if (i + 1 >= n || !hex(values[i]) || !hex(values[i + 1]))
+          return Status::error("invalid string value starting at '" +
+                               std::string(values.substr(start, 20)) +
+                               "': \\x needs two hex digits");
+        token += static_cast<char>(std::stoi(std::string(values.substr(i, 2)), nullptr, 16));
+        i += 2;
+        break;
+      }
+      default:
+        return Status::error("invalid string value starting at '" +
+                             std::string(values.substr(start, 20)) + "': unknown escape '\\" +
+                             std::string(1, e) + "'");
+      }
+    }
+    if (!closed)
+      return Status::error("invalid string value starting at '" +
+                           std::string(values.substr(start, 20)) + "': missing closing quote");
+    if (i < n && !separator(values[i]))
+      return Status::error("invalid string value starting at '" +
+                           std::string(values.substr(start, 20)) +
+                           "': a closing quote must be followed by a separator");
+    tokens.push_back(std::move(token));
+  }
+  return tokens;
+}
+
+/// "Nxstring=..." values (see the file comment).
+Result<Tensor> parseStringTensor(Tensor tensor, std::string_view values) {
+  if (!values.empty() && values[0] == '@')
+    return Status::error("a string tensor cannot be read from raw bytes ('" +
+                         std::string(values) + "'); list its values, e.g. "
+                         "2xstring=\"a\" \"b c\"");
+  Result<std::vector<std::string>> tokens = splitStringValues(values);
+  if (!tokens)
+    return tokens.status();
+  int64_t count = tensor.elementCount();
+  std::string *out = tensor.dataAs<std::string>();
+  if (tokens->size() == 1 && count > 1) { // splat
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = (*tokens)[0];
+    return tensor;
+  }
+  if (static_cast<int64_t>(tokens->size()) != count)
+    return Status::error(tensor.typeString() + " needs " + std::to_string(count) +
+                         " value" + (count == 1 ? "" : "s") + ", got " +
+                         std::to_string(tokens->size()));
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = std::move((*tokens)[i]);
+  return tensor;
+}
+
 } // namespace
 
 Status parseTensorType(std::string_view text, DType &dtype,
@@ -132,7 +232,7 @@ Status parseTensorType(std::string_view text, DType &dtype,
   if (!parsed)
     return Status::error("invalid tensor type '" + std::string(text) + "': '" +
                          std::string(rest) + "' is not a dtype (expected one of "
-                         "f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 u16 u32 u64)");
+                         "f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 u16 u32 u64 string)");
   dtype = *parsed;
   return Status::success();
 }
@@ -157,6 +257,8 @@ Result<Tensor> parseTensorSpec(std::string_view spec) {
   if (eq == std::string_view::npos)
     return tensor; // "2x2xf32": zeros
   std::string_view values = trim(spec.substr(eq + 1));
+  if (dtype == DType::string)
+    return parseStringTensor(std::move(tensor), values);
 
   if (!values.empty() && values[0] == '@') {
     std::string path(values.substr(1));
@@ -209,6 +311,10 @@ namespace {
 
 void appendElement(std::string &out, const Tensor &t, int64_t i) {
   char buffer[64];
+  if (dtypeIsString(t.dtype())) {
+    out += quoteString(t.dataAs<std::string>()[i]);
+    return;
+  }
   if (dtypeIsFloat(t.dtype())) {
     std::snprintf(buffer, sizeof(buffer), "%G", elementAsDouble(t, i));
   } else if (t.dtype() == DType::u64) {

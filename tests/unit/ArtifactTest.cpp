@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include <cstdio>
+#include <functional>
 #include <cstring>
 #include <unistd.h>
 
@@ -98,7 +99,7 @@ template <typename Edit> std::string errorAfterEdit(Edit edit) {
 
 TEST(Artifact, DTypeNamesRoundTrip) {
   for (const char *name : {"f16", "bf16", "f32", "f64", "i1", "i8", "i16",
-                           "i32", "i64", "u8", "u16", "u32", "u64"}) {
+                           "i32", "i64", "u8", "u16", "u32", "u64", "string"}) {
     std::optional<DType> t = parseDType(name);
     ASSERT_TRUE(t) << name;
     EXPECT_EQ(dtypeName(*t), name);
@@ -108,10 +109,12 @@ TEST(Artifact, DTypeNamesRoundTrip) {
   EXPECT_EQ(dtypeSize(DType::i1), 1u);
   EXPECT_TRUE(dtypeIsFloat(DType::f16));
   EXPECT_FALSE(dtypeIsSigned(DType::u32));
+  EXPECT_TRUE(dtypeIsString(DType::string));
+  EXPECT_FALSE(dtypeIsString(DType::u8));
 }
 
 TEST(Artifact, OpcodeNamesRoundTrip) {
-  for (int i = 0; i <= static_cast<int>(Opcode::Load); ++i)
+  for (int i = 0; i <= static_cast<int>(Opcode::FromString); ++i)
     EXPECT_EQ(parseOpcode(opcodeName(static_cast<Opcode>(i))), static_cast<Opcode>(i));
   for (int i = 0; i <= static_cast<int>(BinaryKind::Uge); ++i)
     EXPECT_EQ(parseBinaryKind(binaryKindName(static_cast<BinaryKind>(i))),
@@ -394,4 +397,108 @@ TEST(Artifact, EveryByteFlipIsRejectedOrHarmless) {
       EXPECT_FALSE(error.empty());
     }
   }
+}
+
+namespace {
+
+/// main(x: string[?]) -> (y: string[?], z: string[?], w: i64[?]) with one
+/// instruction of each string opcode.
+Module stringModule() {
+  Module m;
+  Function f;
+  f.name = "main";
+  f.inputs = {{"x", DType::string, {-1}, {""}}};
+  f.outputs = {{"y", DType::string, {-1}, {""}}, {"z", DType::string, {-1}, {""}},
+               {"w", DType::i64, {-1}, {""}}};
+  f.numBufferRegisters = 4;
+  Instruction normalize;
+  normalize.op = Opcode::StringNormalize;
+  normalize.dst = 1;
+  normalize.a = 0;
+  normalize.caseChange = StringCase::Lower;
+  normalize.caseSensitive = true;
+  normalize.strings = {"monday", "été"};
+  normalize.locale = "en_US";
+  Instruction parse;
+  parse.op = Opcode::FromString;
+  parse.dst = 3;
+  parse.a = 0;
+  parse.dtype = DType::i64;
+  Instruction format;
+  format.op = Opcode::ToString;
+  format.dst = 2;
+  format.a = 3;
+  format.dtype = DType::i64;
+  Instruction ret;
+  ret.op = Opcode::Return;
+  ret.operands = {1, 2, 3};
+  f.code = {normalize, parse, format, ret};
+  m.functions.push_back(f);
+  return m;
+}
+
+std::string stringErrorAfterEdit(const std::function<void(nlohmann::json &)> &edit) {
+  std::string bytes = serialize(stringModule());
+  nlohmann::json meta = metaOf(bytes);
+  edit(meta);
+  return errorFor(withMeta(bytes, meta.dump()));
+}
+
+} // namespace
+
+TEST(Artifact, StringOpcodesRoundTrip) {
+  std::string bytes = serialize(stringModule());
+  Module back;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes, back, error)) << error;
+  const Function &f = back.functions[0];
+  EXPECT_EQ(f.inputs[0].dtype, DType::string);
+  const Instruction &normalize = f.code[0];
+  EXPECT_EQ(normalize.op, Opcode::StringNormalize);
+  EXPECT_EQ(normalize.caseChange, StringCase::Lower);
+  EXPECT_TRUE(normalize.caseSensitive);
+  EXPECT_EQ(normalize.strings, (std::vector<std::string>{"monday", "été"}));
+  EXPECT_EQ(normalize.locale, "en_US");
+  EXPECT_EQ(f.code[1].op, Opcode::FromString);
+  EXPECT_EQ(f.code[1].dtype, DType::i64);
+  EXPECT_EQ(f.code[2].op, Opcode::ToString);
+  EXPECT_EQ(metaOf(bytes)["functions"][0]["code"][0].dump(),
+            R"({"a":0,"case_change":"lower","case_sensitive":true,"dst":1,"locale":"en_US",)"
+            R"("op":"string_normalize","stopwords":["monday","été"]})");
+}
+
+TEST(Artifact, CorruptStringOpcodesAreRejected) {
+  auto code = [](nlohmann::json &meta, int i) -> nlohmann::json & {
+    return meta["functions"][0]["code"][i];
+  };
+  auto expectError = [](const std::string &error, const std::string &part) {
+    EXPECT_NE(error.find(part), std::string::npos) << error;
+  };
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 0)["case_change"] = "title"; }),
+              "code[0].case_change: unknown case change 'title' (expected none, lower or upper)");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 0)["case_sensitive"] = 1; }),
+              "code[0].case_sensitive: expected a boolean");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 0)["stopwords"][1] = 7; }),
+              "code[0].stopwords[1]: expected a string");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 0).erase("locale"); }),
+              "code[0]: missing field 'locale'");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 0)["a"] = 9; }),
+              "code[0].a: value 9 out of range [0, 3]");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 1)["dtype"] = "string"; }),
+              "code[1].dtype: from_string converts between strings and 'string'");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 2)["dtype"] = "str"; }),
+              "code[2].dtype: unknown dtype 'str'");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) { code(m, 2)["op"] = "string_split"; }),
+              "code[2]: unknown opcode 'string_split'");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) {
+                code(m, 1) = {{"op", "load"}, {"dst", 0}, {"a", 0}, {"dtype", "string"},
+                              {"operands", nlohmann::json::array()}};
+                m["functions"][0]["num_index_registers"] = 1;
+              }),
+              "load reads integers into index registers, not 'string'");
+  expectError(stringErrorAfterEdit([&](nlohmann::json &m) {
+                m["parameters"] = {{{"name", "words"}, {"dtype", "string"}, {"shape", {2}},
+                                    {"offset", 0}, {"size", 64}}};
+              }),
+              "metadata.parameters[0] ('words'): string parameters are not supported");
 }

@@ -77,3 +77,21 @@ TEST(OnnxTensorIO, WrongUint64CountIsReported) {
 }
 
 } // namespace
+
+TEST(OnnxTensorIO, StringsFromStringData) {
+  onnx::TensorProto t = proto(onnx::TensorProto::STRING, {1, 2});
+  t.add_string_data("monday");
+  t.add_string_data("\xc3\xa9t\xc3\xa9"); // "été" in UTF-8
+  auto r = decodeTensorProto(t.SerializeAsString(), "s");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(r.value().typeString(), "1x2xstring");
+  EXPECT_EQ(r.value().dataAs<std::string>()[0], "monday");
+  EXPECT_EQ(r.value().dataAs<std::string>()[1], "\xc3\xa9t\xc3\xa9");
+  onnx::TensorProto shortData = proto(onnx::TensorProto::STRING, {3});
+  shortData.add_string_data("a");
+  auto bad = decodeTensorProto(shortData.SerializeAsString(), "short.pb");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("short.pb: string_data: 3xstring needs 3 strings, got 1"),
+            std::string::npos)
+      << bad.message();
+}

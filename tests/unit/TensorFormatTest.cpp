@@ -64,7 +64,7 @@ TEST(TensorFormat, RejectsBadText) {
   EXPECT_EQ(parseError("2x2xf32=1 2 3"), "2x2xf32 needs 4 values, got 3");
   EXPECT_EQ(parseError("2xq32=1 2"),
             "invalid tensor type '2xq32': 'q32' is not a dtype (expected one of "
-            "f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 u16 u32 u64)");
+            "f16 bf16 f32 f64 i1 i8 i16 i32 i64 u8 u16 u32 u64 string)");
   EXPECT_EQ(parseError("2xax3xf32=1"), "invalid tensor type '2xax3xf32': 'a' is not a dimension");
   EXPECT_EQ(parseError("2xi8=1 300"), "invalid i8 value '300': out of range");
   EXPECT_EQ(parseError("2xu8=1 -1"), "invalid u8 value '-1': negative value for an unsigned type");

@@ -77,8 +77,6 @@ std::string describeUnsupportedValue(const onnx::ValueInfoProto &value,
     what = "sparse tensor";
   else if (!type.has_tensor_type())
     what = "non-tensor";
-  else if (type.tensor_type().elem_type() == onnx::TensorProto::STRING)
-    what = "string";
   else if (type.tensor_type().elem_type() == onnx::TensorProto::COMPLEX64 ||
            type.tensor_type().elem_type() == onnx::TensorProto::COMPLEX128)
     what = "complex";

@@ -98,13 +98,6 @@ struct KnownGap {
   const char *whatItWouldTake;
 };
 const KnownGap kKnownGaps[] = {
-    {"^test_(strnorm|strnormalizer)",
-     "String tensors: a runtime string dtype (offsets + bytes in host buffers) and host-program "
-     "string ops; StringNormalizer would run on the host (case mapping, stopword filtering, a "
-     "data-dependent output length read back like NonZero's)."},
-    {"^test_cast(like)?_.*STRING",
-     "String tensors (as for StringNormalizer) plus number <-> string conversion with ONNX's "
-     "formatting rules."},
     {"^test_castlike_(BFLOAT16_to_FLOAT|FLOAT_to_BFLOAT16)",
      "Nothing in Turbine: the test data's `like` input is a 1-element tensor while the model "
      "declares 3x4, and the runtime rejects an input that does not match the signature, as for "

@@ -18,8 +18,8 @@ void addInvocationOptions(CLI::App &command, InvocationOptions &options) {
                      "Function to invoke (default: the only one)");
   command
       .add_option("--input", options.inputs,
-                  "Input value: '2x2xf32=1 2 3 4', 'f32=5', '2xi32=@raw.bin' "
-                  "or '@x.npy' (repeat in argument order)")
+                  "Input value: '2x2xf32=1 2 3 4', 'f32=5', '2xi32=@raw.bin', "
+                  "'@x.npy', or strings '2xstring=\"a b\" c' (repeat in argument order)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command

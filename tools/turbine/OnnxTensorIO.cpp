@@ -4,7 +4,8 @@
 // raw_data byte for byte (the ONNX format is little-endian, like the hosts we
 // run on; bool is one byte per element, as in the runtime), or the typed field
 // the ONNX spec assigns to that dtype, narrowing each value to the element
-// width (f16/bf16 values are their 16-bit patterns in int32_data).
+// width (f16/bf16 values are their 16-bit patterns in int32_data). String
+// tensors come from string_data, one std::string per element.
 //===----------------------------------------------------------------------===//
 #include "OnnxTensorIO.h"
 
@@ -119,8 +120,17 @@ Result<Tensor> decodeTensorProto(const std::string &bytes, const std::string &la
   onnx::TensorProto proto;
   if (!proto.ParseFromString(bytes))
     return Status::error(label + ": not a valid onnx.TensorProto");
-  if (proto.data_type() == onnx::TensorProto::STRING)
-    return Status::error("unsupported: string tensor (" + label + ")");
+  if (proto.data_type() == onnx::TensorProto::STRING) {
+    // string_data holds one byte string per element (UTF-8 by convention).
+    if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+      return Status::error("unsupported: tensor with external data (" + label + ")");
+    std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+    std::vector<std::string> values(proto.string_data().begin(), proto.string_data().end());
+    Result<Tensor> tensor = Tensor::fromStrings(shape, std::move(values));
+    if (!tensor)
+      return Status::error(label + ": string_data: " + tensor.message());
+    return tensor;
+  }
   if (proto.data_type() == onnx::TensorProto::COMPLEX64 ||
       proto.data_type() == onnx::TensorProto::COMPLEX128)
     return Status::error("unsupported: complex tensor (" + label + ")");

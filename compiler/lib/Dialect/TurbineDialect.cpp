@@ -2,14 +2,23 @@
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace turbine::compiler;
 
 #include "turbine/compiler/Dialect/TurbineOpsDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "turbine/compiler/Dialect/TurbineOpsTypes.cpp.inc"
+
 void TurbineDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "turbine/compiler/Dialect/TurbineOpsTypes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "turbine/compiler/Dialect/TurbineOps.cpp.inc"
@@ -38,6 +47,20 @@ LogicalResult BindingOp::verify() {
            << getDynamicDims().size() << " dims were given";
   if (!type.getLayout().isIdentity())
     return emitOpError("bindings are dense row-major: expected identity layout");
+  return success();
+}
+
+LogicalResult StringNormalizeOp::verify() {
+  StringRef action = getCaseChange();
+  if (action != "NONE" && action != "LOWER" && action != "UPPER")
+    return emitOpError("case_change must be NONE, LOWER or UPPER, got '")
+           << action << "'";
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (in.getRank() != out.getRank() || (in.getRank() != 1 && in.getRank() != 2))
+    return emitOpError("takes and gives [C] or [1, C] string tensors");
+  if (in.getRank() == 2 && (in.getDimSize(0) > 1 || out.getDimSize(0) > 1))
+    return emitOpError("a 2-D input must be [1, C]");
   return success();
 }
 

@@ -372,6 +372,14 @@ LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
   const onnx::AttributeProto *to = ctx.attr(node, "to");
   if (!to)
     return ctx.fail(node, "missing attribute 'to'");
+  if (Value in = ctx.lookupValue(node.input(0));
+      to->i() == onnx::TensorProto::STRING ||
+      (in && isStringElementType(elementTypeOf(in)))) { // host string ops
+    auto x = ctx.getTensor(node, node.input(0));
+    if (failed(x))
+      return failure();
+    return convertStringCast(ctx, node, *x, static_cast<int>(to->i()));
+  }
   Type target = convertElementType(ctx.context, static_cast<int>(to->i()));
   if (!target)
     return ctx.unsupported(node, "target type " + std::to_string(to->i()) + " is not supported");
@@ -744,6 +752,14 @@ LogicalResult convertCastLike(ImportContext &ctx, const onnx::NodeProto &node) {
   auto like = ctx.getTensor(node, node.input(1));
   if (failed(x) || failed(like))
     return failure();
+  if (isStringElementType(elementTypeOf(*x)) || isStringElementType(elementTypeOf(*like))) {
+    std::optional<int> likeType = ctx.onnxType(node.input(1));
+    if (isStringElementType(elementTypeOf(*like)))
+      likeType = onnx::TensorProto::STRING;
+    if (!likeType)
+      return ctx.fail(node, "the ONNX type of input 'target_type' is unknown");
+    return convertStringCast(ctx, node, *x, *likeType);
+  }
   Type target = elementTypeOf(*like);
   bool fromUnsigned = ctx.isUnsigned(node.input(0)), toUnsigned = ctx.isUnsigned(node.input(1));
   auto r = ctx.elementwise(node, ValueRange{*x}, target, [&](OpBuilder &b, Location l, ValueRange a) {

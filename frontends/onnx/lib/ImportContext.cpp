@@ -539,6 +539,12 @@ FailureOr<DenseElementsAttr> convertTensorProto(MLIRContext &context,
                                                 const onnx::TensorProto &tensor,
                                                 std::string &error) {
   Type elementType = convertElementType(context, tensor.data_type());
+  if (tensor.data_type() == onnx::TensorProto::STRING) {
+    error = "tensor '" + tensor.name() + "' holds strings: string constants are not "
+            "supported (string tensors may only be graph inputs and results of "
+            "StringNormalizer, Cast and CastLike)";
+    return failure();
+  }
   if (!elementType) {
     error = "tensor '" + tensor.name() + "' has unsupported data type " +
             std::to_string(tensor.data_type());

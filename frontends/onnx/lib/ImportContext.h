@@ -114,6 +114,22 @@ void registerSequenceOps(OpRegistry &registry);
 void registerControlFlowOps(OpRegistry &registry);
 void registerDetectionOps(OpRegistry &registry);
 void registerTextOps(OpRegistry &registry);
+void registerStringOps(OpRegistry &registry);
+
+//===--- string tensors (StringOps.cpp) --------------------------------------===//
+/// True for !turbine.string, the element type of ONNX string tensors.
+bool isStringElementType(mlir::Type type);
+/// convertElementType, plus STRING -> !turbine.string: for graph inputs and
+/// outputs and inferred types (handlers converting a dtype attribute keep
+/// using convertElementType, which has no string type).
+mlir::Type convertValueElementType(mlir::MLIRContext &context, int onnxType);
+/// Refuses a node whose inputs hold strings unless its op takes them
+/// (StringNormalizer, Cast, CastLike, Identity), naming op, node and input.
+mlir::LogicalResult checkStringOperands(ImportContext &ctx, const onnx::NodeProto &node);
+/// Cast / CastLike of `input` to ONNX type `targetOnnxType` when either side
+/// is a string: the host ops turbine.to_string / turbine.from_string.
+mlir::LogicalResult convertStringCast(ImportContext &ctx, const onnx::NodeProto &node,
+                                      mlir::Value input, int targetOnnxType);
 
 //===--- sequences, optionals and subgraphs (SequenceOps.cpp, ControlFlowOps.cpp)
 /// An ONNX sequence, held at import time as the list of its elements.

@@ -10,6 +10,8 @@
 
 #include "ImportContext.h"
 
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
@@ -48,6 +50,7 @@ const OpRegistry &opRegistry() {
     registerControlFlowOps(r);
     registerDetectionOps(r);
     registerTextOps(r);
+    registerStringOps(r);
     return r;
   }();
   return registry;
@@ -79,7 +82,7 @@ FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
     return failure();
   }
   const onnx::TypeProto_Tensor &tensorType = info.type().tensor_type();
-  Type elementType = convertElementType(context, tensorType.elem_type());
+  Type elementType = convertValueElementType(context, tensorType.elem_type());
   if (!elementType) {
     error = "graph value '" + info.name() + "' has unsupported element type " +
             std::to_string(tensorType.elem_type());
@@ -299,7 +302,7 @@ std::string checkAgainstInferred(MLIRContext &context, RankedTensorType actual,
   std::string actualText;
   llvm::raw_string_ostream os(actualText);
   os << actual;
-  Type inferredElement = convertElementType(context, inferred.elem_type());
+  Type inferredElement = convertValueElementType(context, inferred.elem_type());
   if (inferredElement && inferredElement != actual.getElementType())
     return "has type " + actualText + " but ONNX infers element type " +
            std::to_string(inferred.elem_type());
@@ -339,7 +342,7 @@ void recordOutputType(ImportContext &ctx, const onnx::NodeProto &node, const std
   Value value = ctx.lookupValue(out);
   if (t && value &&
       cast<RankedTensorType>(value.getType()).getElementType() ==
-          convertElementType(ctx.context, *t))
+          convertValueElementType(ctx.context, *t))
     ctx.setOnnxType(out, *t);
 }
 
@@ -392,6 +395,8 @@ LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph
         return failure();
       }
     }
+    if (failed(checkStringOperands(ctx, node)))
+      return failure();
     if (!foldImportTimeCondition(ctx, node) && failed((*handler)(ctx, node))) {
       if (ctx.error.empty())
         (void)ctx.fail(node, "conversion failed");
@@ -548,7 +553,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
 
 void registerImportedDialects(MLIRContext &context) {
   context.loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                      tensor::TensorDialect, linalg::LinalgDialect>();
+                      tensor::TensorDialect, linalg::LinalgDialect,
+                      compiler::TurbineDialect>();
 }
 
 OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &bytes,

@@ -1,7 +1,8 @@
 //===- TextOps.cpp - ONNX TfIdfVectorizer on integer tokens -> linalg -----===//
 //
 // TfIdfVectorizer (opset 9) over int32/int64 token ids (pool_int64s; string
-// pools are refused: the runtime has no string tensors). The n-gram pool is
+// pools are refused: string tensors exist only for the host string ops of
+// StringOps.cpp). The n-gram pool is
 // an attribute, so it becomes constant tables: per pool n-gram its tokens,
 // length and output index. Counting follows ONNX Runtime: for every skip
 // distance d in 1..max_skip_count+1 and start i, the tokens x[i], x[i+d],
@@ -26,7 +27,7 @@ constexpr int64_t kMaxSkipCount = 64;
 LogicalResult convertTfIdfVectorizer(ImportContext &ctx, const onnx::NodeProto &node) {
   using P = arith::CmpIPredicate;
   if (ctx.attr(node, "pool_strings"))
-    return ctx.unsupported(node, "pool_strings (string tensors are not supported by the runtime; "
+    return ctx.unsupported(node, "pool_strings (string tensors only run in the host string ops; "
                                  "only integer token ids with pool_int64s)");
   auto x = ctx.getTensor(node, node.input(0));
   if (failed(x))

@@ -21,7 +21,9 @@
 // links no compiler). Registers are of two kinds: index registers (int64) and
 // buffer registers (a dense row-major tensor: dtype, shape, storage). On
 // entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order;
-// there is no control flow.
+// there is no control flow. String tensors (DType::string) exist only in
+// buffer registers: the string opcodes below run on the host, kernels never
+// see them.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_ARTIFACT_MODULE_H
 #define TURBINE_ARTIFACT_MODULE_H
@@ -64,7 +66,16 @@ enum class Opcode : uint8_t {
             // dim, bounds-checked at run time); buf[a] must hold integers of
             // the size of `dtype` (i1/iN sign-extended as `dtype` says:
             // i* sign-, u* zero-extended, i1 0 or 1)
+  StringNormalize, // buf[dst] = ONNX StringNormalizer of string buf[a]
+                   // (caseChange, caseSensitive, strings = stopwords, locale)
+  ToString,   // buf[dst] = string tensor of buf[a]'s numbers; `dtype` is the
+              // source dtype (ONNX Cast to STRING)
+  FromString, // buf[dst] = `dtype` tensor parsed from string buf[a] (ONNX
+              // Cast from STRING)
 };
+
+/// case_change_action of Opcode::StringNormalize.
+enum class StringCase : uint8_t { None, Lower, Upper };
 
 /// Integer operations of Opcode::Binary (signed unless marked `u`;
 /// comparisons produce 0 or 1; division by zero is a runtime error).
@@ -80,6 +91,9 @@ std::string_view opcodeName(Opcode op);
 std::optional<Opcode> parseOpcode(std::string_view name);
 std::string_view binaryKindName(BinaryKind kind);
 std::optional<BinaryKind> parseBinaryKind(std::string_view name);
+/// "none", "lower", "upper".
+std::string_view stringCaseName(StringCase c);
+std::optional<StringCase> parseStringCase(std::string_view name);
 
 struct Instruction {
   Opcode op = Opcode::Const;
@@ -87,11 +101,16 @@ struct Instruction {
   int32_t dst = -1;
   int32_t a = -1, b = -1, c = -1;
   int64_t imm = 0;
-  DType dtype = DType::f32;          // Alloc, Load
+  DType dtype = DType::f32;          // Alloc, Load, ToString, FromString
   std::vector<int32_t> operands;     // see Opcode
   std::vector<int32_t> bindings;     // Dispatch only: buffer registers
   int32_t workgroups[3] = {-1, -1, -1}; // Dispatch only: index registers
   std::string message;               // Assert only
+  // StringNormalize only:
+  StringCase caseChange = StringCase::None;
+  bool caseSensitive = false;
+  std::vector<std::string> strings;  // stopwords
+  std::string locale;                // "" = Unicode default case mapping
 };
 
 /// One entry function: its reflection and its host program.

@@ -5,6 +5,11 @@
 // runtime (64-byte aligned, freed with the last view) or wraps memory the
 // caller owns (no copy). Views made by reshape() share storage with their
 // source; clone() makes an owning deep copy.
+//
+// String tensors (DType::string, ONNX's tensor(string)) hold one std::string
+// (UTF-8 bytes) per element in runtime-owned storage: allocate() makes empty
+// strings, fromStrings() takes values, dataAs<std::string>() reads and writes
+// them. They cannot wrap caller memory or be built from raw bytes.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_TENSOR_H
 #define TURBINE_RUNTIME_TENSOR_H
@@ -36,18 +41,22 @@ public:
   /// An empty f32 scalar tensor with no storage (isValid() is false).
   Tensor() = default;
 
-  /// Allocates uninitialized, 64-byte aligned, runtime-owned storage.
+  /// Allocates uninitialized, 64-byte aligned, runtime-owned storage (for
+  /// DType::string: empty strings).
   static Result<Tensor> allocate(DType dtype, std::vector<int64_t> shape);
   /// Allocates zero-filled storage.
   static Result<Tensor> zeros(DType dtype, std::vector<int64_t> shape);
-  /// Wraps caller memory without copying. `keepAlive` (optional) is held as
+  /// A string tensor holding `values` (row-major; the count must match).
+  static Result<Tensor> fromStrings(std::vector<int64_t> shape,
+                                    std::vector<std::string> values);
+  /// Wraps caller memory without copying (not for DType::string). `keepAlive` (optional) is held as
   /// long as any view exists; without it the caller must keep `data` alive.
   static Result<Tensor> wrap(DType dtype, std::vector<int64_t> shape,
                              void *data,
                              std::shared_ptr<const void> keepAlive = nullptr,
                              bool readOnly = false);
   /// Allocates a tensor and copies `byteCount` bytes into it (must equal the
-  /// tensor's byte size).
+  /// tensor's byte size; not for DType::string).
   static Result<Tensor> fromBytes(DType dtype, std::vector<int64_t> shape,
                                   const void *bytes, size_t byteCount);
 

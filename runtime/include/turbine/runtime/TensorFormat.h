@@ -7,7 +7,10 @@
 //   "f32=5"               a scalar
 //   "2x2xf32"             zeros
 //   "2x2xf32=@x.bin"      raw little-endian bytes from a file
-//   "@x.npy"              a NumPy .npy file (v1/v2/v3, little-endian, C order)
+//   "@x.npy"              a NumPy .npy file (v1/v2/v3, little-endian, C order;
+//                         not string arrays)
+//   '3xstring="a b" c ""' strings: double-quoted (escapes \" \\ \n \t \r
+//                         \xHH) or bare words; printed double-quoted
 // and printing as iree-run-module does: "2x2xf32=[1 2][3 4]".
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_TENSORFORMAT_H

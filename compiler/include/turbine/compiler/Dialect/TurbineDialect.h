@@ -1,7 +1,8 @@
 //===- TurbineDialect.h - The turbine dialect (dispatch + kernel ABI) -----===//
 //
-// C++ side of TurbineOps.td. Included only by compiler sources: it pulls in
-// MLIR headers.
+// C++ side of TurbineOps.td. Included by compiler sources and by the ONNX
+// frontend (for !turbine.string and the host string ops): it pulls in MLIR
+// headers.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_DIALECT_TURBINEDIALECT_H
 #define TURBINE_COMPILER_DIALECT_TURBINEDIALECT_H
@@ -14,6 +15,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "turbine/compiler/Dialect/TurbineOpsDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "turbine/compiler/Dialect/TurbineOpsTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "turbine/compiler/Dialect/TurbineOps.h.inc"

@@ -7,6 +7,10 @@
 //   * turbine.binding          kernel side: the memref behind binding #i
 //   * turbine.push_constant    kernel side: index push constant #i
 //   * turbine.workgroup_count  kernel side: the grid size along x/y/z
+// and, for ONNX's string tensors (upstream has no string type), the element
+// type !turbine.string and the host ops on it: turbine.string_normalize,
+// turbine.to_string, turbine.from_string. Strings live on the host only: no
+// dispatch region ever takes a string tensor.
 // Kernel functions take (!llvm.ptr state, index wg_x, index wg_y, index wg_z);
 // `state` points at a turbine_dispatch_state_t (artifact/KernelABI.h).
 //===----------------------------------------------------------------------===//
@@ -21,8 +25,22 @@ include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 def Turbine_Dialect : Dialect {
   let name = "turbine";
   let cppNamespace = "::turbine::compiler";
-  let summary = "Dispatches from a host program and the kernel ABI";
+  let summary = "Dispatches from a host program, the kernel ABI, host strings";
+  let useDefaultTypePrinterParser = 1;
 }
+
+def Turbine_StringType : TypeDef<Turbine_Dialect, "String"> {
+  let mnemonic = "string";
+  let summary = "A variable-length UTF-8 byte string (ONNX tensor(string))";
+  let description = [{
+    Element type of string tensors (`tensor<4x!turbine.string>`). Such
+    tensors exist only in host programs, where the string ops below and
+    reshapes work on them; the runtime holds one std::string per element.
+  }];
+}
+
+def Turbine_StringTensor : RankedTensorOf<[Turbine_StringType]>;
+def Turbine_NumberTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 class Turbine_Op<string mnemonic, list<Trait> traits = []>
     : Op<Turbine_Dialect, mnemonic, traits>;
@@ -78,6 +96,50 @@ def Turbine_WorkgroupCountOp : Turbine_Op<"workgroup_count", [Pure]> {
   let arguments = (ins LLVM_DefaultPointer:$state, I64Attr:$dimension);
   let results = (outs Index:$result);
   let assemblyFormat = "$state `[` $dimension `]` attr-dict";
+}
+
+def Turbine_StringNormalizeOp : Turbine_Op<"string_normalize", [Pure]> {
+  let summary = "ONNX StringNormalizer, run by the host program";
+  let description = [{
+    Removes the elements equal to one of `stopwords` (compared after
+    lower-casing both unless `case_sensitive`), then changes the case of the
+    rest (`case_change`: "NONE", "LOWER" or "UPPER"; `locale` names the case
+    mapping, "" the Unicode default). The input is [C] or [1, C]; the result
+    [C'] or [1, C'], or [1] / [1, 1] holding "" when every element was
+    removed, so its last dim is data (dynamic unless C' is known).
+  }];
+  let arguments = (ins Turbine_StringTensor:$input, StrAttr:$case_change,
+                   BoolAttr:$case_sensitive, StrArrayAttr:$stopwords,
+                   StrAttr:$locale);
+  let results = (outs Turbine_StringTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Turbine_ToStringOp : Turbine_Op<"to_string",
+                                    [Pure, SameOperandsAndResultShape]> {
+  let summary = "Numbers or bools to their text (ONNX Cast to STRING), on the host";
+  let description = [{
+    Formats each element as the ONNX reference does (StringOps.h of the
+    runtime). `is_unsigned`: the signless integer input holds ONNX unsigned
+    values.
+  }];
+  let arguments = (ins Turbine_NumberTensor:$input, UnitAttr:$is_unsigned);
+  let results = (outs Turbine_StringTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Turbine_FromStringOp : Turbine_Op<"from_string",
+                                      [Pure, SameOperandsAndResultShape]> {
+  let summary = "Text to numbers or bools (ONNX Cast from STRING), on the host";
+  let description = [{
+    Parses each element (StringOps.h of the runtime); text that is not a
+    number of the result type is a run-time error naming the element.
+    `is_unsigned`: the signless integer result holds ONNX unsigned values.
+  }];
+  let arguments = (ins Turbine_StringTensor:$input, UnitAttr:$is_unsigned);
+  let results = (outs Turbine_NumberTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
 }
 
 #endif // TURBINE_OPS_TD
