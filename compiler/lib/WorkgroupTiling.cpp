@@ -25,6 +25,19 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     reduces = linalgOp.getNumReductionLoops() > 0 &&
               kind == RegionKind::Elementwise;
 
+  // Packed matmul results (M, N/32, 32): 64 rows x 4 panels (128 columns),
+  // the panel width untiled; x walks the panels, y the rows.
+  if (kind == RegionKind::PackedContraction && rank == 3) {
+    tiling.tileSizes = {64, 4, 0};
+    for (int64_t dim = 0; dim < 2; ++dim)
+      if (!type.isDynamicDim(dim))
+        tiling.tileSizes[dim] = std::min(tiling.tileSizes[dim],
+                                         std::max<int64_t>(type.getDimSize(dim), 1));
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+
   // Preferred tiles for the innermost three dims, innermost first.
   int64_t preferred[3];
   if (kind == RegionKind::Contraction) {
