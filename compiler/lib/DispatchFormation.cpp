@@ -262,6 +262,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
       kind = RegionKind::ChannelsLastWindow;
     else if (isPackedMatmul(op))
       kind = RegionKind::PackedContraction;
+    else if (isPanelPack(op))
+      kind = RegionKind::PanelPack;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))
       kind = RegionKind::Contraction;

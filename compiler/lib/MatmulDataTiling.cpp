@@ -194,6 +194,27 @@ bool isPackedMatmul(Operation *op) {
          packedMatmulMaps(op->getContext());
 }
 
+bool isPanelPack(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != 3)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+  if (!type || type.getDimSize(2) != kPackedPanelWidth)
+    return false;
+  MLIRContext *ctx = op->getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(3, 0, {d1, d0, d2}, ctx) ||
+      !maps[1].isIdentity())
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0);
+}
+
 void dataTileMatmuls(ModuleOp module) {
   DataTilingMode mode = dataTilingMode();
   SmallVector<linalg::MatmulOp> matmuls;
@@ -211,9 +232,13 @@ void dataTileMatmuls(ModuleOp module) {
   // iterate over the 3-D view instead), and fold the reshapes of the fill /
   // empty destinations and of constant operands (a bias).
   RewritePatternSet patterns(module.getContext());
+  // Only into elementwise generics: a consumer matmul (the next layer) must
+  // keep reading the 2-D (M, N) result.
   linalg::ControlFusionFn belowPackedMatmul = [](OpOperand *operand) {
     auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
-    return collapse && collapse->hasOneUse() &&
+    auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+    return collapse && collapse->hasOneUse() && consumer &&
+           consumer.getNumReductionLoops() == 0 &&
            comesFromPackedMatmul(collapse.getSrc());
   };
   linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,

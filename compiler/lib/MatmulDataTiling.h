@@ -33,6 +33,10 @@ void dataTileMatmuls(mlir::ModuleOp module);
 /// loops (nb, m, n0, k), A (m, k), Bp (nb, k, n0), C3 (m, nb, n0).
 bool isPackedMatmul(mlir::Operation *op);
 
+/// True if `op` is the run-time pack of a B operand that dataTileMatmuls
+/// creates: a generic copying B's (K, N/32, 32) view to (N/32, K, 32).
+bool isPanelPack(mlir::Operation *op);
+
 } // namespace turbine::compiler
 
 #endif // TURBINE_COMPILER_LIB_MATMULDATATILING_H

@@ -37,6 +37,15 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     tiling.gridDims[1] = 0;
     return tiling;
   }
+  // Panel packs (N/32, K, 32): 8 rows of B across up to 64 panels per
+  // workgroup, so that a workgroup reads whole rows (a few pages) instead of
+  // one 128-byte piece from each of 8 pages.
+  if (kind == RegionKind::PanelPack && rank == 3 && !type.isDynamicDim(0)) {
+    tiling.tileSizes = {std::min<int64_t>(type.getDimSize(0), 64), 8, 0};
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
 
   // Preferred tiles for the innermost three dims, innermost first.
   int64_t preferred[3];

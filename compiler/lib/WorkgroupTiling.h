@@ -28,13 +28,15 @@ struct WorkgroupTiling {
 /// What dominates a region's work; selects its tile shape.
 /// What a dispatch region's root is, for tile size choices. Convolution is an
 /// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
-/// PackedContraction a matmul on a packed B (MatmulDataTiling.h).
+/// PackedContraction a matmul on a packed B, PanelPack the run-time pack of
+/// that B (MatmulDataTiling.h).
 enum class RegionKind {
   Elementwise,
   Contraction,
   Convolution,
   ChannelsLastWindow,
-  PackedContraction
+  PackedContraction,
+  PanelPack
 };
 
 /// Chooses tiles for a region whose first result is `result`.
