@@ -25,10 +25,13 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     reduces = linalgOp.getNumReductionLoops() > 0 &&
               kind == RegionKind::Elementwise;
 
-  // Packed matmul results (M, N/32, 32): 64 rows x 4 panels (128 columns),
-  // the panel width untiled; x walks the panels, y the rows.
+  // Packed matmul results (M, N/32, 32): 256 rows x 4 panels (128 columns),
+  // the panel width untiled; x walks the panels, y the rows. Per 256-deep K
+  // tile a workgroup keeps 256 KiB of A and 128 KiB of panels in L2, and B is
+  // streamed once per 256 rows (64-row tiles streamed a 2048x2048 B from
+  // memory 32 times: 0.77-0.83 of OpenBLAS at 2048^3 against 0.87-0.92).
   if (kind == RegionKind::PackedContraction && rank == 3) {
-    tiling.tileSizes = {64, 4, 0};
+    tiling.tileSizes = {256, 4, 0};
     for (int64_t dim = 0; dim < 2; ++dim)
       if (!type.isDynamicDim(dim))
         tiling.tileSizes[dim] = std::min(tiling.tileSizes[dim],

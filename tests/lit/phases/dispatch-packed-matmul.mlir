@@ -5,7 +5,7 @@
 // (a transpose of B's (K, N/32, 32) view, reshaped on the host; each
 // workgroup copies 8 whole rows of B: all 32 panels); the matmul
 // on the packed panels and its bias + ReLU are one kernel writing C viewed as
-// (M, N/32, 32), tiled 64 rows x 4 panels per workgroup (grid x = panels,
+// (M, N/32, 32), tiled 256 rows x 4 panels per workgroup (grid x = panels,
 // y = rows); the host collapses the result back to (M, N), a reshape.
 // Codegen then turns the contract into the 8x32 register tile: 8 fmuladd on
 // vector<32xf32> per k step, no scalar multiply-add.
@@ -16,11 +16,12 @@
 // DISPATCH-LABEL: func.func @main(
 // DISPATCH-SAME:    %[[A:[^:]*]]: tensor<512x64xf32>, %[[B:[^:]*]]: tensor<64x1024xf32>, %[[BIAS:[^:]*]]: tensor<1024xf32>)
 // DISPATCH-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// DISPATCH-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // DISPATCH-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // DISPATCH:         %[[VIEW:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [64, 32, 32]
 // DISPATCH:         %[[BP:.*]] = turbine.dispatch @main_dispatch_0[%[[C8]], %[[C1]], %[[C1]]] (%[[VIEW]]) : (tensor<64x32x32xf32>) -> tensor<32x64x32xf32>
 // DISPATCH:         %[[BIAS2:.*]] = tensor.expand_shape %[[BIAS]] {{\[\[}}0, 1]] output_shape [32, 32]
-// DISPATCH:         %[[C:.*]] = turbine.dispatch @main_dispatch_1[%[[C8]], %[[C8]], %[[C1]]] (%[[A]], %[[BP]], %[[BIAS2]]) : (tensor<512x64xf32>, tensor<32x64x32xf32>, tensor<32x32xf32>) -> tensor<512x32x32xf32>
+// DISPATCH:         %[[C:.*]] = turbine.dispatch @main_dispatch_1[%[[C8]], %[[C2]], %[[C1]]] (%[[A]], %[[BP]], %[[BIAS2]]) : (tensor<512x64xf32>, tensor<32x64x32xf32>, tensor<32x32xf32>) -> tensor<512x32x32xf32>
 // DISPATCH-NOT:     turbine.dispatch
 // DISPATCH:         %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[\[}}0], [1, 2]] : tensor<512x32x32xf32> into tensor<512x1024xf32>
 // DISPATCH:         return %[[R]]
@@ -29,7 +30,7 @@
 // DISPATCH:         linalg.generic
 // DISPATCH-NOT:     linalg.contract
 // DISPATCH:       func.func @main_dispatch_1(
-// DISPATCH-SAME:    turbine.workgroup_dims = array<i64: 1, 0, -1>, turbine.workgroup_tiles = array<i64: 64, 4, 0>
+// DISPATCH-SAME:    turbine.workgroup_dims = array<i64: 1, 0, -1>, turbine.workgroup_tiles = array<i64: 256, 4, 0>
 // DISPATCH:         linalg.fill
 // DISPATCH:         linalg.contract
 // DISPATCH:         linalg.generic

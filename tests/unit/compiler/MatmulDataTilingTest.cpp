@@ -220,10 +220,10 @@ void runCase(const MatmulCase &c) {
 }
 
 // Constant B, folded at compile time; M below, at and over the 8-row and
-// 64-row tiles, K over one 256 K tile.
+// 256-row tiles, K over one 256 K tile.
 TEST(MatmulDataTiling, ConstantBWithEpilogueOddSizes) {
   runCase({/*n=*/96, /*k=*/301, /*constantB=*/true, /*epilogue=*/true,
-           /*rows=*/{1, 7, 8, 61, 130}, /*expectPacked=*/true, nullptr});
+           /*rows=*/{1, 7, 8, 61, 130, 300}, /*expectPacked=*/true, nullptr});
 }
 
 TEST(MatmulDataTiling, ConstantBNoEpilogue) {
@@ -233,7 +233,7 @@ TEST(MatmulDataTiling, ConstantBNoEpilogue) {
 // Run-time B: the heuristic leaves small shapes alone; "all" forces the pack
 // dispatch so that it is checked at small, odd sizes too.
 TEST(MatmulDataTiling, RuntimeBPackedByDispatch) {
-  runCase({160, 259, false, true, {3, 67}, true, "all"});
+  runCase({160, 259, false, true, {3, 67, 261}, true, "all"});
 }
 
 TEST(MatmulDataTiling, RuntimeBSmallIsNotPacked) {
