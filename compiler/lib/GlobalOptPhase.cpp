@@ -5,7 +5,8 @@
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
 // ops into single generics (a producer fuses when it has one use), resolves
 // tensor.dim of intermediate values to dims of the function arguments, packs
-// matmul right-hand sides into panels (MatmulDataTiling.cpp), and cleans up. Contractions, convolutions and pooling stay named: codegen picks
+// matmul right-hand sides into panels (MatmulDataTiling.cpp), and cleans up.
+// Contractions, convolutions and pooling stay named: codegen picks
 // strategies by their kind.
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
