@@ -16,6 +16,7 @@
 //    turbine.dispatch per region, whose workgroup count is derived from the
 //    region's workgroup tile sizes (recorded on the kernel for codegen).
 //===----------------------------------------------------------------------===//
+#include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -259,6 +260,10 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
                  linalg::PoolingNhwcSumOp>(op))
       kind = RegionKind::ChannelsLastWindow;
+    else if (isPackedMatmul(op))
+      kind = RegionKind::PackedContraction;
+    else if (isPanelPack(op))
+      kind = RegionKind::PanelPack;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))
       kind = RegionKind::Contraction;

@@ -4,10 +4,12 @@
 // lowers tensor.pad to gathering generics (LowerPads.cpp), generalizes elementwise-like named linalg ops (so they can fuse), folds
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
 // ops into single generics (a producer fuses when it has one use), resolves
-// tensor.dim of intermediate values to dims of the function arguments, and
-// cleans up. Contractions, convolutions and pooling stay named: codegen picks
+// tensor.dim of intermediate values to dims of the function arguments, packs
+// matmul right-hand sides into panels (MatmulDataTiling.cpp), and cleans up.
+// Contractions, convolutions and pooling stay named: codegen picks
 // strategies by their kind.
 //===----------------------------------------------------------------------===//
+#include "MatmulDataTiling.h"
 #include "Phases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,6 +83,7 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   config.setMaxIterations(GreedyRewriteConfig::kNoLimit);
   config.setMaxNumRewrites(1 << 22);
   (void)applyPatternsGreedily(module, std::move(patterns), config);
+  dataTileMatmuls(module);
 
   auto pm = PassManager::on<ModuleOp>(context);
   pm.addPass(createCanonicalizerPass());

@@ -7,7 +7,8 @@
 //     (lb + id * step, step * count), so one call computes one workgroup's
 //     tiles.
 //  2. Vector level, per op inside the workgroup tile:
-//       matmul / batch_matmul: K tiled by 256, then an 8x32x1 register tile
+//       matmul / batch_matmul / packed matmul (MatmulDataTiling.h): K tiled
+//       by 256, then an 8x32x1 register tile
 //       whose M and N loops are peeled so full tiles are static; those are
 //       vectorized to vector.contract (lowered to outer products = FMAs),
 //       leftover rows go one row at a time (1x32x1, still vectorized);
@@ -19,6 +20,7 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -84,7 +86,7 @@ Operation *tileOp(RewriterBase &rewriter, TilingInterface op,
 }
 
 bool isMatmulLike(Operation *op) {
-  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isPackedMatmul(op);
 }
 
 /// Vectorizes `op` with the given vector sizes (masked where its shape is
@@ -131,9 +133,14 @@ boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
 /// Matmul / batch_matmul inside a workgroup tile: K tiled by 256, then an
 /// 8x32x1 register tile whose M and N loops are peeled so that full tiles
 /// have static shapes (vectorized later, after canonicalization has made the
-/// shapes static); partial tiles at the edges stay scalar.
+/// shapes static); leftover rows go one row at a time (1x32x1, still
+/// vectorized), leftover columns stay scalar. A packed matmul (loops nb, m,
+/// n0, k; MatmulDataTiling.h) gets the same 8x32x1 tile as one panel (nb by
+/// 1, n0 whole) and eight rows, the row loop inside the panel loop.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   unsigned numLoops = op.getNumLoops();
+  bool packed = isPackedMatmul(op);
+  unsigned mDim = packed ? 1 : numLoops - 3;
   SmallVector<int64_t> kTiles(numLoops, 0);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
@@ -142,8 +149,11 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!current)
     return;
   SmallVector<int64_t> registerTiles(numLoops, 1);
-  registerTiles[numLoops - 3] = kMatmulRegisterM;
-  registerTiles[numLoops - 2] = kMatmulRegisterN;
+  registerTiles[mDim] = kMatmulRegisterM;
+  if (packed)
+    registerTiles[2] = 0; // n0: the whole panel width (32).
+  else
+    registerTiles[numLoops - 2] = kMatmulRegisterN;
   scf::SCFTilingOptions options;
   options.setTileSizes(
       getAsIndexOpFoldResult(op.getContext(), registerTiles));
@@ -153,10 +163,17 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (failed(tiled))
     return;
   rewriter.replaceOp(current, tiled->replacements);
-  if (tiled->loops.size() < 3)
-    return;
-  auto mLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 3].getOperation());
-  auto nLoop = dyn_cast<scf::ForOp>(tiled->loops[tiled->loops.size() - 2].getOperation());
+  // One loop per tiled dim, outermost first.
+  auto loopOf = [&](unsigned dim) -> scf::ForOp {
+    unsigned index = 0;
+    for (unsigned d = 0; d < dim; ++d)
+      index += registerTiles[d] > 0;
+    if (registerTiles[dim] == 0 || index >= tiled->loops.size())
+      return nullptr;
+    return dyn_cast<scf::ForOp>(tiled->loops[index].getOperation());
+  };
+  scf::ForOp mLoop = loopOf(mDim);
+  scf::ForOp nLoop = packed ? nullptr : loopOf(numLoops - 2);
   scf::ForOp rowRemainder, columnRemainder;
   if (mLoop)
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, rowRemainder);
@@ -173,7 +190,7 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   });
   for (linalg::LinalgOp inner : leftovers) {
     SmallVector<int64_t> rowTiles(numLoops, 0);
-    rowTiles[numLoops - 3] = 1;
+    rowTiles[mDim] = 1;
     (void)tileOp(rewriter, cast<TilingInterface>(*inner), rowTiles);
   }
 }
@@ -300,9 +317,13 @@ void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
   });
   for (linalg::LinalgOp op : matmuls) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // Register-tile dims (m, n); a packed matmul's nb must be 1 as well.
+    bool packed = isPackedMatmul(op);
+    unsigned mDim = packed ? 1 : ranges.size() - 3;
     if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-        ranges[ranges.size() - 3] > kMatmulRegisterM ||
-        ranges[ranges.size() - 2] > kMatmulRegisterN || ranges.back() > 1)
+        ranges[mDim] > kMatmulRegisterM ||
+        ranges[ranges.size() - 2] > kMatmulRegisterN || ranges.back() > 1 ||
+        (packed && ranges[0] != 1))
       continue;
     vectorizeOp(rewriter, op, ranges);
   }

@@ -25,6 +25,31 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     reduces = linalgOp.getNumReductionLoops() > 0 &&
               kind == RegionKind::Elementwise;
 
+  // Packed matmul results (M, N/32, 32): 256 rows x 4 panels (128 columns),
+  // the panel width untiled; x walks the panels, y the rows. Per 256-deep K
+  // tile a workgroup keeps 256 KiB of A and 128 KiB of panels in L2, and B is
+  // streamed once per 256 rows (64-row tiles streamed a 2048x2048 B from
+  // memory 32 times: 0.77-0.83 of OpenBLAS at 2048^3 against 0.87-0.92).
+  if (kind == RegionKind::PackedContraction && rank == 3) {
+    tiling.tileSizes = {256, 4, 0};
+    for (int64_t dim = 0; dim < 2; ++dim)
+      if (!type.isDynamicDim(dim))
+        tiling.tileSizes[dim] = std::min(tiling.tileSizes[dim],
+                                         std::max<int64_t>(type.getDimSize(dim), 1));
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+  // Panel packs (N/32, K, 32): 8 rows of B across up to 64 panels per
+  // workgroup, so that a workgroup reads whole rows (a few pages) instead of
+  // one 128-byte piece from each of 8 pages.
+  if (kind == RegionKind::PanelPack && rank == 3 && !type.isDynamicDim(0)) {
+    tiling.tileSizes = {std::min<int64_t>(type.getDimSize(0), 64), 8, 0};
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+
   // Preferred tiles for the innermost three dims, innermost first.
   int64_t preferred[3];
   if (kind == RegionKind::Contraction) {

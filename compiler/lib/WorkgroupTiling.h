@@ -27,8 +27,17 @@ struct WorkgroupTiling {
 
 /// What dominates a region's work; selects its tile shape.
 /// What a dispatch region's root is, for tile size choices. Convolution is an
-/// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling.
-enum class RegionKind { Elementwise, Contraction, Convolution, ChannelsLastWindow };
+/// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
+/// PackedContraction a matmul on a packed B, PanelPack the run-time pack of
+/// that B (MatmulDataTiling.h).
+enum class RegionKind {
+  Elementwise,
+  Contraction,
+  Convolution,
+  ChannelsLastWindow,
+  PackedContraction,
+  PanelPack
+};
 
 /// Chooses tiles for a region whose first result is `result`.
 WorkgroupTiling chooseWorkgroupTiling(mlir::Value result, RegionKind kind);

@@ -1,0 +1,255 @@
+//===- MatmulDataTiling.cpp - Pack matmul's B into contiguous panels ------===//
+//
+// Part of global-opt (see MatmulDataTiling.h for the layout). For each
+// linalg.matmul worth it:
+//   * a constant B is packed here, at compile time (a new constant: no run
+//     time cost);
+//   * a run-time B gets a transpose of its (K, N/32, 32) view into
+//     (N/32, K, 32): an elementwise generic that becomes a dispatch of its own;
+//   * the matmul becomes a linalg.contract on the packed operand writing C
+//     viewed as (M, N/32, 32), and the collapse of that view back to (M, N)
+//     is pushed below the elementwise consumers (bias, activation) so that
+//     dispatch formation still fuses them into the matmul's kernel.
+//
+// When (the heuristic, from the sgemm and model benchmarks in
+// docs/performance.md):
+//   * f32, B static with N a multiple of 32 (N is never padded: C keeps its
+//     layout), default indexing maps;
+//   * constant B: always (the pack is free);
+//   * run-time B: only when the pack (one read and one write of B) is small
+//     next to the matmul and B's rows are far apart: static M >= 512 and
+//     N >= 1024 (rows 4 KiB or more apart alias in L1 when the register tile
+//     walks K down a column panel).
+// TURBINE_MATMUL_DATA_TILING=0 turns data tiling off, =all packs every
+// eligible matmul regardless of the shape heuristic (for benchmarking).
+//===----------------------------------------------------------------------===//
+#include "MatmulDataTiling.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+using namespace mlir;
+
+namespace turbine::compiler {
+namespace {
+
+constexpr int64_t kRuntimePackMinM = 512;
+constexpr int64_t kRuntimePackMinN = 1024;
+
+enum class DataTilingMode { Off, Auto, All };
+
+DataTilingMode dataTilingMode() {
+  const char *env = std::getenv("TURBINE_MATMUL_DATA_TILING");
+  if (!env)
+    return DataTilingMode::Auto;
+  std::string_view value(env);
+  if (value == "0" || value == "off")
+    return DataTilingMode::Off;
+  if (value == "all")
+    return DataTilingMode::All;
+  return DataTilingMode::Auto;
+}
+
+/// The constant B of `matmul`, if it is a plain dense constant.
+DenseElementsAttr constantB(linalg::MatmulOp matmul) {
+  auto constant = matmul.getInputs()[1].getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return {};
+  return dyn_cast<DenseElementsAttr>(constant.getValue());
+}
+
+bool shouldPackB(linalg::MatmulOp matmul, DataTilingMode mode) {
+  if (mode == DataTilingMode::Off || !matmul.hasPureTensorSemantics() ||
+      matmul.hasUserDefinedMaps())
+    return false;
+  auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto b = cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  auto c = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+  Type f32 = Float32Type::get(matmul.getContext());
+  if (a.getElementType() != f32 || b.getElementType() != f32 ||
+      c.getElementType() != f32 || !b.hasStaticShape())
+    return false;
+  int64_t n = b.getDimSize(1);
+  if (n % kPackedPanelWidth != 0 || b.getDimSize(0) == 0)
+    return false;
+  if (mode == DataTilingMode::All || constantB(matmul))
+    return true;
+  int64_t m = a.getDimSize(0);
+  return !ShapedType::isDynamic(m) && m >= kRuntimePackMinM &&
+         n >= kRuntimePackMinN;
+}
+
+/// B [K, N] → Bp [N/32, K, 32] on a constant.
+DenseElementsAttr packConstant(DenseElementsAttr b) {
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t panels = n / kPackedPanelWidth;
+  auto packedType = RankedTensorType::get({panels, k, kPackedPanelWidth},
+                                          type.getElementType());
+  if (b.isSplat())
+    return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
+  ArrayRef<char> raw = b.getRawData();
+  std::vector<char> packed(raw.size());
+  constexpr size_t rowBytes = kPackedPanelWidth * sizeof(float);
+  for (int64_t panel = 0; panel < panels; ++panel)
+    for (int64_t row = 0; row < k; ++row)
+      std::memcpy(&packed[((panel * k + row) * kPackedPanelWidth) * sizeof(float)],
+                  &raw[(row * n + panel * kPackedPanelWidth) * sizeof(float)],
+                  rowBytes);
+  return DenseElementsAttr::getFromRawBuffer(
+      packedType, ArrayRef<char>(packed.data(), packed.size()));
+}
+
+/// B [K, N] → Bp [N/32, K, 32] at run time: a transpose of B's (K, N/32, 32)
+/// view, written as the generic global-opt would make of linalg.transpose.
+Value packAtRunTime(RewriterBase &rewriter, Location loc, Value b) {
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t k = type.getDimSize(0), n = type.getDimSize(1);
+  int64_t panels = n / kPackedPanelWidth;
+  auto viewType =
+      RankedTensorType::get({k, panels, kPackedPanelWidth}, type.getElementType());
+  Value view = tensor::ExpandShapeOp::create(
+      rewriter, loc, viewType, b, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+  Value empty = tensor::EmptyOp::create(
+      rewriter, loc, ArrayRef<int64_t>{panels, k, kPackedPanelWidth},
+      type.getElementType());
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, view, empty,
+                                               ArrayRef<int64_t>{1, 0, 2});
+  FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(
+      rewriter, cast<linalg::LinalgOp>(transpose.getOperation()));
+  return (*generic)->getResult(0);
+}
+
+/// The maps of the packed contraction, loops (nb, m, n0, k).
+SmallVector<AffineMap> packedMatmulMaps(MLIRContext *ctx) {
+  AffineExpr nb, m, n0, k;
+  bindDims(ctx, nb, m, n0, k);
+  return {AffineMap::get(4, 0, {m, k}, ctx),
+          AffineMap::get(4, 0, {nb, k, n0}, ctx),
+          AffineMap::get(4, 0, {m, nb, n0}, ctx)};
+}
+
+void packMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul) {
+  Location loc = matmul.getLoc();
+  rewriter.setInsertionPoint(matmul);
+  Value packed;
+  if (DenseElementsAttr constant = constantB(matmul))
+    packed = arith::ConstantOp::create(rewriter, loc, packConstant(constant));
+  else
+    packed = packAtRunTime(rewriter, loc, matmul.getInputs()[1]);
+
+  Value init = matmul.getOutputs()[0];
+  auto cType = cast<RankedTensorType>(init.getType());
+  int64_t panels = cType.getDimSize(1) / kPackedPanelWidth;
+  auto c3Type = RankedTensorType::get(
+      {cType.getDimSize(0), panels, kPackedPanelWidth}, cType.getElementType());
+  SmallVector<ReassociationIndices> reassociation{{0}, {1, 2}};
+  Value init3 = tensor::ExpandShapeOp::create(rewriter, loc, c3Type, init,
+                                              reassociation);
+  auto contract = linalg::ContractOp::create(
+      rewriter, loc, TypeRange{c3Type},
+      ValueRange{matmul.getInputs()[0], packed}, ValueRange{init3},
+      rewriter.getAffineMapArrayAttr(packedMatmulMaps(rewriter.getContext())));
+  Value result = tensor::CollapseShapeOp::create(
+      rewriter, loc, cType, contract->getResult(0), reassociation);
+  rewriter.replaceOp(matmul, result);
+}
+
+/// True if `value` is a packed matmul's result, possibly through elementwise
+/// generics that already took in the reshape.
+bool comesFromPackedMatmul(Value value, int depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isPackedMatmul(def))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(def);
+  if (!generic || generic.getNumReductionLoops() != 0)
+    return false;
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (generic.getMatchingIndexingMap(input).isIdentity() &&
+        comesFromPackedMatmul(input->get(), depth + 1))
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool isPackedMatmul(Operation *op) {
+  auto contract = dyn_cast_or_null<linalg::ContractOp>(op);
+  if (!contract || contract.getNumDpsInputs() != 2 ||
+      contract.getNumDpsInits() != 1)
+    return false;
+  return contract.getIndexingMapsArray() ==
+         packedMatmulMaps(op->getContext());
+}
+
+bool isPanelPack(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != 3)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(generic->getResult(0).getType());
+  if (!type || type.getDimSize(2) != kPackedPanelWidth)
+    return false;
+  MLIRContext *ctx = op->getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(3, 0, {d1, d0, d2}, ctx) ||
+      !maps[1].isIdentity())
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0);
+}
+
+void dataTileMatmuls(ModuleOp module) {
+  DataTilingMode mode = dataTilingMode();
+  SmallVector<linalg::MatmulOp> matmuls;
+  module.walk([&](linalg::MatmulOp op) {
+    if (shouldPackB(op, mode))
+      matmuls.push_back(op);
+  });
+  if (matmuls.empty())
+    return;
+  IRRewriter rewriter(module.getContext());
+  for (linalg::MatmulOp matmul : matmuls)
+    packMatmul(rewriter, matmul);
+
+  // Move each result's collapse_shape below the elementwise consumers (they
+  // iterate over the 3-D view instead), and fold the reshapes of the fill /
+  // empty destinations and of constant operands (a bias).
+  RewritePatternSet patterns(module.getContext());
+  // Only into elementwise generics: a consumer matmul (the next layer) must
+  // keep reading the 2-D (M, N) result.
+  linalg::ControlFusionFn belowPackedMatmul = [](OpOperand *operand) {
+    auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+    auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+    return collapse && collapse->hasOneUse() && consumer &&
+           consumer.getNumReductionLoops() == 0 &&
+           comesFromPackedMatmul(collapse.getSrc());
+  };
+  linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                    belowPackedMatmul);
+  tensor::populateFoldTensorEmptyPatterns(patterns);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, module.getContext());
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                     module.getContext());
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                       module.getContext());
+  (void)applyPatternsGreedily(module, std::move(patterns));
+}
+
+} // namespace turbine::compiler
