@@ -3,7 +3,9 @@
 // Moves NCHW convolutions and pooling to NHWC (ChannelsLastConvolutions.cpp),
 // lowers tensor.pad to gathering generics (LowerPads.cpp), generalizes elementwise-like named linalg ops (so they can fuse), folds
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
-// ops into single generics (a producer fuses when it has one use), resolves
+// ops into single generics (a producer fuses when it has one use; a producer
+// with more uses computes the layout its transposing user wants,
+// TransposeElimination.cpp), resolves
 // tensor.dim of intermediate values to dims of the function arguments, and
 // cleans up. Contractions, convolutions and pooling stay named: codegen picks
 // strategies by their kind.
@@ -64,6 +66,7 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
     return producer && producer->hasOneUse();
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);
+  populateTransposeEliminationPatterns(patterns);
   linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
     auto type = dyn_cast<ShapedType>(operand->get().getType());
     return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
