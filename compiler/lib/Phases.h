@@ -44,6 +44,9 @@ mlir::LogicalResult lowerPadsToGathers(mlir::ModuleOp module);
 /// used elementwise computes the transposed layout (TransposeElimination.cpp).
 void populateTransposeEliminationPatterns(mlir::RewritePatternSet &patterns);
 mlir::LogicalResult runDispatchPhase(mlir::ModuleOp module);
+/// Part of codegen's vector lowering: reductions of one innermost dim by an
+/// order-independent kind become vector.reduction (VectorReductions.cpp).
+void populateInnerReductionPatterns(mlir::RewritePatternSet &patterns);
 mlir::LogicalResult runCodegenPhase(mlir::ModuleOp module,
                                     const CompileOptions &options);
 

@@ -49,7 +49,9 @@ private:
   turbine_kernel_fn_t kernel_ = nullptr;
   const turbine_dispatch_state_t *state_ = nullptr;
   int64_t total_ = 0;
-  int64_t chunk_ = 1;
+  /// A claim takes max(minChunk_, remaining / chunkDivisor_) workgroups.
+  int64_t chunkDivisor_ = 2;
+  int64_t minChunk_ = 1;
 
   alignas(64) std::atomic<int64_t> next_{0};
   alignas(64) std::atomic<uint64_t> generation_{0};
