@@ -18,6 +18,13 @@
 // an elementwise generic that can absorb the transpose by fusion and t has a
 // user that needs its concrete layout (a convolution, a gather, a pad): that
 // asymmetry is what keeps the rewrite from undoing itself.
+//
+// A second pattern reads through transposes of function arguments that
+// gathers use: a tensor.extract (inside a lowered pad: the graph input's
+// transpose to NHWC feeding the first convolution's zero padding) of such a
+// transpose's result extracts from the argument at permuted indices, so the
+// transpose is no longer materialized. A transpose of a computed value is
+// left alone: fusion composes it into its producer, which is better.
 //===----------------------------------------------------------------------===//
 #include "Phases.h"
 
@@ -158,10 +165,33 @@ struct ProduceInTransposedLayout : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// extract(T(x), i) -> extract(x, toSource(i)) for an argument x.
+struct ExtractThroughTranspose : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = extract.getTensor().getDefiningOp<linalg::GenericOp>();
+    if (!transpose)
+      return failure();
+    AffineMap toSource = pureTransposeMap(transpose);
+    if (!toSource || !isa<BlockArgument>(transpose.getDpsInputOperand(0)->get()))
+      return failure();
+    // Source index k is the extract's index at toSource's k-th result.
+    SmallVector<Value> indices;
+    for (unsigned k = 0; k < toSource.getNumResults(); ++k)
+      indices.push_back(extract.getIndices()[toSource.getDimPosition(k)]);
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(
+        extract, transpose.getDpsInputOperand(0)->get(), indices);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTransposeEliminationPatterns(RewritePatternSet &patterns) {
-  patterns.add<ProduceInTransposedLayout>(patterns.getContext());
+  patterns.add<ProduceInTransposedLayout, ExtractThroughTranspose>(
+      patterns.getContext());
 }
 
 } // namespace turbine::compiler
