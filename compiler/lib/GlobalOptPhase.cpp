@@ -67,6 +67,18 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);
   populateTransposeEliminationPatterns(patterns);
+  // A matmul on flattened rows whose result is reshaped back (ONNX MatMul of
+  // a ?x128x256 activation) and then biased/activated/added: the elementwise
+  // op is collapsed to the matmul's 2-D shape, so dispatch formation fuses it
+  // into the matmul's epilogue instead of giving it its own kernel.
+  linalg::ControlFusionFn expandedContraction = [](OpOperand *operand) {
+    auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand)
+      return false;
+    auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+    return producer && linalg::isaContractionOpInterface(producer);
+  };
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, expandedContraction);
   linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
     auto type = dyn_cast<ShapedType>(operand->get().getType());
     return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
