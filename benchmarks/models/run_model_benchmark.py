@@ -16,7 +16,10 @@
 #   torch:   eager nn.Module under no_grad, torch.set_num_threads; OpenBLAS
 #            with OPENBLAS_CORETYPE=Cooperlake (see PLATFORM.md).
 # Environment knobs: MODEL_ROUNDS (3), MODEL_REPS (30), MODEL_WARMUP (5),
-# MODEL_THREADS ("1 2"), MODEL_FILTER (regex on the model name).
+# MODEL_THREADS ("1 2"), MODEL_FILTER (regex on the model name),
+# MODEL_BASELINE_BUILD (another build directory, e.g. of main: its turbine
+# compiles and times the same models as one more rotating column, "base",
+# for before/after comparisons within one run).
 # ===---------------------------------------------------------------------=== #
 import os
 import re
@@ -71,6 +74,11 @@ def main(argv):
     warmup = int(os.environ.get("MODEL_WARMUP", "5"))
     thread_counts = [int(t) for t in os.environ.get("MODEL_THREADS", "1 2").split()]
     model_filter = re.compile(os.environ.get("MODEL_FILTER", "."))
+    baseline_dir = os.environ.get("MODEL_BASELINE_BUILD")
+    baseline = os.path.join(os.path.abspath(baseline_dir), "bin", "turbine") if baseline_dir else None
+    # The baseline's own runtime library, even if its turbine's RUNPATH says otherwise.
+    baseline_env = {"LD_LIBRARY_PATH": os.path.join(os.path.abspath(baseline_dir), "lib")} \
+        if baseline_dir else {}
     out_dir = os.path.join(build_dir, "benchmarks", "models")
     os.makedirs(out_dir, exist_ok=True)
 
@@ -89,6 +97,9 @@ def main(argv):
         start = time.perf_counter()
         run([turbine, "compile", onnx, "-o", tmod])
         compile_times[name] = time.perf_counter() - start
+        base_tmod = os.path.join(model_dir, "model.base.tmod")
+        if baseline:
+            run([baseline, "compile", onnx, "-o", base_tmod], dict(os.environ, **baseline_env))
         for batch in batches:
             inp = os.path.join(model_dir, "input_b%d.npy" % batch)
             expected = os.path.join(model_dir, "expected_b%d.npy" % batch)
@@ -107,6 +118,12 @@ def main(argv):
                                                 "torch", out_dir, name, str(batch), str(threads),
                                                 str(reps), str(warmup)], tenv), "median_ms"),
                 }
+                if baseline:
+                    tools["base"] = lambda: parse(run([baseline, "bench", base_tmod,
+                                                       "--input=@" + inp,
+                                                       "--repetitions=%d" % reps] + device,
+                                                      dict(tenv, **baseline_env)),
+                                                  "median ms/call")
                 if node_path:
                     tools["ort"] = lambda: parse(run(
                         ["node", os.path.join(HERE, "ort_benchmark.js"), onnx, inp, expected,
@@ -141,6 +158,10 @@ def print_row(row):
     print("%-12s %5d %7d %11.3f %9s %9.3f %9s %9.2f" % (
         name, batch, threads, r["turbine"], "%.3f" % ort if ort else "n/a", r["torch"],
         "%.2f" % (r["turbine"] / ort) if ort else "n/a", r["turbine"] / r["torch"]))
+    if "base" in r:
+        print("%-12s %5s %7s   base (MODEL_BASELINE_BUILD) %.3f ms: turbine / base %.2f%s" % (
+            "", "", "", r["base"], r["turbine"] / r["base"],
+            ", base / ORT %.2f" % (r["base"] / ort) if ort else ""))
     sys.stdout.flush()
 
 

@@ -3,10 +3,12 @@
 // Moves NCHW convolutions and pooling to NHWC (ChannelsLastConvolutions.cpp),
 // lowers tensor.pad to gathering generics (LowerPads.cpp), generalizes elementwise-like named linalg ops (so they can fuse), folds
 // constant transposes/broadcasts, fuses chains of elementwise linalg.generic
-// ops into single generics (a producer fuses when it has one use), resolves
-// tensor.dim of intermediate values to dims of the function arguments, packs
-// matmul right-hand sides into panels (MatmulDataTiling.cpp), and cleans up.
-// Contractions, convolutions and pooling stay named: codegen picks
+// ops into single generics (a producer fuses when it has one use; a producer
+// with more uses computes the layout its transposing user wants,
+// TransposeElimination.cpp), resolves tensor.dim of intermediate values to
+// dims of the function arguments, packs matmul right-hand sides into panels
+// (MatmulDataTiling.cpp), and cleans up. Contractions, convolutions and
+// pooling stay named: codegen picks
 // strategies by their kind.
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
@@ -66,6 +68,19 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
     return producer && producer->hasOneUse();
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);
+  populateTransposeEliminationPatterns(patterns);
+  // A matmul on flattened rows whose result is reshaped back (ONNX MatMul of
+  // a ?x128x256 activation) and then biased/activated/added: the elementwise
+  // op is collapsed to the matmul's 2-D shape, so dispatch formation fuses it
+  // into the matmul's epilogue instead of giving it its own kernel.
+  linalg::ControlFusionFn expandedContraction = [](OpOperand *operand) {
+    auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand)
+      return false;
+    auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+    return producer && linalg::isaContractionOpInterface(producer);
+  };
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, expandedContraction);
   linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
     auto type = dyn_cast<ShapedType>(operand->get().getType());
     return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);

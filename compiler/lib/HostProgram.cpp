@@ -4,13 +4,16 @@
 // reshapes, constants and turbine.dispatch ops. This file turns each into the
 // runtime's register program (artifact/Module.h): every index SSA value gets
 // an index register, every tensor a buffer register; dense constants become
-// parameters stored in the artifact.
+// parameters stored in the artifact. affine.apply ops (shape arithmetic left
+// by reshape folding, e.g. batch * 128 rows) are expanded to arith first.
 //===----------------------------------------------------------------------===//
 #include "Phases.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -588,6 +591,23 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
          << "in a dispatch region)";
 }
 
+/// Replaces each affine.apply in `func` by the arith ops that compute it.
+LogicalResult expandAffineApplies(func::FuncOp func) {
+  SmallVector<affine::AffineApplyOp> applies;
+  func.walk([&](affine::AffineApplyOp op) { applies.push_back(op); });
+  OpBuilder builder(func.getContext());
+  for (affine::AffineApplyOp op : applies) {
+    builder.setInsertionPoint(op);
+    std::optional<SmallVector<Value, 8>> expanded = affine::expandAffineMap(
+        builder, op.getLoc(), op.getAffineMap(), op.getMapOperands());
+    if (!expanded || expanded->size() != 1)
+      return op.emitError("host program: cannot expand this affine.apply into arith ops");
+    op.getResult().replaceAllUsesWith(expanded->front());
+    op.erase();
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult buildHostPrograms(ModuleOp module, art::Module &out) {
@@ -604,6 +624,8 @@ LogicalResult buildHostPrograms(ModuleOp module, art::Module &out) {
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isDeclaration() || func.isPrivate())
       continue;
+    if (failed(expandAffineApplies(func)))
+      return failure();
     HostProgramBuilder builder(out, kernelIndex);
     out.functions.emplace_back();
     if (failed(builder.build(func, out.functions.back())))

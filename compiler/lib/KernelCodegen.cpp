@@ -557,6 +557,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
       [](RewritePatternSet &p) {
         vector::populateVectorContractLoweringPatterns(
             p, vector::VectorContractLowering::OuterProduct);
+        populateInnerReductionPatterns(p);
         vector::populateVectorMultiReductionLoweringPatterns(
             p, vector::VectorMultiReductionLowering::InnerParallel);
         vector::populateVectorMaskOpLoweringPatterns(p);

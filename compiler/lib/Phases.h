@@ -13,6 +13,10 @@
 
 #include <string>
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace turbine::artifact {
 struct Module;
 struct Function;
@@ -36,7 +40,13 @@ void convertConvolutionsToChannelsLast(mlir::ModuleOp module);
 /// Part of global-opt: tensor.pad ops become gathering linalg.generics
 /// (LowerPads.cpp).
 mlir::LogicalResult lowerPadsToGathers(mlir::ModuleOp module);
+/// Part of global-opt: an elementwise op whose result is both transposed and
+/// used elementwise computes the transposed layout (TransposeElimination.cpp).
+void populateTransposeEliminationPatterns(mlir::RewritePatternSet &patterns);
 mlir::LogicalResult runDispatchPhase(mlir::ModuleOp module);
+/// Part of codegen's vector lowering: reductions of one innermost dim by an
+/// order-independent kind become vector.reduction (VectorReductions.cpp).
+void populateInnerReductionPatterns(mlir::RewritePatternSet &patterns);
 mlir::LogicalResult runCodegenPhase(mlir::ModuleOp module,
                                     const CompileOptions &options);
 

@@ -5,6 +5,9 @@
 // parameters, reshape, and launch kernels on a Device. Every runtime failure
 // (division by zero, failed assertion, use of an undefined buffer, bad reshape)
 // is reported as an error naming the function and the instruction.
+// Buffers come from the module's BufferPool, and each register is dropped
+// after its last use (BufferReleasePlan), so storage is reused within a call
+// and across calls.
 //===----------------------------------------------------------------------===//
 #include "HostProgram.h"
 
@@ -114,6 +117,7 @@ public:
   Interpreter(const LoadedModule &module, const artifact::Function &function,
               Device &device)
       : module_(module), function_(function), device_(device),
+        releases_(releasePlanOf(module, function)),
         index_(static_cast<size_t>(function.numIndexRegisters), 0),
         buffers_(static_cast<size_t>(function.numBufferRegisters)),
         defined_(static_cast<size_t>(function.numBufferRegisters), false) {}
@@ -129,11 +133,27 @@ public:
         return collectResults(inst);
       if (Status s = step(inst); !s)
         return s;
+      if (releases_)
+        for (uint32_t i = releases_->begin[pc_]; i < releases_->begin[pc_ + 1]; ++i)
+          buffers_[releases_->registers[i]] = Tensor();
     }
     return fail("host program ended without a return");
   }
 
 private:
+  /// The function's plan, or null when it has none (drop nothing early).
+  static const BufferReleasePlan *releasePlanOf(const LoadedModule &module,
+                                                const artifact::Function &function) {
+    const std::vector<artifact::Function> &functions = module.artifact.functions;
+    for (size_t i = 0; i < functions.size() && i < module.releasePlans.size(); ++i)
+      if (&functions[i] == &function) {
+        const BufferReleasePlan &plan = module.releasePlans[i];
+        bool fits = !plan.empty() && plan.begin.size() == function.code.size() + 1;
+        return fits ? &plan : nullptr;
+      }
+    return nullptr;
+  }
+
   Status fail(const std::string &message) const {
     std::string where = "function '" + function_.name + "'";
     if (pc_ < function_.code.size())
@@ -235,7 +255,7 @@ private:
       std::vector<int64_t> shape;
       if (Status s = shapeFrom(inst.operands, shape); !s)
         return s;
-      Result<Tensor> t = Tensor::allocate(inst.dtype, std::move(shape));
+      Result<Tensor> t = module_.bufferPool->allocate(inst.dtype, std::move(shape));
       if (!t)
         return fail(t.message());
       return setBuffer(inst.dst, std::move(*t));
@@ -425,6 +445,7 @@ private:
   const LoadedModule &module_;
   const artifact::Function &function_;
   Device &device_;
+  const BufferReleasePlan *releases_;
   const std::vector<Tensor> *inputs_ = nullptr;
   size_t pc_ = 0;
   std::vector<int64_t> index_;

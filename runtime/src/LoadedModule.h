@@ -7,10 +7,13 @@
 #ifndef TURBINE_RUNTIME_SRC_LOADEDMODULE_H
 #define TURBINE_RUNTIME_SRC_LOADEDMODULE_H
 
+#include "BufferPool.h"
+#include "BufferReleasePlan.h"
 #include "turbine/artifact/KernelABI.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/runtime/Tensor.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,10 @@ struct LoadedModule {
   /// artifact.parameters[i] as a read-only tensor: a view of the embedded
   /// params section or of a bound parameter file, made once at load.
   std::vector<Tensor> parameters;
+  /// planBufferReleases(artifact.functions[i]), made once at load.
+  std::vector<BufferReleasePlan> releasePlans;
+  /// Where every call's Alloc instructions get their storage.
+  std::shared_ptr<BufferPool> bufferPool = BufferPool::create();
 
   LoadedModule() = default;
   LoadedModule(const LoadedModule &) = delete;

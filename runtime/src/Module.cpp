@@ -168,6 +168,8 @@ Module::finishLoading(std::shared_ptr<detail::LoadedModule> state,
   }
   std::string().swap(a.library);
   std::string().swap(a.paramData);
+  for (const artifact::Function &f : a.functions)
+    state->releasePlans.push_back(detail::planBufferReleases(f));
   return std::shared_ptr<Module>(new Module(std::move(state)));
 }
 

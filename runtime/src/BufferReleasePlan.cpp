@@ -1,0 +1,83 @@
+//===- BufferReleasePlan.cpp - Last uses of buffer registers -------------===//
+#include "BufferReleasePlan.h"
+
+namespace turbine::runtime::detail {
+
+using artifact::Instruction;
+using artifact::Opcode;
+
+namespace {
+
+/// Calls `use(reg)` for every buffer register `inst` reads or defines.
+/// Returns false for an opcode whose buffer operands are not known here.
+template <typename Fn> bool forEachBuffer(const Instruction &inst, Fn use) {
+  switch (inst.op) {
+  case Opcode::Const:
+  case Opcode::Binary:
+  case Opcode::Select:
+  case Opcode::Assert:
+    return true;
+  case Opcode::Dim:
+  case Opcode::Load:
+    use(inst.a);
+    return true;
+  case Opcode::Alloc:
+  case Opcode::Param:
+    use(inst.dst);
+    return true;
+  case Opcode::Reshape:
+  case Opcode::StringNormalize:
+  case Opcode::ToString:
+  case Opcode::FromString:
+    use(inst.a);
+    use(inst.dst);
+    return true;
+  case Opcode::Dispatch:
+    for (int32_t r : inst.bindings)
+      use(r);
+    return true;
+  case Opcode::Return:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+BufferReleasePlan planBufferReleases(const artifact::Function &function) {
+  const std::vector<Instruction> &code = function.code;
+  const size_t registers =
+      function.numBufferRegisters > 0 ? size_t(function.numBufferRegisters) : 0;
+  constexpr int64_t kNever = -1;
+  std::vector<int64_t> lastUse(registers, kNever);
+  std::vector<bool> returned(registers, false);
+  for (size_t pc = 0; pc < code.size(); ++pc) {
+    bool known = forEachBuffer(code[pc], [&](int32_t r) {
+      if (r >= 0 && size_t(r) < registers)
+        lastUse[r] = int64_t(pc);
+    });
+    if (!known)
+      return {};
+    if (code[pc].op == Opcode::Return)
+      for (int32_t r : code[pc].operands)
+        if (r >= 0 && size_t(r) < registers)
+          returned[r] = true;
+  }
+  // Input registers are dropped after their last use like any other: the
+  // caller still holds the tensors, so only this call's reference goes.
+  BufferReleasePlan plan;
+  std::vector<std::vector<int32_t>> at(code.size());
+  for (size_t r = 0; r < registers; ++r)
+    if (lastUse[r] != kNever && !returned[r])
+      at[lastUse[r]].push_back(int32_t(r));
+  plan.begin.reserve(code.size() + 1);
+  for (const std::vector<int32_t> &regs : at) {
+    plan.begin.push_back(uint32_t(plan.registers.size()));
+    plan.registers.insert(plan.registers.end(), regs.begin(), regs.end());
+  }
+  plan.begin.push_back(uint32_t(plan.registers.size()));
+  return plan;
+}
+
+} // namespace turbine::runtime::detail
