@@ -7,6 +7,7 @@
 // parameters stored in the artifact. affine.apply ops (shape arithmetic left
 // by reshape folding, e.g. batch * 128 rows) are expanded to arith first.
 //===----------------------------------------------------------------------===//
+#include "ParameterNames.h"
 #include "Phases.h"
 
 #include "turbine/artifact/Module.h"
@@ -255,7 +256,7 @@ LogicalResult HostProgramBuilder::visitConstant(arith::ConstantOp op) {
   art::Parameter param;
   param.name = "constant_" + std::to_string(artifact.parameters.size());
   // A frontend's name for the tensor (e.g. the state_dict key), if unused.
-  if (auto name = op->getAttrOfType<StringAttr>("turbine.param_name"))
+  if (auto name = op->getAttrOfType<StringAttr>(kParamNameAttr))
     if (llvm::none_of(artifact.parameters,
                       [&](const art::Parameter &p) { return p.name == name.getValue(); }))
       param.name = name.str();

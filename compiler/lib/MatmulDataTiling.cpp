@@ -24,6 +24,7 @@
 // eligible matmul regardless of the shape heuristic (for benchmarking).
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
+#include "ParameterNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -143,9 +144,17 @@ void packMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul) {
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
   Value packed;
-  if (DenseElementsAttr constant = constantB(matmul))
-    packed = arith::ConstantOp::create(rewriter, loc, packConstant(constant));
-  else
+  if (DenseElementsAttr constant = constantB(matmul)) {
+    auto packedConstant =
+        arith::ConstantOp::create(rewriter, loc, packConstant(constant));
+    auto type = cast<RankedTensorType>(constant.getType());
+    deriveParameterName(matmul.getInputs()[1].getDefiningOp(), packedConstant,
+                        ".reshape(" + std::to_string(type.getDimSize(0)) + "," +
+                            std::to_string(type.getDimSize(1) / kPackedPanelWidth) +
+                            "," + std::to_string(kPackedPanelWidth) +
+                            ").permute(1,0,2)");
+    packed = packedConstant;
+  } else
     packed = packAtRunTime(rewriter, loc, matmul.getInputs()[1]);
 
   Value init = matmul.getOutputs()[0];
@@ -224,6 +233,7 @@ void dataTileMatmuls(ModuleOp module) {
   });
   if (matmuls.empty())
     return;
+  ReshapedConstantNames names(module);
   IRRewriter rewriter(module.getContext());
   for (linalg::MatmulOp matmul : matmuls)
     packMatmul(rewriter, matmul);
@@ -250,6 +260,7 @@ void dataTileMatmuls(ModuleOp module) {
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                        module.getContext());
   (void)applyPatternsGreedily(module, std::move(patterns));
+  names.restore(module); // e.g. a bias folded into the (N/32, 32) view
 }
 
 } // namespace turbine::compiler

@@ -15,7 +15,8 @@
 #   exported.print_readable(); m = exported.compile(save_to="m.tmod"); m(x)
 # ===---------------------------------------------------------------------=== #
 from .exporter import ExportedProgram, export
+from .parameters import stored_tensor, stored_tensors
 from .runtime import CompiledModule, library_path, load, load_library
 
 __all__ = ["CompiledModule", "ExportedProgram", "export", "library_path", "load",
-           "load_library"]
+           "load_library", "stored_tensor", "stored_tensors"]

@@ -191,20 +191,23 @@ def test_externalize_params(tmp_path, suffix):
     torch.testing.assert_close(inline(x), expected, atol=ATOL, rtol=RTOL)
     # The two weight matrices (>= 1 KiB) moved out, named after the state_dict
     # (transposed at import: `.T`); the biases stayed in the artifact.
-    assert params_list(weights) == {"fc1.weight.T": "32x64xf32", "fc2.weight.T": "64x10xf32"}
+    # fc1's (N = 64) is also packed into 32-column panels at compile time.
+    fc1 = "fc1.weight.T.reshape(32,2,32).permute(1,0,2)"
+    assert params_list(weights) == {fc1: "2x32x32xf32", "fc2.weight.T": "64x10xf32"}
     sd = model.state_dict()
     assert (tmp_path / "mlp.tmod").stat().st_size + (32 * 64 + 64 * 10) * 4 <= \
         (tmp_path / "inline.tmod").stat().st_size + 256
     reloaded = turbine_torch.load(tmp_path / "mlp.tmod", parameters=[weights])
     torch.testing.assert_close(reloaded(x), expected, atol=ATOL, rtol=RTOL)
-    # The stored tensor is state_dict[name[:-2]].T, so a file written from a
-    # state_dict (here: other weights) can replace it without recompiling.
+    # Each name is a torch expression over a state_dict key, so a file written
+    # from a state_dict (here: other weights) can replace it without recompiling.
+    assert torch.equal(turbine_torch.stored_tensor(fc1, sd),
+                       sd["fc1.weight"].T.reshape(32, 2, 32).permute(1, 0, 2))
     if suffix == ".irpa":
         return
     other = Mlp().eval()
     write_safetensors(tmp_path / "other.safetensors",
-                      {"fc1.weight.T": other.fc1.weight.detach().T.contiguous(),
-                       "fc2.weight.T": other.fc2.weight.detach().T.contiguous()})
+                      turbine_torch.stored_tensors(params_list(weights), other.state_dict()))
     swapped = turbine_torch.load(tmp_path / "mlp.tmod",
                                  parameters=[tmp_path / "other.safetensors"])
     with torch.no_grad():
@@ -218,7 +221,7 @@ def test_externalize_errors(tmp_path):
     exported = turbine_torch.export(Mlp().eval(), torch.randn(4, 32))
     exported.compile(save_to=tmp_path / "m.tmod", externalize_params=tmp_path / "m.irpa",
                      externalize_min_bytes=0)
-    with pytest.raises(RuntimeError, match=r"external parameter '(fc\d.bias|fc\d.weight.T)' "
+    with pytest.raises(RuntimeError, match=r"external parameter '(fc\d\.(bias|weight\.T)[^']*)' "
                                            r".* needs a parameter file"):
         turbine_torch.load(tmp_path / "m.tmod")
     with pytest.raises(RuntimeError, match="externalize_params needs an artifact"):

@@ -685,13 +685,14 @@ Value transposedConvFilter(ImportContext &ctx, const TValue &w, Value wv, int64_
           }
     auto op = arith::ConstantOp::create(
         ctx.builder, ctx.loc, DenseElementsAttr::getFromRawBuffer(outType, ArrayRef<char>(out.data(), out.size())));
-    std::string k = std::to_string(kh) + ", " + std::to_string(kw);
+    // No spaces: names are single words on the command line.
+    std::string k = std::to_string(kh) + "," + std::to_string(kw);
     if (!c.name.empty())
-      ctx.nameParameter(op, groups == 1 ? c.name + ".flip(2, 3).transpose(0, 1)"
-                                        : c.name + ".flip(2, 3).reshape(" + std::to_string(groups) + ", " +
-                                              std::to_string(cig) + ", " + std::to_string(cog) + ", " + k +
-                                              ").transpose(1, 2).reshape(" + std::to_string(cout) + ", " +
-                                              std::to_string(cig) + ", " + k + ")");
+      ctx.nameParameter(op, groups == 1 ? c.name + ".flip(2,3).transpose(0,1)"
+                                        : c.name + ".flip(2,3).reshape(" + std::to_string(groups) + "," +
+                                              std::to_string(cig) + "," + std::to_string(cog) + "," + k +
+                                              ").transpose(1,2).reshape(" + std::to_string(cout) + "," +
+                                              std::to_string(cig) + "," + k + ")");
     return op;
   }
   auto d = [&](unsigned i) { return ctx.builder.getAffineDimExpr(i); };
