@@ -98,6 +98,116 @@ void rewriteToChannelsLast(IRRewriter &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(op, transpose(rewriter, loc, nhwc->getResult(0), kToChannelsFirst));
 }
 
+/// The source of `value` if it is a linalg.transpose by `perm`, else null.
+Value transposedFrom(Value value, ArrayRef<int64_t> perm) {
+  auto t = value.getDefiningOp<linalg::TransposeOp>();
+  if (t && t.getPermutation() == perm)
+    return t.getInput();
+  return Value();
+}
+
+/// `value` (NCHW) in NHWC: T(T^-1(y)) is y, anything else gets a transpose.
+Value toChannelsLast(OpBuilder &b, Location loc, Value value) {
+  if (Value source = transposedFrom(value, kToChannelsFirst))
+    return source;
+  return transpose(b, loc, value, kToChannelsLast);
+}
+
+/// A rank-4, all-parallel, single-result linalg.generic that writes its
+/// result with the identity map, does not read its destination and does not
+/// ask for its indices: an elementwise op (possibly broadcasting) whose
+/// iteration space can be permuted freely.
+bool isPermutableElementwise(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() || generic.getNumResults() != 1 ||
+      generic.getNumLoops() != 4 || generic.getNumParallelLoops() != 4 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      !generic.getRegionOutputArgs()[0].use_empty())
+    return false;
+  bool usesIndices = false;
+  generic.getBody()->walk([&](linalg::IndexOp) { usesIndices = true; });
+  return !usesIndices;
+}
+
+/// Rewrites the NCHW elementwise `op` to compute in NHWC. Inputs read
+/// element for element are read through T(input) (queued on `worklist` so
+/// the layout change moves further up); other inputs (broadcast bias, ...)
+/// keep their operand with a permuted indexing map. A transpose to NHWC of
+/// the result becomes the new op (and leaves `worklist`); every other use
+/// reads T^-1(new op).
+void rewriteElementwiseToChannelsLast(IRRewriter &rewriter, linalg::GenericOp op,
+                                      SmallVectorImpl<linalg::TransposeOp> &worklist) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  MLIRContext *ctx = op.getContext();
+  // New iteration dims are NHWC; old dim kToChannelsLast[i] is new dim i.
+  AffineMap newToOld = AffineMap::getPermutationMap(kToChannelsFirst, ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.isIdentity()) {
+      Value nhwc = toChannelsLast(rewriter, loc, input->get());
+      if (auto t = nhwc.getDefiningOp<linalg::TransposeOp>())
+        worklist.push_back(t);
+      inputs.push_back(nhwc);
+      maps.push_back(map);
+    } else {
+      inputs.push_back(input->get());
+      maps.push_back(map.compose(newToOld));
+    }
+  }
+  Value oldInit = op.getDpsInits()[0];
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : kToChannelsLast)
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, oldInit, d));
+  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                       getElementTypeOrSelf(oldInit.getType()));
+  maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+  auto nhwc = linalg::GenericOp::create(rewriter, loc, TypeRange{init.getType()}, inputs,
+                                        ValueRange{init}, maps, op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), nhwc.getRegion(), nhwc.getRegion().end());
+  // Transposes to NHWC of the result read the new op; other uses get their
+  // own transpose back (one use each, so each can fuse into its consumer).
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : op->getResult(0).getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : uses) {
+    auto t = dyn_cast<linalg::TransposeOp>(use->getOwner());
+    if (t && t.getPermutation() == ArrayRef<int64_t>(kToChannelsLast)) {
+      llvm::erase(worklist, t);
+      rewriter.replaceOp(t, nhwc->getResult(0));
+      continue;
+    }
+    rewriter.setInsertionPointAfter(nhwc);
+    Value back = transpose(rewriter, loc, nhwc->getResult(0), kToChannelsFirst);
+    rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(back); });
+  }
+  rewriter.eraseOp(op);
+}
+
+/// Moves the layout change up through elementwise ops: every transpose to
+/// NHWC of an elementwise op's result (a convolution or pooling input)
+/// turns that op into an NHWC one, whose element-for-element inputs are in
+/// turn transposed, and so on up to the previous convolution's T^-1, which
+/// cancels. A residual network's skip connections (a block's output read by
+/// the next block's convolution and by its residual add) then stay NHWC
+/// too, and the residual add reads the convolution's result with the
+/// identity map (so dispatch formation fuses it into the convolution).
+void propagateChannelsLastThroughElementwise(IRRewriter &rewriter, ModuleOp module) {
+  SmallVector<linalg::TransposeOp> worklist;
+  module.walk([&](linalg::TransposeOp t) {
+    if (t.getPermutation() == ArrayRef<int64_t>(kToChannelsLast))
+      worklist.push_back(t);
+  });
+  while (!worklist.empty()) {
+    linalg::TransposeOp t = worklist.pop_back_val();
+    Operation *producer = t.getInput().getDefiningOp();
+    if (isPermutableElementwise(producer))
+      rewriteElementwiseToChannelsLast(rewriter, cast<linalg::GenericOp>(producer), worklist);
+  }
+}
+
 } // namespace
 
 void convertConvolutionsToChannelsLast(ModuleOp module) {
@@ -117,6 +227,7 @@ void convertConvolutionsToChannelsLast(ModuleOp module) {
     else
       rewriteToChannelsLast<linalg::PoolingNhwcSumOp>(rewriter, op, {});
   }
+  propagateChannelsLastThroughElementwise(rewriter, module);
 }
 
 } // namespace turbine::compiler
