@@ -16,6 +16,7 @@
 //    turbine.dispatch per region, whose workgroup count is derived from the
 //    region's workgroup tile sizes (recorded on the kernel for codegen).
 //===----------------------------------------------------------------------===//
+#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -257,7 +258,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
     if (isa<linalg::Conv2DNchwFchwOp>(op))
       kind = RegionKind::Convolution;
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
-                 linalg::PoolingNhwcSumOp>(op))
+                 linalg::PoolingNhwcSumOp>(op) ||
+             isPackedConvolution(op))
       kind = RegionKind::ChannelsLastWindow;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))

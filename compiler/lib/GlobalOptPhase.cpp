@@ -6,8 +6,10 @@
 // ops into single generics (a producer fuses when it has one use), resolves
 // tensor.dim of intermediate values to dims of the function arguments, and
 // cleans up. Contractions, convolutions and pooling stay named: codegen picks
-// strategies by their kind.
+// strategies by their kind. Last, constant convolution filters are repacked
+// channel-tile-major (ConvolutionFilterPacking.cpp).
 //===----------------------------------------------------------------------===//
+#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -85,7 +87,10 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   auto pm = PassManager::on<ModuleOp>(context);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  packConvolutionFilters(module);
+  return success();
 }
 
 } // namespace turbine::compiler

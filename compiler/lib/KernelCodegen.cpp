@@ -19,6 +19,7 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -273,6 +274,20 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
 
+/// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
+/// 32-channel tile becomes an NHWC convolution over its contiguous filter
+/// slice, tiled like any other; if that is not possible (output channels
+/// not static), the generic strategy keeps it correct.
+void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
+  if (convolutions.empty()) {
+    tileAndVectorizeGeneric(rewriter, op);
+    return;
+  }
+  for (Operation *convolution : convolutions)
+    tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
+}
+
 /// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
 /// vectorizes those with static shapes.
 void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
@@ -468,6 +483,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
                  linalg::PoolingNhwcSumOp>(op.getOperation()))
       tileChannelsLastWindow(rewriter, op);
+    else if (isPackedConvolution(op))
+      tilePackedConvolution(rewriter, op);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }
