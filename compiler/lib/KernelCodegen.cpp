@@ -257,7 +257,8 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
 }
 
 /// NHWC convolution or pooling inside a workgroup tile, as register tiles of
-/// 8 output pixels of one row by up to 32 channels, one kernel position and
+/// 8 output pixels of one row by up to 32 channels (16 x 16 for narrow
+/// layers), one kernel position and
 /// (convolution) one input channel at a time: the convolution's tile is then
 /// an 8x32x1 matmul step, the same register tile as tileMatmul's, whose
 /// accumulators stay in registers across the kh, kw and c loops. Sizes divide
@@ -267,8 +268,12 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
-  SmallVector<int64_t> tiles = {1, 1, largestDivisorAtMost(ranges[2], 8),
-                                largestDivisorAtMost(ranges[3], 32), 1, 1};
+  // 16 zmm accumulators: 8 pixels x 32 channels, or 16 x 16 when a tile
+  // has 16 channels or fewer (the first layers of small CNNs).
+  int64_t channels = largestDivisorAtMost(ranges[3], 32);
+  int64_t pixelLimit = channels <= 16 ? 16 : 8;
+  SmallVector<int64_t> tiles = {1, 1, largestDivisorAtMost(ranges[2], pixelLimit),
+                                channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);

@@ -1,0 +1,289 @@
+//===- ConvolutionStrategiesTest.cpp - Convolution paths vs a C++ reference ===//
+//
+// Compiles NCHW convolutions as the frontends emit them (tensor.pad +
+// linalg.conv_2d_nchw_fchw with a constant filter, dynamic batch, optional
+// bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
+// padding, dilation, 1x1, 3 input channels, rectangular windows, channel
+// counts that are and are not multiples of the 32-channel filter tile — runs
+// them on local-sync and on local-task with 2 workers, and compares with a
+// plain loop nest. Inputs and weights are small multiples of 1/8, so every
+// partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
+// exact in any order: results must be equal. Each case also checks on the
+// global-opt IR whether the filter was packed channel-tile-major
+// (ConvolutionFilterPacking.cpp), so the test exercises the path it names.
+//===----------------------------------------------------------------------===//
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Pipeline.h"
+#include "turbine/runtime/Runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using turbine::runtime::DType;
+using turbine::runtime::Tensor;
+
+struct ConvCase {
+  int64_t c, f, h, w, kh, kw;
+  int64_t strides[2];
+  int64_t dilations[2];
+  int64_t pads[4]; // top, left, bottom, right
+  bool epilogue;   // + bias[f], then ReLU
+  bool residual;   // + the input itself before the ReLU (needs c == f, same size)
+  std::vector<int64_t> batches;
+  bool expectPacked;
+
+  int64_t oh() const {
+    return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
+  }
+  int64_t ow() const {
+    return (w + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) / strides[1] + 1;
+  }
+};
+
+float xValue(int64_t n, int64_t c, int64_t y, int64_t x) {
+  return float((3 * n + 7 * c + 5 * y + 11 * x) % 9 - 4) / 8;
+}
+float wValue(int64_t f, int64_t c, int64_t y, int64_t x) {
+  return float((13 * f + 5 * c + 3 * y + 7 * x) % 11 - 5) / 8;
+}
+float biasValue(int64_t f) { return float(f % 5 - 2) / 2; }
+
+std::string f32(float v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+std::string tensorType(std::vector<int64_t> dims) {
+  std::string s = "tensor<";
+  for (int64_t d : dims)
+    s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + "f32>";
+}
+
+/// func.func @main(%x: ?xCxHxW) -> ?xFxOHxOW.
+std::string convSource(const ConvCase &c) {
+  std::string x = tensorType({-1, c.c, c.h, c.w});
+  int64_t hp = c.h + c.pads[0] + c.pads[2], wp = c.w + c.pads[1] + c.pads[3];
+  std::string xp = tensorType({-1, c.c, hp, wp});
+  std::string wt = tensorType({c.f, c.c, c.kh, c.kw});
+  std::string r = tensorType({-1, c.f, c.oh(), c.ow()});
+  std::ostringstream os;
+  os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
+     << "  %w = arith.constant dense<[";
+  for (int64_t f = 0; f < c.f; ++f) {
+    os << (f ? ", [" : "[");
+    for (int64_t ci = 0; ci < c.c; ++ci) {
+      os << (ci ? ", [" : "[");
+      for (int64_t y = 0; y < c.kh; ++y) {
+        os << (y ? ", [" : "[");
+        for (int64_t xx = 0; xx < c.kw; ++xx)
+          os << (xx ? ", " : "") << f32(wValue(f, ci, y, xx));
+        os << "]";
+      }
+      os << "]";
+    }
+    os << "]";
+  }
+  os << "]> : " << wt << "\n"
+     << "  %c0 = arith.constant 0 : index\n"
+     << "  %n = tensor.dim %x, %c0 : " << x << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %xp = tensor.pad %x low[0, 0, " << c.pads[0] << ", " << c.pads[1] << "] high[0, 0, "
+     << c.pads[2] << ", " << c.pads[3] << "] {\n"
+     << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+     << "    tensor.yield %zero : f32\n"
+     << "  } : " << x << " to " << xp << "\n"
+     << "  %e = tensor.empty(%n) : " << r << "\n"
+     << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
+     << "  %conv = linalg.conv_2d_nchw_fchw {strides = dense<[" << c.strides[0] << ", "
+     << c.strides[1] << "]> : tensor<2xi64>, dilations = dense<[" << c.dilations[0] << ", "
+     << c.dilations[1] << "]> : tensor<2xi64>} ins(%xp, %w : " << xp << ", " << wt
+     << ") outs(%acc : " << r << ") -> " << r << "\n";
+  if (!c.epilogue) {
+    os << "  return %conv : " << r << "\n}\n";
+    return os.str();
+  }
+  os << "  %bias = arith.constant dense<[";
+  for (int64_t f = 0; f < c.f; ++f)
+    os << (f ? ", " : "") << f32(biasValue(f));
+  os << "]> : " << tensorType({c.f}) << "\n"
+     << "  %e2 = tensor.empty(%n) : " << r << "\n"
+     << "  %y = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, "
+        "affine_map<(a, b, c, d) -> (b)>, "
+     << (c.residual ? "affine_map<(a, b, c, d) -> (a, b, c, d)>, " : "")
+     << "affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = [\"parallel\", "
+        "\"parallel\", \"parallel\", \"parallel\"]} ins(%conv, %bias"
+     << (c.residual ? ", %x" : "") << " : " << r << ", " << tensorType({c.f})
+     << (c.residual ? ", " + x : "") << ") outs(%e2 : " << r << ") {\n"
+     << "  ^bb0(%v: f32, %bb: f32" << (c.residual ? ", %skip: f32" : "") << ", %o: f32):\n"
+     << "    %s = arith.addf %v, %bb : f32\n";
+  if (c.residual)
+    os << "    %t = arith.addf %s, %skip : f32\n"
+       << "    %z = arith.maximumf %t, %zero : f32\n";
+  else
+    os << "    %z = arith.maximumf %s, %zero : f32\n";
+  os << "    linalg.yield %z : f32\n"
+     << "  } -> " << r << "\n"
+     << "  return %y : " << r << "\n}\n";
+  return os.str();
+}
+
+/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact).
+bool compile(const std::string &source, std::optional<turbine::compiler::Phase> stopAfter,
+             std::string &ir, turbine::artifact::Module *artifact, std::string &error) {
+  mlir::DialectRegistry registry;
+  turbine::compiler::registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.disableMultithreading();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
+  if (!module) {
+    error = "parse failed:\n" + source;
+    return false;
+  }
+  turbine::compiler::CompileOptions options;
+  options.stopAfter = stopAfter;
+  if (!turbine::compiler::compileModule(*module, options, artifact, error))
+    return false;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  return true;
+}
+
+/// Plain loop nest, NCHW, in double.
+std::vector<float> reference(const ConvCase &c, int64_t batch) {
+  int64_t oh = c.oh(), ow = c.ow();
+  std::vector<float> out(batch * c.f * oh * ow);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < c.f; ++f)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < c.c; ++ci)
+            for (int64_t ky = 0; ky < c.kh; ++ky)
+              for (int64_t kx = 0; kx < c.kw; ++kx) {
+                int64_t iy = y * c.strides[0] + ky * c.dilations[0] - c.pads[0];
+                int64_t ix = x * c.strides[1] + kx * c.dilations[1] - c.pads[1];
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w)
+                  continue;
+                sum += double(xValue(n, ci, iy, ix)) * double(wValue(f, ci, ky, kx));
+              }
+          if (c.epilogue) {
+            sum += biasValue(f);
+            if (c.residual)
+              sum += xValue(n, f, y, x);
+            sum = std::max(sum, 0.0);
+          }
+          out[((n * c.f + f) * oh + y) * ow + x] = float(sum);
+        }
+  return out;
+}
+
+void runCase(const ConvCase &c) {
+  std::string source = convSource(c), ir, error;
+  ASSERT_TRUE(compile(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
+      << error;
+  std::string packedType = tensorType({c.f / 32, c.kh, c.kw, c.c, 32});
+  bool packed = ir.find("floordiv 32") != std::string::npos &&
+                ir.find(": " + packedType) != std::string::npos;
+  EXPECT_EQ(packed, c.expectPacked) << ir;
+  EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
+
+  turbine::artifact::Module artifact;
+  ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
+  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
+  ASSERT_TRUE(module.ok()) << module.message();
+  auto function = module.value()->lookupFunction("main");
+  ASSERT_TRUE(function.ok()) << function.message();
+  for (const char *deviceName : {"local-sync", "local-task"}) {
+    turbine::runtime::DeviceOptions deviceOptions;
+    deviceOptions.taskWorkers = 2;
+    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
+    ASSERT_TRUE(device.ok()) << device.message();
+    for (int64_t batch : c.batches) {
+      Tensor x = Tensor::allocate(DType::f32, {batch, c.c, c.h, c.w}).value();
+      for (int64_t e = 0; e < x.elementCount(); ++e) {
+        int64_t xx = e % c.w, y = e / c.w % c.h, ci = e / (c.w * c.h) % c.c,
+                n = e / (c.w * c.h * c.c);
+        x.dataAs<float>()[e] = xValue(n, ci, y, xx);
+      }
+      std::vector<Tensor> inputs;
+      inputs.push_back(std::move(x));
+      auto results = function.value().invoke(*device.value(), inputs);
+      ASSERT_TRUE(results.ok()) << results.message();
+      const Tensor &out = results.value().at(0);
+      std::vector<float> expected = reference(c, batch);
+      ASSERT_EQ(out.elementCount(), static_cast<int64_t>(expected.size()));
+      int64_t mismatches = 0, first = -1;
+      for (size_t e = 0; e < expected.size(); ++e)
+        if (out.dataAs<float>()[e] != expected[e] && mismatches++ == 0)
+          first = static_cast<int64_t>(e);
+      EXPECT_EQ(mismatches, 0) << deviceName << " batch " << batch << ": first at flat index "
+                               << first << ": "
+                               << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
+                               << (first >= 0 ? expected[first] : 0.f);
+    }
+  }
+}
+
+// Packed filter (F = 64, two 32-channel tiles), odd image, same padding,
+// bias + ReLU fused.
+TEST(ConvolutionStrategies, PackedFilter3x3SamePadding) {
+  runCase({/*c=*/16, /*f=*/64, /*h=*/9, /*w=*/11, /*kh=*/3, /*kw=*/3, {1, 1}, {1, 1},
+           {1, 1, 1, 1}, /*epilogue=*/true, /*residual=*/false, /*batches=*/{1, 3},
+           /*expectPacked=*/true});
+}
+
+// Packed, stride 2 with uneven padding and an odd number of input channels.
+TEST(ConvolutionStrategies, PackedFilterStride2UnevenPadding) {
+  runCase({5, 96, 13, 10, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, true, false, {2}, true});
+}
+
+// Packed, dilation 2 on 3 input channels (an image's first layer), no epilogue.
+TEST(ConvolutionStrategies, PackedFilterDilated3Channels) {
+  runCase({3, 64, 12, 9, 3, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, false, false, {1, 2}, true});
+}
+
+// 1x1 stride-2 convolution (ResNet's downsample), packed.
+TEST(ConvolutionStrategies, PackedFilter1x1Stride2) {
+  runCase({24, 64, 9, 7, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true});
+}
+
+// Rectangular window, different strides per axis, 16 output channels (the
+// 16-pixel x 16-channel register tile), not packed.
+TEST(ConvolutionStrategies, NarrowRectangularWindow) {
+  runCase({3, 16, 11, 13, 5, 3, {2, 1}, {1, 1}, {2, 1, 2, 1}, true, false, {1, 2}, false});
+}
+
+// 40 output channels: not a multiple of the filter tile, not packed.
+TEST(ConvolutionStrategies, ChannelsNotMultipleOfTileAreNotPacked) {
+  runCase({8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false});
+}
+
+// A residual block's second half: relu(conv(x) + bias + x), packed; the
+// residual input is the graph's NCHW input, read in NHWC by the epilogue.
+TEST(ConvolutionStrategies, ResidualAddFusedIntoPackedConvolution) {
+  runCase({64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true});
+}
+
+} // namespace
