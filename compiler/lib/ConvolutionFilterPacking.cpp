@@ -152,6 +152,8 @@ void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
         linalg::YieldOp::create(b, loc, sum);
       });
   rewriter.replaceOp(conv, generic->getResults());
+  if (Operation *original = filter.getDefiningOp(); original && original->use_empty())
+    rewriter.eraseOp(original);
 }
 
 /// Tiles the output channels (loop 3) of `op` by 32; returns the tile op.
