@@ -11,9 +11,13 @@
 //       whose M and N loops are peeled so full tiles are static; those are
 //       vectorized to vector.contract (lowered to outer products = FMAs),
 //       leftover rows go one row at a time (1x32x1, still vectorized);
+//       NHWC convolutions and pooling: register tiles of 8 pixels x 32
+//       channels (16 x 16 for narrow layers), decomposed to 1-D and
+//       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
+//       become one such convolution per 32-channel tile;
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
-//       reductions); convolutions, pooling and gathers stay scalar for now.
+//       reductions, pads); other gathers stay scalar for now.
 //     Loop-carried tiles are then hoisted into iter_args on tensors, so the
 //     matmul accumulator stays in registers across K.
 //  3. One-shot bufferization writing results in place into output bindings,
@@ -179,10 +183,22 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
+/// A generic that LowerPads.cpp made of a tensor.pad: no inputs, yields
+/// select(in bounds, tensor.extract(source, clamped indices), pad value).
+bool isPadGather(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  return select && select.getTrueValue().getDefiningOp<tensor::ExtractOp>() &&
+         !op.getBody()->findAncestorOpInBlock(*select.getFalseValue().getDefiningOp());
+}
+
 /// Ops the generic vector strategy handles well: fills and generics whose
 /// operands are read through projected permutations (elementwise, broadcast,
-/// transpose, reductions) with no gathers. Convolutions, pooling and
-/// gather-style generics stay scalar for now (tiled, lowered to loops).
+/// transpose, reductions) with no gathers except pads. Convolutions, pooling
+/// and other gather-style generics stay scalar for now (tiled, lowered to
+/// loops).
 bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
   // Vectors of i1 are bit-packed in memory while tensors of i1 hold a byte
   // per element: ops touching i1 buffers stay scalar.
@@ -204,7 +220,10 @@ bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
     if (isa<tensor::ExtractOp, linalg::IndexOp>(inner))
       hasGather = true;
   });
-  return !hasGather;
+  // A pad's gather reads the source at clamped indices whose innermost one
+  // is the innermost loop's: the vectorizer turns that into contiguous loads
+  // (NHWC pads in front of convolutions, vectorized over channels).
+  return !hasGather || isPadGather(generic);
 }
 
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
