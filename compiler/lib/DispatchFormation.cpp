@@ -257,8 +257,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
   for (Operation *op : region.ops) {
     if (isa<linalg::Conv2DNchwFchwOp>(op))
       kind = RegionKind::Convolution;
-    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
-                 linalg::PoolingNhwcSumOp>(op) ||
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                 linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) ||
              isPackedConvolution(op))
       kind = RegionKind::ChannelsLastWindow;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

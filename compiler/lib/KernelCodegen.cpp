@@ -320,8 +320,8 @@ void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
   (void)applyPatternsGreedily(kernel, std::move(patterns));
   SmallVector<linalg::LinalgOp> convolutions;
   kernel.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
-            linalg::PoolingNwcSumOp>(op.getOperation()) &&
+    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::DepthwiseConv1DNwcWcOp,
+            linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op.getOperation()) &&
         op.hasPureTensorSemantics() &&
         !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
       convolutions.push_back(op);
@@ -504,8 +504,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       tileMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
-    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
-                 linalg::PoolingNhwcSumOp>(op.getOperation()))
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                 linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
       tileChannelsLastWindow(rewriter, op);
     else if (isPackedConvolution(op))
       tilePackedConvolution(rewriter, op);

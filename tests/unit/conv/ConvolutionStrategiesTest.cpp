@@ -4,7 +4,8 @@
 // linalg.conv_2d_nchw_fchw with a constant filter, dynamic batch, optional
 // bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
 // padding, dilation, 1x1, 3 input channels, rectangular windows, channel
-// counts that are and are not multiples of the 32-channel filter tile — runs
+// counts that are and are not multiples of the 32-channel filter tile, and
+// depthwise convolutions in the frontends' grouped generic form — runs
 // them on local-sync and on local-task with 2 workers, and compares with a
 // plain loop nest. Inputs and weights are small multiples of 1/8, so every
 // partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
@@ -45,6 +46,7 @@ struct ConvCase {
   bool residual;   // + the input itself before the ReLU (needs c == f, same size)
   std::vector<int64_t> batches;
   bool expectPacked;
+  bool depthwise = false; // groups = c = f, as the frontends' generic
 
   int64_t oh() const {
     return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
@@ -84,14 +86,15 @@ std::string convSource(const ConvCase &c) {
   std::string x = tensorType({-1, c.c, c.h, c.w});
   int64_t hp = c.h + c.pads[0] + c.pads[2], wp = c.w + c.pads[1] + c.pads[3];
   std::string xp = tensorType({-1, c.c, hp, wp});
-  std::string wt = tensorType({c.f, c.c, c.kh, c.kw});
+  int64_t filterChannels = c.depthwise ? 1 : c.c;
+  std::string wt = tensorType({c.f, filterChannels, c.kh, c.kw});
   std::string r = tensorType({-1, c.f, c.oh(), c.ow()});
   std::ostringstream os;
   os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
      << "  %w = arith.constant dense<[";
   for (int64_t f = 0; f < c.f; ++f) {
     os << (f ? ", [" : "[");
-    for (int64_t ci = 0; ci < c.c; ++ci) {
+    for (int64_t ci = 0; ci < filterChannels; ++ci) {
       os << (ci ? ", [" : "[");
       for (int64_t y = 0; y < c.kh; ++y) {
         os << (y ? ", [" : "[");
@@ -113,11 +116,28 @@ std::string convSource(const ConvCase &c) {
      << "    tensor.yield %zero : f32\n"
      << "  } : " << x << " to " << xp << "\n"
      << "  %e = tensor.empty(%n) : " << r << "\n"
-     << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
-     << "  %conv = linalg.conv_2d_nchw_fchw {strides = dense<[" << c.strides[0] << ", "
-     << c.strides[1] << "]> : tensor<2xi64>, dilations = dense<[" << c.dilations[0] << ", "
-     << c.dilations[1] << "]> : tensor<2xi64>} ins(%xp, %w : " << xp << ", " << wt
-     << ") outs(%acc : " << r << ") -> " << r << "\n";
+     << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n";
+  if (c.depthwise) {
+    // The frontends' grouped convolution generic, loops (n, f, oh, ow, g, kh, kw).
+    os << "  %conv = linalg.generic {indexing_maps = [affine_map<(n, f, y, x, g, ky, kx) -> (n, "
+          "f + g, y * "
+       << c.strides[0] << " + ky * " << c.dilations[0] << ", x * " << c.strides[1] << " + kx * "
+       << c.dilations[1]
+       << ")>, affine_map<(n, f, y, x, g, ky, kx) -> (f, g, ky, kx)>, affine_map<(n, f, y, x, "
+          "g, ky, kx) -> (n, f, y, x)>], iterator_types = [\"parallel\", \"parallel\", "
+          "\"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"]} ins(%xp, %w : "
+       << xp << ", " << wt << ") outs(%acc : " << r << ") {\n"
+       << "  ^bb0(%in: f32, %wv: f32, %out: f32):\n"
+       << "    %p = arith.mulf %in, %wv : f32\n"
+       << "    %q = arith.addf %out, %p : f32\n"
+       << "    linalg.yield %q : f32\n"
+       << "  } -> " << r << "\n";
+  } else {
+    os << "  %conv = linalg.conv_2d_nchw_fchw {strides = dense<[" << c.strides[0] << ", "
+       << c.strides[1] << "]> : tensor<2xi64>, dilations = dense<[" << c.dilations[0] << ", "
+       << c.dilations[1] << "]> : tensor<2xi64>} ins(%xp, %w : " << xp << ", " << wt
+       << ") outs(%acc : " << r << ") -> " << r << "\n";
+  }
   if (!c.epilogue) {
     os << "  return %conv : " << r << "\n}\n";
     return os.str();
@@ -184,9 +204,10 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
               for (int64_t kx = 0; kx < c.kw; ++kx) {
                 int64_t iy = y * c.strides[0] + ky * c.dilations[0] - c.pads[0];
                 int64_t ix = x * c.strides[1] + kx * c.dilations[1] - c.pads[1];
-                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w)
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w || (c.depthwise && ci != f))
                   continue;
-                sum += double(xValue(n, ci, iy, ix)) * double(wValue(f, ci, ky, kx));
+                sum += double(xValue(n, ci, iy, ix)) *
+                       double(wValue(f, c.depthwise ? 0 : ci, ky, kx));
               }
           if (c.epilogue) {
             sum += biasValue(f);
@@ -208,6 +229,8 @@ void runCase(const ConvCase &c) {
                 ir.find(": " + packedType) != std::string::npos;
   EXPECT_EQ(packed, c.expectPacked) << ir;
   EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
+  if (c.depthwise)
+    EXPECT_NE(ir.find("linalg.depthwise_conv_2d_nhwc_hwc"), std::string::npos) << ir;
 
   turbine::artifact::Module artifact;
   ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
@@ -284,6 +307,29 @@ TEST(ConvolutionStrategies, ChannelsNotMultipleOfTileAreNotPacked) {
 // residual input is the graph's NCHW input, read in NHWC by the epilogue.
 TEST(ConvolutionStrategies, ResidualAddFusedIntoPackedConvolution) {
   runCase({64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true});
+}
+
+// Depthwise (groups = channels, the frontends' generic) becomes an NHWC
+// depthwise convolution vectorized over channels: stride 2 with uneven
+// padding, 40 channels (a partial 32-channel tile's divisor), bias + ReLU.
+TEST(ConvolutionStrategies, DepthwiseStride2UnevenPadding) {
+  ConvCase c{40, 40, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  runCase(c);
+}
+
+// Depthwise, dilation 2, rectangular window, 3 channels, no epilogue.
+TEST(ConvolutionStrategies, DepthwiseDilatedRectangular) {
+  ConvCase c{3, 3, 10, 12, 3, 5, {1, 1}, {2, 2}, {2, 4, 2, 4}, false, false, {1, 3}, false};
+  c.depthwise = true;
+  runCase(c);
+}
+
+// Depthwise with a residual add of its own input (same shape).
+TEST(ConvolutionStrategies, DepthwiseResidual) {
+  ConvCase c{64, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {2}, false};
+  c.depthwise = true;
+  runCase(c);
 }
 
 } // namespace
