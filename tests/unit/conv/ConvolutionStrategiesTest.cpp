@@ -47,6 +47,11 @@ struct ConvCase {
   std::vector<int64_t> batches;
   bool expectPacked;
   bool depthwise = false; // groups = c = f, as the frontends' generic
+  // A 1x1 max pooling (the identity) after the epilogue: it reads NHWC, so
+  // the epilogue moves to NHWC and is tiled with the convolution's register
+  // tiles (KernelCodegen.cpp); without it the epilogue reads the result
+  // through the final transpose and runs as its own pass.
+  bool poolAfter = false;
 
   int64_t oh() const {
     return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
@@ -162,8 +167,19 @@ std::string convSource(const ConvCase &c) {
   else
     os << "    %z = arith.maximumf %s, %zero : f32\n";
   os << "    linalg.yield %z : f32\n"
-     << "  } -> " << r << "\n"
-     << "  return %y : " << r << "\n}\n";
+     << "  } -> " << r << "\n";
+  if (!c.poolAfter) {
+    os << "  return %y : " << r << "\n}\n";
+    return os.str();
+  }
+  os << "  %ninf = arith.constant 0xFF800000 : f32\n"
+     << "  %win = tensor.empty() : tensor<1x1xf32>\n"
+     << "  %pe = tensor.empty(%n) : " << r << "\n"
+     << "  %pinit = linalg.fill ins(%ninf : f32) outs(%pe : " << r << ") -> " << r << "\n"
+     << "  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = "
+        "dense<1> : tensor<2xi64>} ins(%y, %win : "
+     << r << ", tensor<1x1xf32>) outs(%pinit : " << r << ") -> " << r << "\n"
+     << "  return %pool : " << r << "\n}\n";
   return os.str();
 }
 
@@ -329,6 +345,40 @@ TEST(ConvolutionStrategies, DepthwiseDilatedRectangular) {
 TEST(ConvolutionStrategies, DepthwiseResidual) {
   ConvCase c{64, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {2}, false};
   c.depthwise = true;
+  runCase(c);
+}
+
+// The same shapes with the epilogue in NHWC (a pooling reads it), so that it
+// runs on the register tiles of the convolution: packed, narrow (16 x 16
+// tiles), 40 channels (8-channel tiles), depthwise, residual.
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesPacked) {
+  ConvCase c{5, 96, 13, 10, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, true, false, {1, 2}, true};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesNarrow) {
+  ConvCase c{3, 16, 11, 13, 5, 3, {2, 1}, {1, 1}, {2, 1, 2, 1}, true, false, {1, 2}, false};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
+  ConvCase c{8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {3}, false};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesDepthwise) {
+  ConvCase c{40, 40, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesResidual) {
+  ConvCase c{64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true};
+  c.poolAfter = true;
   runCase(c);
 }
 
