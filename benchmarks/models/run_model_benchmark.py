@@ -16,7 +16,10 @@
 #   torch:   eager nn.Module under no_grad, torch.set_num_threads; OpenBLAS
 #            with OPENBLAS_CORETYPE=Cooperlake (see PLATFORM.md).
 # Environment knobs: MODEL_ROUNDS (3), MODEL_REPS (30), MODEL_WARMUP (5),
-# MODEL_THREADS ("1 2"), MODEL_FILTER (regex on the model name).
+# MODEL_THREADS ("1 2"), MODEL_FILTER (regex on the model name),
+# MODEL_BASELINE (another `turbine` binary, e.g. of an earlier commit: its
+# compile of each model is timed in the same rounds as a fourth tool, so a
+# before/after comparison comes from one run).
 # ===---------------------------------------------------------------------=== #
 import os
 import re
@@ -71,6 +74,7 @@ def main(argv):
     warmup = int(os.environ.get("MODEL_WARMUP", "5"))
     thread_counts = [int(t) for t in os.environ.get("MODEL_THREADS", "1 2").split()]
     model_filter = re.compile(os.environ.get("MODEL_FILTER", "."))
+    baseline = os.environ.get("MODEL_BASELINE")
     out_dir = os.path.join(build_dir, "benchmarks", "models")
     os.makedirs(out_dir, exist_ok=True)
 
@@ -89,11 +93,17 @@ def main(argv):
         start = time.perf_counter()
         run([turbine, "compile", onnx, "-o", tmod])
         compile_times[name] = time.perf_counter() - start
+        baseline_tmod = os.path.join(model_dir, "model.baseline.tmod")
+        if baseline:
+            run([baseline, "compile", onnx, "-o", baseline_tmod])
         for batch in batches:
             inp = os.path.join(model_dir, "input_b%d.npy" % batch)
             expected = os.path.join(model_dir, "expected_b%d.npy" % batch)
             run([turbine, "run", tmod, "--input=@" + inp, "--expected_output=@" + expected,
                  "--atol=1e-3", "--rtol=1e-3"])
+            if baseline:
+                run([baseline, "run", baseline_tmod, "--input=@" + inp,
+                     "--expected_output=@" + expected, "--atol=1e-3", "--rtol=1e-3"])
             for threads in thread_counts:
                 tenv = dict(env, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
                 device = (["--device=local-sync"] if threads == 1 else
@@ -107,6 +117,10 @@ def main(argv):
                                                 "torch", out_dir, name, str(batch), str(threads),
                                                 str(reps), str(warmup)], tenv), "median_ms"),
                 }
+                if baseline:
+                    tools["baseline"] = lambda: parse(run(
+                        [baseline, "bench", baseline_tmod, "--input=@" + inp,
+                         "--repetitions=%d" % reps] + device, tenv), "median ms/call")
                 if node_path:
                     tools["ort"] = lambda: parse(run(
                         ["node", os.path.join(HERE, "ort_benchmark.js"), onnx, inp, expected,
@@ -138,9 +152,14 @@ def print_row(row):
         HEADER_PRINTED[0] = True
     name, batch, threads, r = row
     ort = r.get("ort")
-    print("%-12s %5d %7d %11.3f %9s %9.3f %9s %9.2f" % (
+    base = r.get("baseline")
+    line = "%-12s %5d %7d %11.3f %9s %9.3f %9s %9.2f" % (
         name, batch, threads, r["turbine"], "%.3f" % ort if ort else "n/a", r["torch"],
-        "%.2f" % (r["turbine"] / ort) if ort else "n/a", r["turbine"] / r["torch"]))
+        "%.2f" % (r["turbine"] / ort) if ort else "n/a", r["turbine"] / r["torch"])
+    if base:
+        line += "   baseline %.3f ms, baseline/ORT %s" % (
+            base, "%.2f" % (base / ort) if ort else "n/a")
+    print(line)
     sys.stdout.flush()
 
 
