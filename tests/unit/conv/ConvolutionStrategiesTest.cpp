@@ -52,6 +52,9 @@ struct ConvCase {
   // tiles (KernelCodegen.cpp); without it the epilogue reads the result
   // through the final transpose and runs as its own pass.
   bool poolAfter = false;
+  // Height and width dynamic too (the register tiles need static ones: the
+  // convolution then runs unvectorized, packed or not).
+  bool dynamicSpatial = false;
 
   int64_t oh() const {
     return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
@@ -88,12 +91,32 @@ std::string tensorType(std::vector<int64_t> dims) {
 
 /// func.func @main(%x: ?xCxHxW) -> ?xFxOHxOW.
 std::string convSource(const ConvCase &c) {
-  std::string x = tensorType({-1, c.c, c.h, c.w});
+  int64_t dyn = c.dynamicSpatial ? -1 : 0;
+  auto dim = [&](int64_t d) { return c.dynamicSpatial ? dyn : d; };
+  std::string x = tensorType({-1, c.c, dim(c.h), dim(c.w)});
   int64_t hp = c.h + c.pads[0] + c.pads[2], wp = c.w + c.pads[1] + c.pads[3];
-  std::string xp = tensorType({-1, c.c, hp, wp});
+  std::string xp = tensorType({-1, c.c, dim(hp), dim(wp)});
   int64_t filterChannels = c.depthwise ? 1 : c.c;
   std::string wt = tensorType({c.f, filterChannels, c.kh, c.kw});
-  std::string r = tensorType({-1, c.f, c.oh(), c.ow()});
+  std::string r = tensorType({-1, c.f, dim(c.oh()), dim(c.ow())});
+  // Result sizes: (in + pads - dilation * (k - 1) - 1) / stride + 1.
+  std::string emptySizes = "%n";
+  std::ostringstream sizes;
+  if (c.dynamicSpatial) {
+    for (int axis = 0; axis < 2; ++axis) {
+      int64_t k = axis ? c.kw : c.kh;
+      int64_t extra = c.pads[axis] + c.pads[axis + 2] - c.dilations[axis] * (k - 1) - 1;
+      sizes << "  %d" << axis << " = arith.constant " << 2 + axis << " : index\n"
+            << "  %in" << axis << " = tensor.dim %x, %d" << axis << " : " << x << "\n"
+            << "  %extra" << axis << " = arith.constant " << extra << " : index\n"
+            << "  %stride" << axis << " = arith.constant " << c.strides[axis] << " : index\n"
+            << "  %one" << axis << " = arith.constant 1 : index\n"
+            << "  %t" << axis << " = arith.addi %in" << axis << ", %extra" << axis << " : index\n"
+            << "  %q" << axis << " = arith.divui %t" << axis << ", %stride" << axis << " : index\n"
+            << "  %out" << axis << " = arith.addi %q" << axis << ", %one" << axis << " : index\n";
+    }
+    emptySizes = "%n, %out0, %out1";
+  }
   std::ostringstream os;
   os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
      << "  %w = arith.constant dense<[";
@@ -114,13 +137,14 @@ std::string convSource(const ConvCase &c) {
   os << "]> : " << wt << "\n"
      << "  %c0 = arith.constant 0 : index\n"
      << "  %n = tensor.dim %x, %c0 : " << x << "\n"
+     << sizes.str()
      << "  %zero = arith.constant 0.0 : f32\n"
      << "  %xp = tensor.pad %x low[0, 0, " << c.pads[0] << ", " << c.pads[1] << "] high[0, 0, "
      << c.pads[2] << ", " << c.pads[3] << "] {\n"
      << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
      << "    tensor.yield %zero : f32\n"
      << "  } : " << x << " to " << xp << "\n"
-     << "  %e = tensor.empty(%n) : " << r << "\n"
+     << "  %e = tensor.empty(" << emptySizes << ") : " << r << "\n"
      << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n";
   if (c.depthwise) {
     // The frontends' grouped convolution generic, loops (n, f, oh, ow, g, kh, kw).
@@ -151,7 +175,7 @@ std::string convSource(const ConvCase &c) {
   for (int64_t f = 0; f < c.f; ++f)
     os << (f ? ", " : "") << f32(biasValue(f));
   os << "]> : " << tensorType({c.f}) << "\n"
-     << "  %e2 = tensor.empty(%n) : " << r << "\n"
+     << "  %e2 = tensor.empty(" << emptySizes << ") : " << r << "\n"
      << "  %y = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, "
         "affine_map<(a, b, c, d) -> (b)>, "
      << (c.residual ? "affine_map<(a, b, c, d) -> (a, b, c, d)>, " : "")
@@ -174,7 +198,7 @@ std::string convSource(const ConvCase &c) {
   }
   os << "  %ninf = arith.constant 0xFF800000 : f32\n"
      << "  %win = tensor.empty() : tensor<1x1xf32>\n"
-     << "  %pe = tensor.empty(%n) : " << r << "\n"
+     << "  %pe = tensor.empty(" << emptySizes << ") : " << r << "\n"
      << "  %pinit = linalg.fill ins(%ninf : f32) outs(%pe : " << r << ") -> " << r << "\n"
      << "  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = "
         "dense<1> : tensor<2xi64>} ins(%y, %win : "
@@ -379,6 +403,14 @@ TEST(ConvolutionStrategies, EpilogueOnRegisterTilesDepthwise) {
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesResidual) {
   ConvCase c{64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true};
   c.poolAfter = true;
+  runCase(c);
+}
+
+// Height and width dynamic: packed (the filter is static) but run by the
+// generic strategy; residual epilogue, stride 2 in one axis.
+TEST(ConvolutionStrategies, DynamicSpatialDimsPacked) {
+  ConvCase c{6, 64, 9, 13, 3, 3, {2, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  c.dynamicSpatial = true;
   runCase(c);
 }
 
