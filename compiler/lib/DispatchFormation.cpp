@@ -16,9 +16,9 @@
 //    turbine.dispatch per region, whose workgroup count is derived from the
 //    region's workgroup tile sizes (recorded on the kernel for codegen).
 //===----------------------------------------------------------------------===//
-#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -257,9 +257,10 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
   for (Operation *op : region.ops) {
     if (isa<linalg::Conv2DNchwFchwOp>(op))
       kind = RegionKind::Convolution;
-    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
-                 linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op) ||
-             isPackedConvolution(op))
+    else if (isPackedConvolution(op) || isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+      kind = RegionKind::ChannelsLastWindow;
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
+                 linalg::PoolingNhwcSumOp>(op))
       kind = RegionKind::ChannelsLastWindow;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))

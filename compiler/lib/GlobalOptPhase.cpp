@@ -6,11 +6,10 @@
 // ops into single generics (a producer fuses when it has one use), resolves
 // tensor.dim of intermediate values to dims of the function arguments, and
 // cleans up. Contractions, convolutions and pooling stay named: codegen picks
-// strategies by their kind. Last, constant convolution filters are repacked
-// channel-tile-major (ConvolutionFilterPacking.cpp).
+// strategies by their kind.
 //===----------------------------------------------------------------------===//
-#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -89,6 +88,8 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   pm.addPass(createCSEPass());
   if (failed(pm.run(module)))
     return failure();
+  // Last, after fusion: constant convolution filters repacked
+  // channel-tile-major (ConvolutionFilterPacking.cpp).
   packConvolutionFilters(module);
   return success();
 }

@@ -23,9 +23,9 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
-#include "ConvolutionFilterPacking.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
