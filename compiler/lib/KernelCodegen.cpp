@@ -277,9 +277,12 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
 
 /// Register tile (pixels, channels) of an NHWC convolution or pooling with
 /// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
-/// when a tile has 16 channels or fewer; both divide the extents.
+/// when a tile has 16 channels or fewer (power-of-two channel counts); both
+/// divide the extents.
 std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
-  int64_t channels = largestDivisorAtMost(ranges[3], 32);
+  // A power of two: vectors of other widths (24 channels) lower to shuffles
+  // that cost 10-30x.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
   int64_t pixelLimit = channels <= 16 ? 16 : 8;
   return {largestDivisorAtMost(ranges[2], pixelLimit), channels};
 }
