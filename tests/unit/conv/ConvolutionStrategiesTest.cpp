@@ -414,4 +414,19 @@ TEST(ConvolutionStrategies, DynamicSpatialDimsPacked) {
   runCase(c);
 }
 
+// Channel counts whose tiles are powers of two below 32 (mobilenet's 24 and
+// 144: 8- and 16-channel tiles) and an odd count (1-channel tiles), with
+// the epilogue on the register tiles.
+TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
+  ConvCase expand{24, 144, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {2}, false};
+  expand.poolAfter = true;
+  runCase(expand);
+  ConvCase project{144, 24, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1}, false};
+  project.poolAfter = true;
+  runCase(project);
+  ConvCase odd{5, 17, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false};
+  odd.poolAfter = true;
+  runCase(odd);
+}
+
 } // namespace
