@@ -19,6 +19,7 @@
 #include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -257,6 +258,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
   for (Operation *op : region.ops) {
     if (isa<linalg::Conv2DNchwFchwOp>(op))
       kind = RegionKind::Convolution;
+    else if (isPackedConvolution(op) || isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+      kind = RegionKind::ChannelsLastWindow;
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
                  linalg::PoolingNhwcSumOp>(op))
       kind = RegionKind::ChannelsLastWindow;

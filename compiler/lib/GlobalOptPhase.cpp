@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
 #include "Phases.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -103,7 +104,12 @@ LogicalResult runGlobalOptPhase(ModuleOp module) {
   auto pm = PassManager::on<ModuleOp>(context);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  return pm.run(module);
+  if (failed(pm.run(module)))
+    return failure();
+  // Last, after fusion: constant convolution filters repacked
+  // channel-tile-major (ConvolutionFilterPacking.cpp).
+  packConvolutionFilters(module);
+  return success();
 }
 
 } // namespace turbine::compiler

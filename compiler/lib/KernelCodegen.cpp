@@ -12,9 +12,13 @@
 //       whose M and N loops are peeled so full tiles are static; those are
 //       vectorized to vector.contract (lowered to outer products = FMAs),
 //       leftover rows go one row at a time (1x32x1, still vectorized);
+//       NHWC convolutions and pooling: register tiles of 8 pixels x 32
+//       channels (16 x 16 for narrow layers), decomposed to 1-D and
+//       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
+//       become one such convolution per 32-channel tile;
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
-//       reductions); convolutions, pooling and gathers stay scalar for now.
+//       reductions, pads); other gathers stay scalar for now.
 //     Loop-carried tiles are then hoisted into iter_args on tensors, so the
 //     matmul accumulator stays in registers across K.
 //  3. One-shot bufferization writing results in place into output bindings,
@@ -23,6 +27,7 @@
 #include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
+#include "ConvolutionFilterPacking.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -195,10 +200,22 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
+/// A generic that LowerPads.cpp made of a tensor.pad: no inputs, yields
+/// select(in bounds, tensor.extract(source, clamped indices), pad value).
+bool isPadGather(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  return select && select.getTrueValue().getDefiningOp<tensor::ExtractOp>() &&
+         !op.getBody()->findAncestorOpInBlock(*select.getFalseValue().getDefiningOp());
+}
+
 /// Ops the generic vector strategy handles well: fills and generics whose
 /// operands are read through projected permutations (elementwise, broadcast,
-/// transpose, reductions) with no gathers. Convolutions, pooling and
-/// gather-style generics stay scalar for now (tiled, lowered to loops).
+/// transpose, reductions) with no gathers except pads. Convolutions, pooling
+/// and other gather-style generics stay scalar for now (tiled, lowered to
+/// loops).
 bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
   // Vectors of i1 are bit-packed in memory while tensors of i1 hold a byte
   // per element: ops touching i1 buffers stay scalar.
@@ -220,7 +237,10 @@ bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
     if (isa<tensor::ExtractOp, linalg::IndexOp>(inner))
       hasGather = true;
   });
-  return !hasGather;
+  // A pad's gather reads the source at clamped indices whose innermost one
+  // is the innermost loop's: the vectorizer turns that into contiguous loads
+  // (NHWC pads in front of convolutions, vectorized over channels).
+  return !hasGather || isPadGather(generic);
 }
 
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
@@ -272,8 +292,21 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
 
+/// Register tile (pixels, channels) of an NHWC convolution or pooling with
+/// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
+/// when a tile has 16 channels or fewer (power-of-two channel counts); both
+/// divide the extents.
+std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
+  // A power of two: vectors of other widths (24 channels) lower to shuffles
+  // that cost 10-30x.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
+  int64_t pixelLimit = channels <= 16 ? 16 : 8;
+  return {largestDivisorAtMost(ranges[2], pixelLimit), channels};
+}
+
 /// NHWC convolution or pooling inside a workgroup tile, as register tiles of
-/// 8 output pixels of one row by up to 32 channels, one kernel position and
+/// 8 output pixels of one row by up to 32 channels (16 x 16 for narrow
+/// layers), one kernel position and
 /// (convolution) one input channel at a time: the convolution's tile is then
 /// an 8x32x1 matmul step, the same register tile as tileMatmul's, whose
 /// accumulators stay in registers across the kh, kw and c loops. Sizes divide
@@ -283,11 +316,127 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
-  SmallVector<int64_t> tiles = {1, 1, largestDivisorAtMost(ranges[2], 8),
-                                largestDivisorAtMost(ranges[3], 32), 1, 1};
+  // 16 zmm accumulators: 8 pixels x 32 channels, or 16 x 16 when a tile
+  // has 16 channels or fewer (the first layers of small CNNs).
+  auto [pixels, channels] = channelsLastRegisterTile(ranges);
+  SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// An NHWC convolution (named, depthwise or packed-filter) whose only use is
+/// `epilogue`, an all-parallel generic that reads it element for element
+/// (bias, batch norm, activation, residual add): the convolution, or null.
+linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
+  if (!epilogue.hasPureTensorSemantics() || epilogue.getNumLoops() != 4 ||
+      epilogue.getNumParallelLoops() != 4 || epilogue.getNumResults() != 1 ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    auto conv = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!conv || !input->get().hasOneUse() ||
+        !epilogue.getMatchingIndexingMap(input).isIdentity() ||
+        !(isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(conv.getOperation()) ||
+          isPackedConvolution(conv)))
+      continue;
+    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+    if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+      return nullptr;
+    if (isPackedConvolution(conv) && ranges[3] % 32 != 0)
+      return nullptr;
+    return conv;
+  }
+  return nullptr;
+}
+
+/// A convolution and its elementwise epilogue, register tile by register
+/// tile: the epilogue is tiled (1, 1, pixels, channels) with the
+/// convolution and the fill of its accumulator fused into each tile, whose
+/// reduction loops (kh, kw[, c]) are then tiled by 1. After vectorization
+/// the accumulators start as zeros in registers, stay there across the
+/// reduction and go through the epilogue before the one store of the
+/// result tile: no pass over the convolution's result in memory. Returns
+/// the convolution tiles it made (for the caller to leave alone; the fill
+/// and epilogue tiles are already vectors), empty if it could not tile (the
+/// ops are then as they were).
+SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
+                                                     linalg::GenericOp epilogue,
+                                                     linalg::LinalgOp conv) {
+  auto [pixels, channels] = channelsLastRegisterTile(conv.getStaticLoopRanges());
+  if (isPackedConvolution(conv))
+    channels = 32;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // The untiled epilogue, convolution and fill are dead now, but for loop
+  // bounds read off the convolution's result: read them off the tensor the
+  // chain of destinations starts from (its tensor.empty).
+  Value shapeSource = conv.getDpsInits()[0];
+  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
+    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
+  for (Operation *user : llvm::make_early_inc_range(conv->getResult(0).getUsers()))
+    if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+      rewriter.setInsertionPoint(dim);
+      rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
+    }
+  for (Operation *dead : {epilogue.getOperation(), conv.getOperation(),
+                          conv.getDpsInits()[0].getDefiningOp()})
+    if (dead && isa<linalg::LinalgOp>(dead) && dead->use_empty())
+      rewriter.eraseOp(dead);
+  SmallVector<Operation *> made;
+  for (Operation *op : result->tiledAndFusedOps) {
+    auto fused = dyn_cast<linalg::LinalgOp>(op);
+    if (!fused)
+      continue;
+    // The epilogue and fill tiles: one vector each, so that the fill's
+    // zeros and the convolution's result reach the accumulators and the
+    // epilogue by forwarding, not through memory.
+    if (isa<linalg::FillOp, linalg::GenericOp>(op) && !isPackedConvolution(op)) {
+      SmallVector<int64_t> shape = fused.getStaticLoopRanges();
+      if (llvm::any_of(shape, ShapedType::isDynamic))
+        continue;
+      vectorizeOp(rewriter, op, shape);
+      continue;
+    }
+    if (!(isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op) ||
+          isPackedConvolution(op)))
+      continue;
+    SmallVector<Operation *> tiles = {op};
+    if (isPackedConvolution(op))
+      tiles = lowerPackedConvolutionTiles(rewriter, op);
+    for (Operation *tile : tiles) {
+      unsigned numLoops = cast<linalg::LinalgOp>(tile).getNumLoops();
+      SmallVector<int64_t> reductionTiles(numLoops, 0);
+      for (unsigned i = 4; i < numLoops; ++i)
+        reductionTiles[i] = 1;
+      if (Operation *tiled =
+              tileOp(rewriter, cast<TilingInterface>(tile), reductionTiles))
+        made.push_back(tiled);
+    }
+  }
+  return made;
+}
+
+/// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
+/// 32-channel tile becomes an NHWC convolution over its contiguous filter
+/// slice, tiled like any other; if that is not possible (output channels
+/// not static), the generic strategy keeps it correct.
+void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
+  if (convolutions.empty()) {
+    tileAndVectorizeGeneric(rewriter, op);
+    return;
+  }
+  for (Operation *convolution : convolutions)
+    tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
 }
 
 /// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
@@ -298,8 +447,8 @@ void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
   (void)applyPatternsGreedily(kernel, std::move(patterns));
   SmallVector<linalg::LinalgOp> convolutions;
   kernel.walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::PoolingNwcMaxOp,
-            linalg::PoolingNwcSumOp>(op.getOperation()) &&
+    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::DepthwiseConv1DNwcWcOp,
+            linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op.getOperation()) &&
         op.hasPureTensorSemantics() &&
         !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
       convolutions.push_back(op);
@@ -479,16 +628,33 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
       return failure();
   }
+  // Convolutions with an elementwise epilogue first: tiled together.
+  DenseSet<Operation *> registerTiled;
+  {
+    SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> withEpilogue;
+    kernel.walk([&](linalg::GenericOp op) {
+      if (linalg::LinalgOp conv = convolutionBeforeEpilogue(op))
+        withEpilogue.push_back({op, conv});
+    });
+    for (auto [epilogue, conv] : withEpilogue)
+      for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
+        registerTiled.insert(tiled);
+  }
   SmallVector<linalg::LinalgOp> linalgOps;
-  kernel.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (!registerTiled.contains(op))
+      linalgOps.push_back(op);
+  });
   for (linalg::LinalgOp op : linalgOps) {
     if (isMatmulLike(op))
       tileMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
-    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
-                 linalg::PoolingNhwcSumOp>(op.getOperation()))
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                 linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
       tileChannelsLastWindow(rewriter, op);
+    else if (isPackedConvolution(op))
+      tilePackedConvolution(rewriter, op);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }

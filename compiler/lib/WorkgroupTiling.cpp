@@ -83,6 +83,9 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
       bool window = kind == RegionKind::Convolution ||
                     kind == RegionKind::ChannelsLastWindow;
       tile = window ? largestDivisorAtMost(extent, tile) : std::min(tile, extent);
+      // NHWC channels: a power of two, as the register tile's vectors need.
+      if (kind == RegionKind::ChannelsLastWindow && axis == 0)
+        tile = largestPowerOfTwoDivisorAtMost(extent, preferred[0]);
     }
     tiling.tileSizes[dim] = tile;
     tiling.gridDims[axis] = dim;
@@ -94,6 +97,13 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
   if (kind == RegionKind::ChannelsLastWindow && rank == 4)
     std::copy_n(std::array<int64_t, 3>{2, 1, 3}.begin(), 3, tiling.gridDims);
   return tiling;
+}
+
+int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit) {
+  int64_t d = 1;
+  while (2 * d <= limit && extent % (2 * d) == 0)
+    d *= 2;
+  return d;
 }
 
 int64_t largestDivisorAtMost(int64_t extent, int64_t limit) {

@@ -44,6 +44,8 @@ WorkgroupTiling chooseWorkgroupTiling(mlir::Value result, RegionKind kind);
 
 /// Largest divisor of `extent` that is at most `limit` (1 if none larger).
 int64_t largestDivisorAtMost(int64_t extent, int64_t limit);
+/// Largest power of two dividing `extent` that is at most `limit`.
+int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit);
 
 void setWorkgroupTiling(mlir::func::FuncOp kernel, const WorkgroupTiling &t);
 WorkgroupTiling getWorkgroupTiling(mlir::func::FuncOp kernel);

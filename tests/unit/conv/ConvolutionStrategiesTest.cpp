@@ -1,0 +1,432 @@
+//===- ConvolutionStrategiesTest.cpp - Convolution paths vs a C++ reference ===//
+//
+// Compiles NCHW convolutions as the frontends emit them (tensor.pad +
+// linalg.conv_2d_nchw_fchw with a constant filter, dynamic batch, optional
+// bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
+// padding, dilation, 1x1, 3 input channels, rectangular windows, channel
+// counts that are and are not multiples of the 32-channel filter tile, and
+// depthwise convolutions in the frontends' grouped generic form — runs
+// them on local-sync and on local-task with 2 workers, and compares with a
+// plain loop nest. Inputs and weights are small multiples of 1/8, so every
+// partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
+// exact in any order: results must be equal. Each case also checks on the
+// global-opt IR whether the filter was packed channel-tile-major
+// (ConvolutionFilterPacking.cpp), so the test exercises the path it names.
+//===----------------------------------------------------------------------===//
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Pipeline.h"
+#include "turbine/runtime/Runtime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using turbine::runtime::DType;
+using turbine::runtime::Tensor;
+
+struct ConvCase {
+  int64_t c, f, h, w, kh, kw;
+  int64_t strides[2];
+  int64_t dilations[2];
+  int64_t pads[4]; // top, left, bottom, right
+  bool epilogue;   // + bias[f], then ReLU
+  bool residual;   // + the input itself before the ReLU (needs c == f, same size)
+  std::vector<int64_t> batches;
+  bool expectPacked;
+  bool depthwise = false; // groups = c = f, as the frontends' generic
+  // A 1x1 max pooling (the identity) after the epilogue: it reads NHWC, so
+  // the epilogue moves to NHWC and is tiled with the convolution's register
+  // tiles (KernelCodegen.cpp); without it the epilogue reads the result
+  // through the final transpose and runs as its own pass.
+  bool poolAfter = false;
+  // Height and width dynamic too (the register tiles need static ones: the
+  // convolution then runs unvectorized, packed or not).
+  bool dynamicSpatial = false;
+
+  int64_t oh() const {
+    return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
+  }
+  int64_t ow() const {
+    return (w + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) / strides[1] + 1;
+  }
+};
+
+float xValue(int64_t n, int64_t c, int64_t y, int64_t x) {
+  return float((3 * n + 7 * c + 5 * y + 11 * x) % 9 - 4) / 8;
+}
+float wValue(int64_t f, int64_t c, int64_t y, int64_t x) {
+  return float((13 * f + 5 * c + 3 * y + 7 * x) % 11 - 5) / 8;
+}
+float biasValue(int64_t f) { return float(f % 5 - 2) / 2; }
+
+std::string f32(float v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+std::string tensorType(std::vector<int64_t> dims) {
+  std::string s = "tensor<";
+  for (int64_t d : dims)
+    s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + "f32>";
+}
+
+/// func.func @main(%x: ?xCxHxW) -> ?xFxOHxOW.
+std::string convSource(const ConvCase &c) {
+  int64_t dyn = c.dynamicSpatial ? -1 : 0;
+  auto dim = [&](int64_t d) { return c.dynamicSpatial ? dyn : d; };
+  std::string x = tensorType({-1, c.c, dim(c.h), dim(c.w)});
+  int64_t hp = c.h + c.pads[0] + c.pads[2], wp = c.w + c.pads[1] + c.pads[3];
+  std::string xp = tensorType({-1, c.c, dim(hp), dim(wp)});
+  int64_t filterChannels = c.depthwise ? 1 : c.c;
+  std::string wt = tensorType({c.f, filterChannels, c.kh, c.kw});
+  std::string r = tensorType({-1, c.f, dim(c.oh()), dim(c.ow())});
+  // Result sizes: (in + pads - dilation * (k - 1) - 1) / stride + 1.
+  std::string emptySizes = "%n";
+  std::ostringstream sizes;
+  if (c.dynamicSpatial) {
+    for (int axis = 0; axis < 2; ++axis) {
+      int64_t k = axis ? c.kw : c.kh;
+      int64_t extra = c.pads[axis] + c.pads[axis + 2] - c.dilations[axis] * (k - 1) - 1;
+      sizes << "  %d" << axis << " = arith.constant " << 2 + axis << " : index\n"
+            << "  %in" << axis << " = tensor.dim %x, %d" << axis << " : " << x << "\n"
+            << "  %extra" << axis << " = arith.constant " << extra << " : index\n"
+            << "  %stride" << axis << " = arith.constant " << c.strides[axis] << " : index\n"
+            << "  %one" << axis << " = arith.constant 1 : index\n"
+            << "  %t" << axis << " = arith.addi %in" << axis << ", %extra" << axis << " : index\n"
+            << "  %q" << axis << " = arith.divui %t" << axis << ", %stride" << axis << " : index\n"
+            << "  %out" << axis << " = arith.addi %q" << axis << ", %one" << axis << " : index\n";
+    }
+    emptySizes = "%n, %out0, %out1";
+  }
+  std::ostringstream os;
+  os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
+     << "  %w = arith.constant dense<[";
+  for (int64_t f = 0; f < c.f; ++f) {
+    os << (f ? ", [" : "[");
+    for (int64_t ci = 0; ci < filterChannels; ++ci) {
+      os << (ci ? ", [" : "[");
+      for (int64_t y = 0; y < c.kh; ++y) {
+        os << (y ? ", [" : "[");
+        for (int64_t xx = 0; xx < c.kw; ++xx)
+          os << (xx ? ", " : "") << f32(wValue(f, ci, y, xx));
+        os << "]";
+      }
+      os << "]";
+    }
+    os << "]";
+  }
+  os << "]> : " << wt << "\n"
+     << "  %c0 = arith.constant 0 : index\n"
+     << "  %n = tensor.dim %x, %c0 : " << x << "\n"
+     << sizes.str()
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %xp = tensor.pad %x low[0, 0, " << c.pads[0] << ", " << c.pads[1] << "] high[0, 0, "
+     << c.pads[2] << ", " << c.pads[3] << "] {\n"
+     << "  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+     << "    tensor.yield %zero : f32\n"
+     << "  } : " << x << " to " << xp << "\n"
+     << "  %e = tensor.empty(" << emptySizes << ") : " << r << "\n"
+     << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n";
+  if (c.depthwise) {
+    // The frontends' grouped convolution generic, loops (n, f, oh, ow, g, kh, kw).
+    os << "  %conv = linalg.generic {indexing_maps = [affine_map<(n, f, y, x, g, ky, kx) -> (n, "
+          "f + g, y * "
+       << c.strides[0] << " + ky * " << c.dilations[0] << ", x * " << c.strides[1] << " + kx * "
+       << c.dilations[1]
+       << ")>, affine_map<(n, f, y, x, g, ky, kx) -> (f, g, ky, kx)>, affine_map<(n, f, y, x, "
+          "g, ky, kx) -> (n, f, y, x)>], iterator_types = [\"parallel\", \"parallel\", "
+          "\"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"]} ins(%xp, %w : "
+       << xp << ", " << wt << ") outs(%acc : " << r << ") {\n"
+       << "  ^bb0(%in: f32, %wv: f32, %out: f32):\n"
+       << "    %p = arith.mulf %in, %wv : f32\n"
+       << "    %q = arith.addf %out, %p : f32\n"
+       << "    linalg.yield %q : f32\n"
+       << "  } -> " << r << "\n";
+  } else {
+    os << "  %conv = linalg.conv_2d_nchw_fchw {strides = dense<[" << c.strides[0] << ", "
+       << c.strides[1] << "]> : tensor<2xi64>, dilations = dense<[" << c.dilations[0] << ", "
+       << c.dilations[1] << "]> : tensor<2xi64>} ins(%xp, %w : " << xp << ", " << wt
+       << ") outs(%acc : " << r << ") -> " << r << "\n";
+  }
+  if (!c.epilogue) {
+    os << "  return %conv : " << r << "\n}\n";
+    return os.str();
+  }
+  os << "  %bias = arith.constant dense<[";
+  for (int64_t f = 0; f < c.f; ++f)
+    os << (f ? ", " : "") << f32(biasValue(f));
+  os << "]> : " << tensorType({c.f}) << "\n"
+     << "  %e2 = tensor.empty(" << emptySizes << ") : " << r << "\n"
+     << "  %y = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, "
+        "affine_map<(a, b, c, d) -> (b)>, "
+     << (c.residual ? "affine_map<(a, b, c, d) -> (a, b, c, d)>, " : "")
+     << "affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = [\"parallel\", "
+        "\"parallel\", \"parallel\", \"parallel\"]} ins(%conv, %bias"
+     << (c.residual ? ", %x" : "") << " : " << r << ", " << tensorType({c.f})
+     << (c.residual ? ", " + x : "") << ") outs(%e2 : " << r << ") {\n"
+     << "  ^bb0(%v: f32, %bb: f32" << (c.residual ? ", %skip: f32" : "") << ", %o: f32):\n"
+     << "    %s = arith.addf %v, %bb : f32\n";
+  if (c.residual)
+    os << "    %t = arith.addf %s, %skip : f32\n"
+       << "    %z = arith.maximumf %t, %zero : f32\n";
+  else
+    os << "    %z = arith.maximumf %s, %zero : f32\n";
+  os << "    linalg.yield %z : f32\n"
+     << "  } -> " << r << "\n";
+  if (!c.poolAfter) {
+    os << "  return %y : " << r << "\n}\n";
+    return os.str();
+  }
+  os << "  %ninf = arith.constant 0xFF800000 : f32\n"
+     << "  %win = tensor.empty() : tensor<1x1xf32>\n"
+     << "  %pe = tensor.empty(" << emptySizes << ") : " << r << "\n"
+     << "  %pinit = linalg.fill ins(%ninf : f32) outs(%pe : " << r << ") -> " << r << "\n"
+     << "  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = "
+        "dense<1> : tensor<2xi64>} ins(%y, %win : "
+     << r << ", tensor<1x1xf32>) outs(%pinit : " << r << ") -> " << r << "\n"
+     << "  return %pool : " << r << "\n}\n";
+  return os.str();
+}
+
+/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact).
+bool compile(const std::string &source, std::optional<turbine::compiler::Phase> stopAfter,
+             std::string &ir, turbine::artifact::Module *artifact, std::string &error) {
+  mlir::DialectRegistry registry;
+  turbine::compiler::registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.disableMultithreading();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
+  if (!module) {
+    error = "parse failed:\n" + source;
+    return false;
+  }
+  turbine::compiler::CompileOptions options;
+  options.stopAfter = stopAfter;
+  if (!turbine::compiler::compileModule(*module, options, artifact, error))
+    return false;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  return true;
+}
+
+/// Plain loop nest, NCHW, in double.
+std::vector<float> reference(const ConvCase &c, int64_t batch) {
+  int64_t oh = c.oh(), ow = c.ow();
+  std::vector<float> out(batch * c.f * oh * ow);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < c.f; ++f)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < c.c; ++ci)
+            for (int64_t ky = 0; ky < c.kh; ++ky)
+              for (int64_t kx = 0; kx < c.kw; ++kx) {
+                int64_t iy = y * c.strides[0] + ky * c.dilations[0] - c.pads[0];
+                int64_t ix = x * c.strides[1] + kx * c.dilations[1] - c.pads[1];
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w || (c.depthwise && ci != f))
+                  continue;
+                sum += double(xValue(n, ci, iy, ix)) *
+                       double(wValue(f, c.depthwise ? 0 : ci, ky, kx));
+              }
+          if (c.epilogue) {
+            sum += biasValue(f);
+            if (c.residual)
+              sum += xValue(n, f, y, x);
+            sum = std::max(sum, 0.0);
+          }
+          out[((n * c.f + f) * oh + y) * ow + x] = float(sum);
+        }
+  return out;
+}
+
+void runCase(const ConvCase &c) {
+  std::string source = convSource(c), ir, error;
+  ASSERT_TRUE(compile(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
+      << error;
+  std::string packedType = tensorType({c.f / 32, c.kh, c.kw, c.c, 32});
+  bool packed = ir.find("floordiv 32") != std::string::npos &&
+                ir.find(": " + packedType) != std::string::npos;
+  EXPECT_EQ(packed, c.expectPacked) << ir;
+  EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
+  if (c.depthwise)
+    EXPECT_NE(ir.find("linalg.depthwise_conv_2d_nhwc_hwc"), std::string::npos) << ir;
+
+  turbine::artifact::Module artifact;
+  ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
+  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
+  ASSERT_TRUE(module.ok()) << module.message();
+  auto function = module.value()->lookupFunction("main");
+  ASSERT_TRUE(function.ok()) << function.message();
+  for (const char *deviceName : {"local-sync", "local-task"}) {
+    turbine::runtime::DeviceOptions deviceOptions;
+    deviceOptions.taskWorkers = 2;
+    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
+    ASSERT_TRUE(device.ok()) << device.message();
+    for (int64_t batch : c.batches) {
+      Tensor x = Tensor::allocate(DType::f32, {batch, c.c, c.h, c.w}).value();
+      for (int64_t e = 0; e < x.elementCount(); ++e) {
+        int64_t xx = e % c.w, y = e / c.w % c.h, ci = e / (c.w * c.h) % c.c,
+                n = e / (c.w * c.h * c.c);
+        x.dataAs<float>()[e] = xValue(n, ci, y, xx);
+      }
+      std::vector<Tensor> inputs;
+      inputs.push_back(std::move(x));
+      auto results = function.value().invoke(*device.value(), inputs);
+      ASSERT_TRUE(results.ok()) << results.message();
+      const Tensor &out = results.value().at(0);
+      std::vector<float> expected = reference(c, batch);
+      ASSERT_EQ(out.elementCount(), static_cast<int64_t>(expected.size()));
+      int64_t mismatches = 0, first = -1;
+      for (size_t e = 0; e < expected.size(); ++e)
+        if (out.dataAs<float>()[e] != expected[e] && mismatches++ == 0)
+          first = static_cast<int64_t>(e);
+      EXPECT_EQ(mismatches, 0) << deviceName << " batch " << batch << ": first at flat index "
+                               << first << ": "
+                               << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
+                               << (first >= 0 ? expected[first] : 0.f);
+    }
+  }
+}
+
+// Packed filter (F = 64, two 32-channel tiles), odd image, same padding,
+// bias + ReLU fused.
+TEST(ConvolutionStrategies, PackedFilter3x3SamePadding) {
+  runCase({/*c=*/16, /*f=*/64, /*h=*/9, /*w=*/11, /*kh=*/3, /*kw=*/3, {1, 1}, {1, 1},
+           {1, 1, 1, 1}, /*epilogue=*/true, /*residual=*/false, /*batches=*/{1, 3},
+           /*expectPacked=*/true});
+}
+
+// Packed, stride 2 with uneven padding and an odd number of input channels.
+TEST(ConvolutionStrategies, PackedFilterStride2UnevenPadding) {
+  runCase({5, 96, 13, 10, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, true, false, {2}, true});
+}
+
+// Packed, dilation 2 on 3 input channels (an image's first layer), no epilogue.
+TEST(ConvolutionStrategies, PackedFilterDilated3Channels) {
+  runCase({3, 64, 12, 9, 3, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, false, false, {1, 2}, true});
+}
+
+// 1x1 stride-2 convolution (ResNet's downsample), packed.
+TEST(ConvolutionStrategies, PackedFilter1x1Stride2) {
+  runCase({24, 64, 9, 7, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true});
+}
+
+// Rectangular window, different strides per axis, 16 output channels (the
+// 16-pixel x 16-channel register tile), not packed.
+TEST(ConvolutionStrategies, NarrowRectangularWindow) {
+  runCase({3, 16, 11, 13, 5, 3, {2, 1}, {1, 1}, {2, 1, 2, 1}, true, false, {1, 2}, false});
+}
+
+// 40 output channels: not a multiple of the filter tile, not packed.
+TEST(ConvolutionStrategies, ChannelsNotMultipleOfTileAreNotPacked) {
+  runCase({8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false});
+}
+
+// A residual block's second half: relu(conv(x) + bias + x), packed; the
+// residual input is the graph's NCHW input, read in NHWC by the epilogue.
+TEST(ConvolutionStrategies, ResidualAddFusedIntoPackedConvolution) {
+  runCase({64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true});
+}
+
+// Depthwise (groups = channels, the frontends' generic) becomes an NHWC
+// depthwise convolution vectorized over channels: stride 2 with uneven
+// padding, 40 channels (a partial 32-channel tile's divisor), bias + ReLU.
+TEST(ConvolutionStrategies, DepthwiseStride2UnevenPadding) {
+  ConvCase c{40, 40, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  runCase(c);
+}
+
+// Depthwise, dilation 2, rectangular window, 3 channels, no epilogue.
+TEST(ConvolutionStrategies, DepthwiseDilatedRectangular) {
+  ConvCase c{3, 3, 10, 12, 3, 5, {1, 1}, {2, 2}, {2, 4, 2, 4}, false, false, {1, 3}, false};
+  c.depthwise = true;
+  runCase(c);
+}
+
+// Depthwise with a residual add of its own input (same shape).
+TEST(ConvolutionStrategies, DepthwiseResidual) {
+  ConvCase c{64, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {2}, false};
+  c.depthwise = true;
+  runCase(c);
+}
+
+// The same shapes with the epilogue in NHWC (a pooling reads it), so that it
+// runs on the register tiles of the convolution: packed, narrow (16 x 16
+// tiles), 40 channels (8-channel tiles), depthwise, residual.
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesPacked) {
+  ConvCase c{5, 96, 13, 10, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, true, false, {1, 2}, true};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesNarrow) {
+  ConvCase c{3, 16, 11, 13, 5, 3, {2, 1}, {1, 1}, {2, 1, 2, 1}, true, false, {1, 2}, false};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
+  ConvCase c{8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {3}, false};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesDepthwise) {
+  ConvCase c{40, 40, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, EpilogueOnRegisterTilesResidual) {
+  ConvCase c{64, 64, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, true};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// Height and width dynamic: packed (the filter is static) but run by the
+// generic strategy; residual epilogue, stride 2 in one axis.
+TEST(ConvolutionStrategies, DynamicSpatialDimsPacked) {
+  ConvCase c{6, 64, 9, 13, 3, 3, {2, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  c.dynamicSpatial = true;
+  runCase(c);
+}
+
+// Channel counts whose tiles are powers of two below 32 (mobilenet's 24 and
+// 144: 8- and 16-channel tiles) and an odd count (1-channel tiles), with
+// the epilogue on the register tiles.
+TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
+  ConvCase expand{24, 144, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {2}, false};
+  expand.poolAfter = true;
+  runCase(expand);
+  ConvCase project{144, 24, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1}, false};
+  project.poolAfter = true;
+  runCase(project);
+  ConvCase odd{5, 17, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false};
+  odd.poolAfter = true;
+  runCase(odd);
+}
+
+} // namespace
