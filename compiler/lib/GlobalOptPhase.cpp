@@ -1,15 +1,16 @@
 //===- GlobalOptPhase.cpp - Whole-program simplification and fusion -------===//
 //
-// Moves NCHW convolutions and pooling to NHWC (ChannelsLastConvolutions.cpp),
-// lowers tensor.pad to gathering generics (LowerPads.cpp), generalizes elementwise-like named linalg ops (so they can fuse), folds
-// constant transposes/broadcasts, fuses chains of elementwise linalg.generic
-// ops into single generics (a producer fuses when it has one use; a producer
-// with more uses computes the layout its transposing user wants,
-// TransposeElimination.cpp), resolves tensor.dim of intermediate values to
-// dims of the function arguments, packs matmul right-hand sides into panels
-// (MatmulDataTiling.cpp), and cleans up. Contractions, convolutions and
-// pooling stay named: codegen picks
-// strategies by their kind.
+// Moves NCHW convolutions and pooling to NHWC and keeps residual streams NHWC
+// (ChannelsLastConvolutions.cpp), lowers tensor.pad to gathering generics
+// (LowerPads.cpp) that read arguments through their transposes
+// (TransposeElimination.cpp), generalizes elementwise-like named linalg ops
+// (so they can fuse), folds constant transposes/broadcasts, fuses chains of
+// elementwise linalg.generic ops into single generics (a producer fuses when
+// it has one use), resolves tensor.dim of intermediate values to dims of the
+// function arguments, packs matmul right-hand sides into panels
+// (MatmulDataTiling.cpp) and constant convolution filters channel-tile-major
+// (ConvolutionFilterPacking.cpp), and cleans up. Contractions, convolutions
+// and pooling stay named: codegen picks strategies by their kind.
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
 #include "Phases.h"

@@ -40,8 +40,8 @@ void convertConvolutionsToChannelsLast(mlir::ModuleOp module);
 /// Part of global-opt: tensor.pad ops become gathering linalg.generics
 /// (LowerPads.cpp).
 mlir::LogicalResult lowerPadsToGathers(mlir::ModuleOp module);
-/// Part of global-opt: an elementwise op whose result is both transposed and
-/// used elementwise computes the transposed layout (TransposeElimination.cpp).
+/// Part of global-opt: gathers (lowered pads) read function arguments through
+/// their transposes instead of a transposed copy (TransposeElimination.cpp).
 void populateTransposeEliminationPatterns(mlir::RewritePatternSet &patterns);
 mlir::LogicalResult runDispatchPhase(mlir::ModuleOp module);
 /// Part of codegen's vector lowering: reductions of one innermost dim by an

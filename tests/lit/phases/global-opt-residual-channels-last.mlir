@@ -1,7 +1,7 @@
 // global-opt-residual-channels-last.mlir - a residual connection stays in
 // NHWC. r1 = relu(conv1(x)) feeds both conv2 and the residual add, so
 // elementwise fusion (single-use producers only) cannot move the transpose to
-// NHWC before conv2 into it; TransposeElimination.cpp makes r1's generic
+// NHWC before conv2 into it; ChannelsLastConvolutions.cpp makes r1's generic
 // produce NHWC itself and the residual add read it through a permuted map.
 // Only the graph's input and output change layout: no NCHW intermediate, no
 // transpose between the convolutions. The result is checked against NumPy.
