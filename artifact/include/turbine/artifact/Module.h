@@ -20,8 +20,14 @@
 // The host program is a register machine, interpreted by the runtime (which
 // links no compiler). Registers are of two kinds: index registers (int64) and
 // buffer registers (a dense row-major tensor: dtype, shape, storage). On
-// entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order;
-// there is no control flow. String tensors (DType::string) exist only in
+// entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order,
+// except for structured loops: `loop` ... `end_loop` brackets (properly
+// nested, each naming the other's position) whose body repeats until a
+// `break_unless` directly inside them finds its condition false (see
+// Opcode). Liveness across iterations: a register used inside a loop whose
+// value may come from before the loop (it is read before it is written in the
+// body, or written outside it) must stay alive until the loop's `end_loop`
+// (loopExtent() gives the bracket of each loop). String tensors (DType::string) exist only in
 // buffer registers: the string opcodes below run on the host, kernels never
 // see them.
 //===----------------------------------------------------------------------===//
@@ -72,6 +78,15 @@ enum class Opcode : uint8_t {
               // source dtype (ONNX Cast to STRING)
   FromString, // buf[dst] = `dtype` tensor parsed from string buf[a] (ONNX
               // Cast from STRING)
+  // Structured control flow (host loops, e.g. an ONNX Loop whose trip count
+  // is run-time data). Targets are instruction positions in the same
+  // function, validated when the artifact is read.
+  Move,        // idx[dst] = idx[a]
+  MoveBuffer,  // buf[dst] = buf[a] (the same tensor: no copy)
+  Loop,        // start of a loop body; imm = position of its EndLoop
+  BreakUnless, // unless idx[a] != 0, continue after the EndLoop at imm (the
+               // innermost loop enclosing this instruction)
+  EndLoop,     // jump back to just after the Loop at imm
 };
 
 /// case_change_action of Opcode::StringNormalize.
@@ -141,6 +156,18 @@ struct Module {
   std::string library;                // ELF shared object bytes
   std::string paramData;              // parameter bytes (offsets above)
 };
+
+/// Checks that the Loop / BreakUnless / EndLoop instructions of `function`
+/// form properly nested brackets whose targets name each other (and that a
+/// BreakUnless names its innermost enclosing loop); false with a message
+/// naming the instruction otherwise. deserialize() runs it on every function.
+bool validateControlFlow(const Function &function, std::string &error);
+
+/// For each instruction position, the position of the Loop of the outermost
+/// loop containing it, or -1 at top level. A buffer-release plan uses it:
+/// a register used at position p and defined (or also defined) outside the
+/// loop starting at loopStart[p] lives until that loop's EndLoop.
+std::vector<int64_t> outermostLoopStarts(const Function &function);
 
 /// Serializes `module` to bytes in the layout above.
 std::string serialize(const Module &module);
