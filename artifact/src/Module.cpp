@@ -312,18 +312,12 @@ bool validateControlFlow(const Function &function, std::string &error) {
   return true;
 }
 
-std::vector<int64_t> outermostLoopStarts(const Function &function) {
-  std::vector<int64_t> starts(function.code.size(), -1);
-  int64_t depth = 0, outer = -1;
-  for (size_t pc = 0; pc < function.code.size(); ++pc) {
-    Opcode op = function.code[pc].op;
-    if (op == Opcode::Loop && depth++ == 0)
-      outer = static_cast<int64_t>(pc);
-    starts[pc] = depth > 0 ? outer : -1;
-    if (op == Opcode::EndLoop && depth > 0)
-      --depth;
-  }
-  return starts;
+std::vector<LoopBracket> loopBrackets(const Function &function) {
+  std::vector<LoopBracket> brackets;
+  for (size_t pc = 0; pc < function.code.size(); ++pc)
+    if (function.code[pc].op == Opcode::Loop)
+      brackets.push_back({static_cast<int64_t>(pc), function.code[pc].imm});
+  return brackets;
 }
 
 std::string serialize(const Module &module) {

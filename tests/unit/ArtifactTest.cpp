@@ -520,10 +520,10 @@ TEST(Artifact, LoopOpcodesRoundTrip) {
             R"({"a":4,"imm":14,"op":"break_unless"})");
   EXPECT_EQ(metaOf(bytes)["functions"][1]["code"][5].dump(),
             R"({"a":0,"dst":2,"op":"move_buffer"})");
-  // Every instruction of the body maps to its loop; the rest to -1.
-  std::vector<int64_t> starts = outermostLoopStarts(f);
-  for (size_t pc = 0; pc < starts.size(); ++pc)
-    EXPECT_EQ(starts[pc], pc >= 6 && pc <= 14 ? 6 : -1) << pc;
+  std::vector<LoopBracket> loops = loopBrackets(f);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].begin, 6);
+  EXPECT_EQ(loops[0].end, 14);
 }
 
 TEST(Artifact, CorruptLoopTargetsAreRejected) {

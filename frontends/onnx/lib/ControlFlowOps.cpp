@@ -400,6 +400,11 @@ LogicalResult convertLoopAtRunTime(ImportContext &ctx, const onnx::NodeProto &no
   return success();
 }
 
+LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
+                         const onnx::GraphProto &body, int numCarried, int numScanOutputs,
+                         std::optional<int64_t> tripCount, bool hostLoopCanTakeOver,
+                         bool &hostLoopTakesOver);
+
 LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
   auto bodyAttr = graphAttr(ctx, node, "body");
   if (failed(bodyAttr))
@@ -425,6 +430,42 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
       (!initialCondition && (!tripCount || numScanOutputs > 0)) ||
       (tripCount && *tripCount > kMaxUnrolledIterations && initialCondition.value_or(1)))
     return convertLoopAtRunTime(ctx, node, body, numCarried, numScanOutputs);
+  // Otherwise unroll; if the condition turns out to be run-time data that
+  // unrolling cannot bound, drop what unrolling emitted (it was appended to
+  // the current block and bound names only) and make a host loop.
+  Block *block = ctx.builder.getInsertionBlock();
+  bool atEnd = ctx.builder.getInsertionPoint() == block->end();
+  Operation *lastBefore = block->empty() ? nullptr : &block->back();
+  ImportContext::Scope scope = ctx.saveScope();
+  std::string errorBefore = ctx.error;
+  bool hostLoopTakesOver = false;
+  bool tensorsOnly = true;
+  for (int k = 0; k < numCarried; ++k) {
+    const std::string &in = node.input(2 + k);
+    tensorsOnly &= !in.empty() && !ctx.lookupSequence(in) && !ctx.lookupOptional(in);
+  }
+  if (succeeded(unrollLoop(ctx, node, body, numCarried, numScanOutputs, tripCount,
+                           atEnd && tensorsOnly, hostLoopTakesOver)))
+    return success();
+  if (!hostLoopTakesOver)
+    return failure();
+  while (!block->empty() && &block->back() != lastBefore) {
+    block->back().dropAllUses();
+    block->back().erase();
+  }
+  ctx.restoreScope(std::move(scope));
+  ctx.error = errorBefore;
+  return convertLoopAtRunTime(ctx, node, body, numCarried, numScanOutputs);
+}
+
+/// Loop unrolled at import time (see the file comment). When
+/// `hostLoopCanTakeOver` and the condition turns out to be run-time data
+/// that no trip count bounds (or with scan outputs), fails with
+/// `hostLoopTakesOver` set and no error recorded.
+LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
+                         const onnx::GraphProto &body, int numCarried, int numScanOutputs,
+                         std::optional<int64_t> tripCount, bool hostLoopCanTakeOver,
+                         bool &hostLoopTakesOver) {
   // The condition is import-time (`condition`) until it depends on run-time
   // data; from then on `active` holds it as a rank-0 i1 tensor and every
   // further iteration updates the carried values only where it is true
@@ -432,6 +473,10 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
   int64_t condition = 1;
   std::optional<Value> active;
   auto needsBound = [&](const std::string &what) -> LogicalResult {
+    if ((!tripCount || numScanOutputs > 0) && hostLoopCanTakeOver) {
+      hostLoopTakesOver = true;
+      return failure();
+    }
     if (!tripCount)
       return ctx.unsupported(node, what + " is run-time data and no trip count M bounds the "
                                           "loop; Loop is unrolled at import time, so M or the "

@@ -271,6 +271,15 @@ def runtime_loop_cases(out_dir):
                                    ["y", "iterations", "ys", "squares"], body=body)],
         "loop_no_trip_count", [go_info, x_info, limit_info], outputs, [half, zero])
     save_model(out_dir, "loop_no_trip_count", graph)
+    # No trip count and a condition that starts as the constant true: the
+    # importer starts unrolling, finds the body's condition is run-time data,
+    # and builds a host loop instead.
+    graph = helper.make_graph(
+        before + [helper.make_node("Loop", ["", "true", "x", "zero"],
+                                   ["y", "iterations", "ys", "squares"], body=body)],
+        "loop_while_data", [x_info, limit_info], outputs,
+        [half, zero, helper.make_tensor("true", b1, [], [True])])
+    save_model(out_dir, "loop_while_data", graph)
 
     def reference(m, go, x, limit):
         offset = x * np.float32(0.5)
@@ -296,6 +305,40 @@ def runtime_loop_cases(out_dir):
                     reference(m, go, x, limit))
     save_arrays(out_dir, "loop_no_trip_count_cond_stops", [np.bool_(True), x, np.float32(500.0)],
                 reference(None, True, x, 500.0))
+    save_arrays(out_dir, "loop_while_data_stops", [x, np.float32(60.0)],
+                reference(None, True, x, 60.0))
+
+    # Nested: an outer Loop of M iterations whose body runs an inner Loop of
+    # N iterations (both graph inputs) reading the outer graph's x.
+    scalar = lambda name, t: helper.make_tensor_value_info(name, t, [])
+    vec = lambda name: helper.make_tensor_value_info(name, f32, [2])
+    inner = helper.make_graph(
+        [helper.make_node("Identity", ["ci"], ["ci_out"]),
+         helper.make_node("Add", ["a", "x"], ["a_out"])],
+        "inner", [scalar("j", i64), scalar("ci", b1), vec("a")], [scalar("ci_out", b1), vec("a_out")])
+    outer = helper.make_graph(
+        [helper.make_node("Identity", ["co"], ["co_out"]),
+         helper.make_node("Loop", ["N", "", "acc"], ["acc_in"], body=inner),
+         helper.make_node("Mul", ["acc_in", "two"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan"])],
+        "outer", [scalar("i", i64), scalar("co", b1), vec("acc")],
+        [scalar("co_out", b1), vec("acc_out"), vec("scan")],
+        [helper.make_tensor("two", f32, [], [2.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y", "ys"], body=outer)], "loop_nested",
+        [scalar("M", i64), scalar("N", i64), vec("x")],
+        [vec("y"), helper.make_tensor_value_info("ys", f32, ["k", 2])])
+    save_model(out_dir, "loop_nested", graph)
+    x2 = np.array([1.0, -2.0], np.float32)
+    for case, m, n in [("loop_nested_3x2", 3, 2), ("loop_nested_inner_zero", 2, 0)]:
+        acc, ys = x2.copy(), []
+        for _ in range(m):
+            for _ in range(n):
+                acc = acc + x2
+            acc = acc * np.float32(2)
+            ys.append(acc.copy())
+        save_arrays(out_dir, case, [np.int64(m), np.int64(n), x2],
+                    [acc, np.array(ys, np.float32).reshape(len(ys), 2)])
 
 
 def sequence_position_cases(out_dir):

@@ -24,10 +24,9 @@
 // except for structured loops: `loop` ... `end_loop` brackets (properly
 // nested, each naming the other's position) whose body repeats until a
 // `break_unless` directly inside them finds its condition false (see
-// Opcode). Liveness across iterations: a register used inside a loop whose
-// value may come from before the loop (it is read before it is written in the
-// body, or written outside it) must stay alive until the loop's `end_loop`
-// (loopExtent() gives the bracket of each loop). String tensors (DType::string) exist only in
+// Opcode). Liveness across iterations: a register accessed both inside and
+// outside a loop must stay alive until that loop has exited (loopBrackets()
+// gives each loop's positions). String tensors (DType::string) exist only in
 // buffer registers: the string opcodes below run on the host, kernels never
 // see them.
 //===----------------------------------------------------------------------===//
@@ -163,11 +162,13 @@ struct Module {
 /// naming the instruction otherwise. deserialize() runs it on every function.
 bool validateControlFlow(const Function &function, std::string &error);
 
-/// For each instruction position, the position of the Loop of the outermost
-/// loop containing it, or -1 at top level. A buffer-release plan uses it:
-/// a register used at position p and defined (or also defined) outside the
-/// loop starting at loopStart[p] lives until that loop's EndLoop.
-std::vector<int64_t> outermostLoopStarts(const Function &function);
+/// The [loop, end_loop] positions of every loop of a validated function, in
+/// program order (outer loops before the loops they contain).
+struct LoopBracket {
+  int64_t begin = 0; ///< position of the Loop
+  int64_t end = 0;   ///< position of its EndLoop
+};
+std::vector<LoopBracket> loopBrackets(const Function &function);
 
 /// Serializes `module` to bytes in the layout above.
 std::string serialize(const Module &module);
