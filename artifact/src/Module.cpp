@@ -320,6 +320,18 @@ std::vector<LoopBracket> loopBrackets(const Function &function) {
   return brackets;
 }
 
+int64_t releasePositionAcrossLoops(const std::vector<LoopBracket> &loops, int64_t firstAccess,
+                                   int64_t lastAccess) {
+  int64_t release = lastAccess;
+  for (const LoopBracket &loop : loops) {
+    bool overlaps = firstAccess <= loop.end && lastAccess >= loop.begin;
+    bool inside = firstAccess >= loop.begin && lastAccess <= loop.end;
+    if (overlaps && !inside)
+      release = std::max(release, loop.end);
+  }
+  return release;
+}
+
 std::string serialize(const Module &module) {
   std::string meta = metaToJson(module).dump(
       /*indent=*/-1, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);

@@ -574,3 +574,25 @@ TEST(Artifact, CorruptLoopTargetsAreRejected) {
               }),
               "[14] (end_loop): target 6 is not the loop this end_loop closes");
 }
+
+TEST(Artifact, ReleasePositionsRespectLoops) {
+  // repeat_add: loop [6, 14]. x (input, buffer 0) is read by move_buffer at
+  // 5 and by the dispatch at 11 in every iteration: it lives until the loop
+  // exits, not until 11.
+  Module m = makeLoopModule("\x7f" "ELF fake library bytes");
+  std::vector<LoopBracket> loops = loopBrackets(m.functions[1]);
+  EXPECT_EQ(releasePositionAcrossLoops(loops, -1, 11), 14) << "input read inside the loop";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 5, 13), 14) << "state register (moves)";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 10, 13), 13) << "defined and dead inside one body";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 8, 15), 15) << "result register used after";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 0, 3), 3) << "before the loop only";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 2, 20), 20) << "spans the loop";
+  // Nested loops [2, 20] and [5, 10]: a register defined in the outer body
+  // and read in the inner one lives until the inner loop exits; one defined
+  // before both and read in the inner one until the outer loop exits.
+  std::vector<LoopBracket> nested = {{2, 20}, {5, 10}};
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 3, 7), 10);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 0, 7), 20);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 6, 8), 8);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 11, 12), 12);
+}

@@ -170,6 +170,18 @@ struct LoopBracket {
 };
 std::vector<LoopBracket> loopBrackets(const Function &function);
 
+/// Liveness of a register across loops, for a plan that releases each
+/// buffer register after its last access: a register first accessed at
+/// `firstAccess` (-1 for inputs, which are set on entry) and last at
+/// `lastAccess` in program order may be released after the returned
+/// position: `lastAccess`, or the end_loop of a loop whose bracket holds
+/// some but not all of [firstAccess, lastAccess] (its value lives around the
+/// back edge), whichever is later. The interpreter runs the releases planned
+/// for an end_loop when that loop exits (break_unless jumps there), never on
+/// the back edge.
+int64_t releasePositionAcrossLoops(const std::vector<LoopBracket> &loops, int64_t firstAccess,
+                                   int64_t lastAccess);
+
 /// Serializes `module` to bytes in the layout above.
 std::string serialize(const Module &module);
 /// Writes serialize(module) to `path`; returns false and sets `error` on I/O
