@@ -13,7 +13,8 @@
 //   outputs) keeps unrolling up to the trip count and updates the carried
 //   values only while the condition holds (elementwise selects).
 // - Loop with a run-time trip count, a run-time condition and no trip count
-//   or with scan outputs, or more than kMaxUnrolledIterations iterations: an
+//   or with scan outputs (known up front, or found while unrolling: what was
+//   unrolled is dropped), or more than kMaxUnrolledIterations iterations: an
 //   scf.while in the host function (convertLoopAtRunTime), which the host
 //   program runs with its loop opcodes. Its loop-carried values must keep
 //   their types; sequences and optionals cannot be carried (errors).
@@ -132,7 +133,6 @@ LogicalResult convertIf(ImportContext &ctx, const onnx::NodeProto &node) {
   }
   return success();
 }
-
 
 /// Min(v, bound - 1) clamped at 0: an in-bounds index into a dim of size
 /// `bound` >= 1 (see the scan accumulators below).
