@@ -23,6 +23,9 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
+#include <set>
+
 using namespace mlir;
 namespace art = turbine::artifact;
 
@@ -217,29 +220,33 @@ LogicalResult HostProgramBuilder::build(func::FuncOp func, art::Function &out) {
 }
 
 /// MLIR integers are signless: a result the signature calls u8 is computed
-/// in an i8 buffer. Give the allocation behind each result (through any
-/// reshapes) the signature's dtype when the two have the same size.
+/// in an i8 buffer. Give the allocations behind each result (through any
+/// reshapes, and through the moves of a host loop, whose registers have one
+/// definition per path into them) the signature's dtype when the two have
+/// the same size.
 void HostProgramBuilder::retagReturnedBuffers(art::Function &function) {
   std::vector<art::Instruction> &insts = function.code;
-  auto definition = [&](int32_t reg) -> art::Instruction * {
-    for (auto it = insts.rbegin(); it != insts.rend(); ++it)
-      if (it->dst == reg && (it->op == art::Opcode::Alloc ||
-                             it->op == art::Opcode::Reshape))
-        return &*it;
-    return nullptr;
+  std::set<int32_t> visited;
+  std::function<void(int32_t, DType)> retag = [&](int32_t reg, DType wanted) {
+    if (!visited.insert(reg).second)
+      return;
+    for (art::Instruction &def : insts) {
+      if (def.dst != reg)
+        continue;
+      if (def.op == art::Opcode::Alloc) {
+        if (def.dtype != wanted && dtypeSize(def.dtype) == dtypeSize(wanted))
+          def.dtype = wanted;
+      } else if (def.op == art::Opcode::Reshape || def.op == art::Opcode::MoveBuffer) {
+        retag(def.a, wanted);
+      }
+    }
   };
   for (const art::Instruction &ret : insts) {
     if (ret.op != art::Opcode::Return)
       continue;
-    for (size_t i = 0; i < ret.operands.size() && i < function.outputs.size();
-         ++i) {
-      art::Instruction *def = definition(ret.operands[i]);
-      while (def && def->op == art::Opcode::Reshape)
-        def = definition(def->a);
-      DType wanted = function.outputs[i].dtype;
-      if (def && def->dtype != wanted &&
-          dtypeSize(def->dtype) == dtypeSize(wanted))
-        def->dtype = wanted;
+    for (size_t i = 0; i < ret.operands.size() && i < function.outputs.size(); ++i) {
+      visited.clear();
+      retag(ret.operands[i], function.outputs[i].dtype);
     }
   }
 }

@@ -330,6 +330,28 @@ def runtime_loop_cases(out_dir):
         [vec("y"), helper.make_tensor_value_info("ys", f32, ["k", 2])])
     save_model(out_dir, "loop_nested", graph)
     x2 = np.array([1.0, -2.0], np.float32)
+    # uint8 carried through a host loop (wrapping adds): the result keeps
+    # its unsigned dtype through the loop's moves.
+    u8 = TensorProto.UINT8
+    body_u8 = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Add", ["a", "step"], ["a_out"]),
+         helper.make_node("Identity", ["a_out"], ["a_scan"])],
+        "body_u8", [scalar("i", i64), scalar("c", b1), helper.make_tensor_value_info("a", u8, [2])],
+        [scalar("c_out", b1), helper.make_tensor_value_info("a_out", u8, [2]),
+         helper.make_tensor_value_info("a_scan", u8, [2])],
+        [helper.make_tensor("step", u8, [], [100])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y", "ys"], body=body_u8)], "loop_uint8",
+        [scalar("M", i64), helper.make_tensor_value_info("x", u8, [2])],
+        [helper.make_tensor_value_info("y", u8, [2]), helper.make_tensor_value_info("ys", u8, ["k", 2])])
+    save_model(out_dir, "loop_uint8", graph)
+    xu = np.array([200, 1], np.uint8)
+    acc, ys = xu.copy(), []
+    for _ in range(3):
+        acc = (acc + np.uint8(100)).astype(np.uint8)
+        ys.append(acc.copy())
+    save_arrays(out_dir, "loop_uint8_wraps", [np.int64(3), xu], [acc, np.array(ys, np.uint8)])
     for case, m, n in [("loop_nested_3x2", 3, 2), ("loop_nested_inner_zero", 2, 0)]:
         acc, ys = x2.copy(), []
         for _ in range(m):
