@@ -41,6 +41,7 @@ constexpr std::string_view kOpcodeNames[] = {
     "const", "dim",     "binary",   "select", "assert",
     "alloc", "param",   "reshape",  "dispatch", "return",
     "load",  "string_normalize", "to_string", "from_string",
+    "move",  "move_buffer", "loop", "break_unless", "end_loop",
 };
 
 constexpr std::string_view kStringCaseNames[] = {"none", "lower", "upper"};
@@ -210,6 +211,19 @@ json instructionToJson(const Instruction &inst) {
     j["a"] = inst.a;
     j["dtype"] = std::string(dtypeName(inst.dtype));
     break;
+  case Opcode::Move:
+  case Opcode::MoveBuffer:
+    j["dst"] = inst.dst;
+    j["a"] = inst.a;
+    break;
+  case Opcode::BreakUnless:
+    j["a"] = inst.a;
+    j["imm"] = inst.imm;
+    break;
+  case Opcode::Loop:
+  case Opcode::EndLoop:
+    j["imm"] = inst.imm;
+    break;
   }
   return j;
 }
@@ -252,6 +266,71 @@ json metaToJson(const Module &module) {
 }
 
 } // namespace
+
+bool validateControlFlow(const Function &function, std::string &error) {
+  const std::vector<Instruction> &code = function.code;
+  const int64_t size = static_cast<int64_t>(code.size());
+  std::vector<int64_t> open; // positions of the enclosing Loops
+  auto at = [](int64_t pc, const Instruction &inst) {
+    return "[" + std::to_string(pc) + "] (" + std::string(opcodeName(inst.op)) + ")";
+  };
+  for (int64_t pc = 0; pc < size; ++pc) {
+    const Instruction &inst = code[pc];
+    switch (inst.op) {
+    case Opcode::Loop:
+      if (inst.imm <= pc || inst.imm >= size || code[inst.imm].op != Opcode::EndLoop ||
+          code[inst.imm].imm != pc) {
+        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the end_loop that closes this loop";
+        return false;
+      }
+      open.push_back(pc);
+      break;
+    case Opcode::BreakUnless:
+      if (open.empty() || inst.imm != code[open.back()].imm) {
+        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the end_loop of the innermost enclosing loop";
+        return false;
+      }
+      break;
+    case Opcode::EndLoop:
+      if (open.empty() || inst.imm != open.back() || code[open.back()].imm != pc) {
+        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the loop this end_loop closes";
+        return false;
+      }
+      open.pop_back();
+      break;
+    default:
+      break;
+    }
+  }
+  if (!open.empty()) {
+    error = at(open.back(), code[open.back()]) + ": loop is never closed";
+    return false;
+  }
+  return true;
+}
+
+std::vector<LoopBracket> loopBrackets(const Function &function) {
+  std::vector<LoopBracket> brackets;
+  for (size_t pc = 0; pc < function.code.size(); ++pc)
+    if (function.code[pc].op == Opcode::Loop)
+      brackets.push_back({static_cast<int64_t>(pc), function.code[pc].imm});
+  return brackets;
+}
+
+int64_t releasePositionAcrossLoops(const std::vector<LoopBracket> &loops, int64_t firstAccess,
+                                   int64_t lastAccess) {
+  int64_t release = lastAccess;
+  for (const LoopBracket &loop : loops) {
+    bool overlaps = firstAccess <= loop.end && lastAccess >= loop.begin;
+    bool inside = firstAccess >= loop.begin && lastAccess <= loop.end;
+    if (overlaps && !inside)
+      release = std::max(release, loop.end);
+  }
+  return release;
+}
 
 std::string serialize(const Module &module) {
   std::string meta = metaToJson(module).dump(
@@ -561,6 +640,22 @@ Instruction readInstruction(const json &j, const Function &function,
       corrupt(path + ".dtype: " + opName + " converts between strings and '" +
               std::string(dtypeName(inst.dtype)) + "'; the numeric side cannot be a string");
     break;
+  case Opcode::Move:
+    inst.dst = regs.index(j, "dst");
+    inst.a = regs.index(j, "a");
+    break;
+  case Opcode::MoveBuffer:
+    inst.dst = regs.buffer(j, "dst");
+    inst.a = regs.buffer(j, "a");
+    break;
+  case Opcode::BreakUnless:
+    inst.a = regs.index(j, "a");
+    inst.imm = intField(j, "imm", path);
+    break;
+  case Opcode::Loop:
+  case Opcode::EndLoop:
+    inst.imm = intField(j, "imm", path);
+    break;
   }
   return inst;
 }
@@ -592,6 +687,8 @@ Function readFunction(const json &j, const Module &module,
   for (size_t i = 0; i < code.size(); ++i)
     f.code.push_back(readInstruction(
         code[i], f, module, fpath + ".code[" + std::to_string(i) + "]"));
+  if (std::string error; !validateControlFlow(f, error))
+    corrupt(fpath + ".code" + error);
   return f;
 }
 

@@ -12,6 +12,9 @@
 //  * Captured tensors become input bindings, results become output bindings,
 //    dynamic dims of every binding and captured index values become push
 //    constants, splat constants are cloned into the kernel.
+//  * Regions form in every block of the host function, so the body of a host
+//    loop (scf.while, from an ONNX Loop run at run time) gets its own
+//    dispatches inside the loop.
 //  * The host function keeps index arithmetic, tensor.dim, reshapes and one
 //    turbine.dispatch per region, whose workgroup count is derived from the
 //    region's workgroup tile sizes (recorded on the kernel for codegen).
@@ -101,7 +104,15 @@ bool initializesOnlyADestination(Operation *op) {
 SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
   SmallVector<DispatchRegion> regions;
   DenseSet<Operation *> assigned;
-  for (Operation &opRef : func.getBody().front()) {
+  // Every block of the host function: the body of a host loop (scf.while)
+  // forms its regions like the top level (a region never spans blocks).
+  SmallVector<Block *> blocks;
+  func.walk<WalkOrder::PreOrder>([&](Block *block) {
+    if (!isa<linalg::LinalgOp>(block->getParentOp()))
+      blocks.push_back(block);
+  });
+  for (Block *block : blocks)
+  for (Operation &opRef : *block) {
     Operation *root = &opRef;
     if (!isa<linalg::LinalgOp>(root) || assigned.contains(root) ||
         initializesOnlyADestination(root))
@@ -342,8 +353,13 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
       c = arith::IndexCastOp::create(kb, loc, s.getType(), c);
     mapping.map(s, c);
   }
-  llvm::sort(cloned, [](Value a, Value b) {
-    return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+  // Definitions in program order (they may lie in different blocks when the
+  // region is inside a host loop).
+  DenseMap<Operation *, int64_t> order;
+  func.walk<WalkOrder::PreOrder>(
+      [&](Operation *op) { order[op] = static_cast<int64_t>(order.size()); });
+  llvm::sort(cloned, [&](Value a, Value b) {
+    return order.lookup(a.getDefiningOp()) < order.lookup(b.getDefiningOp());
   });
   for (Value v : cloned)
     mapping.map(v, kb.clone(*v.getDefiningOp(), mapping)->getResult(0));

@@ -1,7 +1,9 @@
 //===- HostProgram.cpp - Host functions -> the artifact's register program ===//
 //
 // After dispatch formation a host function holds only shape arithmetic,
-// reshapes, constants and turbine.dispatch ops. This file turns each into the
+// reshapes, constants, turbine.dispatch ops and host loops (scf.while, which
+// become loop / break_unless / end_loop brackets with moves between their
+// state registers). This file turns each into the
 // runtime's register program (artifact/Module.h): every index SSA value gets
 // an index register, every tensor a buffer register; dense constants become
 // parameters stored in the artifact. affine.apply ops (shape arithmetic left
@@ -18,11 +20,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <functional>
+#include <set>
 
 using namespace mlir;
 namespace art = turbine::artifact;
@@ -141,6 +147,11 @@ private:
   LogicalResult visitExtract(tensor::ExtractOp op);
   LogicalResult visitIntegerCast(Operation *op);
   LogicalResult visitStringOp(Operation *op);
+  LogicalResult visitWhile(scf::WhileOp op);
+  /// A register for `v` (index or buffer by its type), set by Move or
+  /// MoveBuffer from `source`'s register when `source` is given.
+  FailureOr<int32_t> loopRegister(Operation *user, Value v);
+  void emitMove(Value dst, int32_t dstReg, Value source);
   int32_t binary(art::BinaryKind kind, int32_t a, int32_t b) {
     art::Instruction inst;
     inst.op = art::Opcode::Binary;
@@ -213,29 +224,33 @@ LogicalResult HostProgramBuilder::build(func::FuncOp func, art::Function &out) {
 }
 
 /// MLIR integers are signless: a result the signature calls u8 is computed
-/// in an i8 buffer. Give the allocation behind each result (through any
-/// reshapes) the signature's dtype when the two have the same size.
+/// in an i8 buffer. Give the allocations behind each result (through any
+/// reshapes, and through the moves of a host loop, whose registers have one
+/// definition per path into them) the signature's dtype when the two have
+/// the same size.
 void HostProgramBuilder::retagReturnedBuffers(art::Function &function) {
   std::vector<art::Instruction> &insts = function.code;
-  auto definition = [&](int32_t reg) -> art::Instruction * {
-    for (auto it = insts.rbegin(); it != insts.rend(); ++it)
-      if (it->dst == reg && (it->op == art::Opcode::Alloc ||
-                             it->op == art::Opcode::Reshape))
-        return &*it;
-    return nullptr;
+  std::set<int32_t> visited;
+  std::function<void(int32_t, DType)> retag = [&](int32_t reg, DType wanted) {
+    if (!visited.insert(reg).second)
+      return;
+    for (art::Instruction &def : insts) {
+      if (def.dst != reg)
+        continue;
+      if (def.op == art::Opcode::Alloc) {
+        if (def.dtype != wanted && dtypeSize(def.dtype) == dtypeSize(wanted))
+          def.dtype = wanted;
+      } else if (def.op == art::Opcode::Reshape || def.op == art::Opcode::MoveBuffer) {
+        retag(def.a, wanted);
+      }
+    }
   };
   for (const art::Instruction &ret : insts) {
     if (ret.op != art::Opcode::Return)
       continue;
-    for (size_t i = 0; i < ret.operands.size() && i < function.outputs.size();
-         ++i) {
-      art::Instruction *def = definition(ret.operands[i]);
-      while (def && def->op == art::Opcode::Reshape)
-        def = definition(def->a);
-      DType wanted = function.outputs[i].dtype;
-      if (def && def->dtype != wanted &&
-          dtypeSize(def->dtype) == dtypeSize(wanted))
-        def->dtype = wanted;
+    for (size_t i = 0; i < ret.operands.size() && i < function.outputs.size(); ++i) {
+      visited.clear();
+      retag(ret.operands[i], function.outputs[i].dtype);
     }
   }
 }
@@ -466,6 +481,100 @@ LogicalResult HostProgramBuilder::visitStringOp(Operation *op) {
   return success();
 }
 
+FailureOr<int32_t> HostProgramBuilder::loopRegister(Operation *user, Value v) {
+  if (isa<RankedTensorType>(v.getType()))
+    return bufferRegs[v] = numBuffer++;
+  if (v.getType().isIntOrIndex())
+    return indexRegs[v] = numIndex++;
+  return user->emitError("host program: a loop cannot carry a value of type ")
+         << v.getType();
+}
+
+void HostProgramBuilder::emitMove(Value dst, int32_t dstReg, Value source) {
+  art::Instruction move;
+  move.dst = dstReg;
+  if (isa<RankedTensorType>(dst.getType())) {
+    move.op = art::Opcode::MoveBuffer;
+    move.a = bufferRegs.lookup(source);
+  } else {
+    move.op = art::Opcode::Move;
+    move.a = indexReg(source);
+  }
+  code->push_back(move);
+}
+
+/// scf.while as a structured loop:
+///   move state <- inits
+///   loop
+///     (before region)  move results <- condition args; break_unless cond
+///     (after region, its arguments are the result registers)
+///     move state <- yielded values
+///   end_loop
+/// No move reads a register another move of the same group writes: the
+/// before region's arguments (state) are not visible in the after region and
+/// vice versa, so the groups need no temporaries.
+LogicalResult HostProgramBuilder::visitWhile(scf::WhileOp op) {
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  for (auto [init, arg] : llvm::zip(op.getInits(), before.getArguments())) {
+    if (isa<RankedTensorType>(init.getType()) && failed(buffer(op, init)))
+      return failure();
+    FailureOr<int32_t> reg = loopRegister(op, arg);
+    if (failed(reg))
+      return failure();
+    emitMove(arg, *reg, init);
+  }
+  SmallVector<int32_t> resultRegs;
+  for (auto [result, arg] : llvm::zip(op.getResults(), after.getArguments())) {
+    FailureOr<int32_t> reg = loopRegister(op, result);
+    if (failed(reg))
+      return failure();
+    resultRegs.push_back(*reg);
+    if (isa<RankedTensorType>(arg.getType()))
+      bufferRegs[arg] = *reg;
+    else
+      indexRegs[arg] = *reg;
+  }
+  // Constants first emitted inside the loop are not visible after it (they
+  // would be unset when the body runs zero times).
+  std::map<int64_t, int32_t> outerConstants = constants;
+  size_t loopStart = code->size();
+  art::Instruction loop;
+  loop.op = art::Opcode::Loop;
+  code->push_back(loop);
+  for (Operation &inner : before.without_terminator())
+    if (failed(visit(&inner)))
+      return failure();
+  auto condition = cast<scf::ConditionOp>(before.getTerminator());
+  for (auto [arg, reg] : llvm::zip(condition.getArgs(), resultRegs)) {
+    if (isa<RankedTensorType>(arg.getType()) && failed(buffer(condition, arg)))
+      return failure();
+    emitMove(arg, reg, arg);
+  }
+  size_t breakPos = code->size();
+  art::Instruction breakUnless;
+  breakUnless.op = art::Opcode::BreakUnless;
+  breakUnless.a = indexReg(condition.getCondition());
+  code->push_back(breakUnless);
+  for (Operation &inner : after.without_terminator())
+    if (failed(visit(&inner)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  for (auto [value, arg] : llvm::zip(yield.getResults(), before.getArguments())) {
+    if (isa<RankedTensorType>(value.getType()) && failed(buffer(yield, value)))
+      return failure();
+    emitMove(arg, isa<RankedTensorType>(arg.getType()) ? bufferRegs[arg] : indexRegs[arg],
+             value);
+  }
+  art::Instruction end;
+  end.op = art::Opcode::EndLoop;
+  end.imm = static_cast<int64_t>(loopStart);
+  code->push_back(end);
+  (*code)[loopStart].imm = static_cast<int64_t>(code->size() - 1);
+  (*code)[breakPos].imm = static_cast<int64_t>(code->size() - 1);
+  constants = std::move(outerConstants);
+  return success();
+}
+
 std::optional<art::BinaryKind> binaryKind(Operation *op) {
   using K = art::BinaryKind;
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -559,6 +668,8 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
     return visitReshape(op, cast.getSource(), cast.getResult());
   if (auto dispatch = dyn_cast<DispatchOp>(op))
     return visitDispatch(dispatch);
+  if (auto loop = dyn_cast<scf::WhileOp>(op))
+    return visitWhile(loop);
   if (isa<StringNormalizeOp, ToStringOp, FromStringOp>(op))
     return visitStringOp(op);
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {

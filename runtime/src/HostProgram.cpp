@@ -1,7 +1,8 @@
 //===- HostProgram.cpp - Interpreter of a function's host program --------===//
 //
-// A straight-line register machine: index registers (int64) and buffer
-// registers (Tensors). Instructions compute shapes, allocate buffers, view
+// A register machine: index registers (int64) and buffer registers
+// (Tensors), straight-line except for structured loops (loop / break_unless /
+// end_loop, see artifact/Module.h). Instructions compute shapes, allocate buffers, view
 // parameters, reshape, and launch kernels on a Device. Every runtime failure
 // (division by zero, failed assertion, use of an undefined buffer, bad reshape)
 // is reported as an error naming the function and the instruction.
@@ -282,10 +283,64 @@ private:
     case Opcode::ToString:
     case Opcode::FromString:
       return stepString(inst);
+    case Opcode::Move:
+    case Opcode::MoveBuffer:
+    case Opcode::Loop:
+    case Opcode::BreakUnless:
+    case Opcode::EndLoop:
+      return stepControlFlow(inst);
     case Opcode::Return:
       break;
     }
     return fail("unexpected opcode");
+  }
+
+  /// Moves and structured loops. A jump sets pc_ to the bracket it names;
+  /// run() then continues with the instruction after it. Targets are
+  /// validated when the artifact is read (artifact::validateControlFlow);
+  /// the checks here keep a hand-built Module from running off the code.
+  Status stepControlFlow(const Instruction &inst) {
+    auto target = [&](artifact::Opcode expected) -> Status {
+      if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= function_.code.size() ||
+          function_.code[inst.imm].op != expected)
+        return fail("target " + std::to_string(inst.imm) + " is not a " +
+                    std::string(artifact::opcodeName(expected)));
+      return Status::success();
+    };
+    switch (inst.op) {
+    case Opcode::Move: {
+      int64_t v;
+      if (Status s = index(inst.a, v); !s)
+        return s;
+      return setIndex(inst.dst, v);
+    }
+    case Opcode::MoveBuffer: {
+      const Tensor *t;
+      if (Status s = buffer(inst.a, t); !s)
+        return s;
+      Tensor copy = *t;
+      return setBuffer(inst.dst, std::move(copy));
+    }
+    case Opcode::Loop:
+      return target(Opcode::EndLoop);
+    case Opcode::BreakUnless: {
+      int64_t condition;
+      if (Status s = index(inst.a, condition); !s)
+        return s;
+      if (Status s = target(Opcode::EndLoop); !s)
+        return s;
+      if (condition == 0)
+        pc_ = static_cast<size_t>(inst.imm);
+      return Status::success();
+    }
+    case Opcode::EndLoop:
+      if (Status s = target(Opcode::Loop); !s)
+        return s;
+      pc_ = static_cast<size_t>(inst.imm);
+      return Status::success();
+    default:
+      return fail("not a control-flow opcode");
+    }
   }
 
   /// A string opcode (HostStringOps.h): strings never reach a kernel.

@@ -21,6 +21,7 @@
 using namespace turbine;
 using namespace turbine::artifact;
 using turbine::testing::makeAddModule;
+using turbine::testing::makeLoopModule;
 
 namespace {
 
@@ -114,7 +115,7 @@ TEST(Artifact, DTypeNamesRoundTrip) {
 }
 
 TEST(Artifact, OpcodeNamesRoundTrip) {
-  for (int i = 0; i <= static_cast<int>(Opcode::FromString); ++i)
+  for (int i = 0; i <= static_cast<int>(Opcode::EndLoop); ++i)
     EXPECT_EQ(parseOpcode(opcodeName(static_cast<Opcode>(i))), static_cast<Opcode>(i));
   for (int i = 0; i <= static_cast<int>(BinaryKind::Uge); ++i)
     EXPECT_EQ(parseBinaryKind(binaryKindName(static_cast<BinaryKind>(i))),
@@ -501,4 +502,97 @@ TEST(Artifact, CorruptStringOpcodesAreRejected) {
                                     {"offset", 0}, {"size", 64}}};
               }),
               "metadata.parameters[0] ('words'): string parameters are not supported");
+}
+
+TEST(Artifact, LoopOpcodesRoundTrip) {
+  Module m = makeLoopModule("\x7f" "ELF fake library bytes");
+  std::string bytes = serialize(m);
+  Module back;
+  std::string error;
+  ASSERT_TRUE(deserialize(bytes, back, error)) << error;
+  const Function &f = back.functions[1];
+  ASSERT_EQ(f.code.size(), m.functions[1].code.size());
+  for (size_t pc = 0; pc < f.code.size(); ++pc) {
+    EXPECT_EQ(f.code[pc].op, m.functions[1].code[pc].op) << pc;
+    EXPECT_EQ(f.code[pc].imm, m.functions[1].code[pc].imm) << pc;
+  }
+  EXPECT_EQ(metaOf(bytes)["functions"][1]["code"][9].dump(),
+            R"({"a":4,"imm":14,"op":"break_unless"})");
+  EXPECT_EQ(metaOf(bytes)["functions"][1]["code"][5].dump(),
+            R"({"a":0,"dst":2,"op":"move_buffer"})");
+  std::vector<LoopBracket> loops = loopBrackets(f);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].begin, 6);
+  EXPECT_EQ(loops[0].end, 14);
+}
+
+TEST(Artifact, CorruptLoopTargetsAreRejected) {
+  auto errorAfterLoopEdit = [](const std::function<void(nlohmann::json &)> &edit) {
+    std::string bytes = serialize(makeLoopModule("\x7f" "ELF fake library bytes"));
+    nlohmann::json meta = metaOf(bytes);
+    edit(meta["functions"][1]["code"]);
+    return errorFor(withMeta(bytes, meta.dump()));
+  };
+  auto expectError = [](const std::string &error, const std::string &part) {
+    EXPECT_NE(error.find(part), std::string::npos) << error;
+  };
+  const std::string where = "metadata.functions[1] ('repeat_add').code";
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[6]["imm"] = 99; }),
+              where + "[6] (loop): target 99 is not the end_loop that closes this loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[6]["imm"] = -3; }),
+              "[6] (loop): target -3 is not the end_loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[6]["imm"] = 12; }),
+              "[6] (loop): target 12 is not the end_loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[9]["imm"] = 15; }),
+              "[9] (break_unless): target 15 is not the end_loop of the innermost enclosing loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[14]["imm"] = 0; }),
+              "[6] (loop): target 14 is not the end_loop that closes this loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[9]["a"] = 77; }),
+              "code[9].a: value 77 out of range [0, 5]");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c.erase(14); }),
+              "code[6] (loop): target 14 is not the end_loop");
+  // A break_unless or end_loop outside any loop, a loop never closed.
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[3] = c[9]; }),
+              "[3] (break_unless): target 14 is not the end_loop of the innermost enclosing loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) {
+                c[14] = {{"op", "const"}, {"dst", 0}, {"imm", 0}};
+              }),
+              "[6] (loop): target 14 is not the end_loop that closes this loop");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) {
+                c[2] = {{"op", "end_loop"}, {"imm", 6}};
+              }),
+              "[2] (end_loop): target 6 is not the loop this end_loop closes");
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) { c[14]["op"] = "jump"; }),
+              "code[14]: unknown opcode 'jump'");
+  // Brackets that cross: a second loop opened inside the first but closed
+  // after it.
+  expectError(errorAfterLoopEdit([](nlohmann::json &c) {
+                c[7] = {{"op", "loop"}, {"imm", 15}};
+                c[15] = {{"op", "end_loop"}, {"imm", 7}};
+                c[9]["imm"] = 15;
+                c.push_back({{"op", "return"}, {"operands", {3}}});
+              }),
+              "[14] (end_loop): target 6 is not the loop this end_loop closes");
+}
+
+TEST(Artifact, ReleasePositionsRespectLoops) {
+  // repeat_add: loop [6, 14]. x (input, buffer 0) is read by move_buffer at
+  // 5 and by the dispatch at 11 in every iteration: it lives until the loop
+  // exits, not until 11.
+  Module m = makeLoopModule("\x7f" "ELF fake library bytes");
+  std::vector<LoopBracket> loops = loopBrackets(m.functions[1]);
+  EXPECT_EQ(releasePositionAcrossLoops(loops, -1, 11), 14) << "input read inside the loop";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 5, 13), 14) << "state register (moves)";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 10, 13), 13) << "defined and dead inside one body";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 8, 15), 15) << "result register used after";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 0, 3), 3) << "before the loop only";
+  EXPECT_EQ(releasePositionAcrossLoops(loops, 2, 20), 20) << "spans the loop";
+  // Nested loops [2, 20] and [5, 10]: a register defined in the outer body
+  // and read in the inner one lives until the inner loop exits; one defined
+  // before both and read in the inner one until the outer loop exits.
+  std::vector<LoopBracket> nested = {{2, 20}, {5, 10}};
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 3, 7), 10);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 0, 7), 20);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 6, 8), 8);
+  EXPECT_EQ(releasePositionAcrossLoops(nested, 11, 12), 12);
 }

@@ -508,3 +508,33 @@ TEST(Runtime, TensorBasics) {
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->elementCount(), 0);
 }
+
+TEST(Runtime, HostLoopReadsABufferDefinedBeforeIt) {
+  // repeat_add(x, m) = x * (m + 1): acc = x, then m iterations of acc += x.
+  // Every iteration reads x (defined before the loop), so a buffer released
+  // after its last use in program order, ignoring the back edge, fails.
+  auto module = load(makeLoopModule(kernelLibrary()));
+  ASSERT_TRUE(module);
+  for (const char *name : {"local-sync", "local-task"}) {
+    auto dev = device(name, 2);
+    for (int64_t m : {0, 1, 5}) {
+      Result<Tensor> count = Tensor::fromBytes(DType::i64, {}, &m, sizeof(m));
+      ASSERT_TRUE(count.ok());
+      Result<std::vector<Tensor>> r =
+          module->functions()[1].invoke(*dev, {vector({1, -2, 0.5f}), *count});
+      ASSERT_TRUE(r.ok()) << r.message();
+      float k = float(m + 1);
+      EXPECT_EQ(values((*r)[0]), (std::vector<float>{k, -2 * k, 0.5f * k})) << name << " m=" << m;
+    }
+  }
+}
+
+TEST(Runtime, HostLoopWithACorruptTargetIsALoadError) {
+  artifact::Module m = makeLoopModule(kernelLibrary());
+  m.functions[1].code[14].imm = 2; // end_loop -> a const
+  std::string error = loadError(m);
+  EXPECT_NE(error.find("metadata.functions[1] ('repeat_add').code[6] (loop): target 14 is not "
+                       "the end_loop that closes this loop"),
+            std::string::npos)
+      << error;
+}

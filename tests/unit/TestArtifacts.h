@@ -91,6 +91,22 @@ inline Instruction makeReturn(std::vector<int32_t> buffers) {
   return i;
 }
 
+/// Move (index), MoveBuffer, Loop, BreakUnless, EndLoop.
+inline Instruction makeMove(Opcode op, int32_t dst, int32_t a) {
+  Instruction i;
+  i.op = op;
+  i.dst = dst;
+  i.a = a;
+  return i;
+}
+inline Instruction makeJump(Opcode op, int64_t target, int32_t condition = -1) {
+  Instruction i;
+  i.op = op;
+  i.imm = target;
+  i.a = condition;
+  return i;
+}
+
 inline artifact::TensorType vectorType(const std::string &name, int64_t n,
                                        const std::string &dimName = "") {
   return artifact::TensorType{name, DType::f32, {n}, {dimName}};
@@ -113,6 +129,40 @@ inline artifact::Module makeAddModule(const std::string &library,
   f.code = {makeDim(0, 0, 0), makeConst(1, workgroups), makeConst(2, 1),
             makeAlloc(2, DType::f32, {0}),
             makeDispatch(0, 1, 2, 2, {0, 1, 2}, {0}), makeReturn({2})};
+  m.functions.push_back(f);
+  return m;
+}
+
+/// makeAddModule plus function "repeat_add": (x: ?xf32 [n], m: i64) -> acc,
+/// acc = x, then m times acc = acc + x, as a host loop (loop at 6, its
+/// break_unless at 9, end_loop at 14). Every iteration reads x, a register
+/// defined before the loop.
+inline artifact::Module makeLoopModule(const std::string &library) {
+  artifact::Module m = makeAddModule(library);
+  artifact::Function f;
+  f.name = "repeat_add";
+  f.inputs = {vectorType("x", -1, "n"), artifact::TensorType{"m", DType::i64, {}, {}}};
+  f.outputs = {vectorType("acc", -1, "n")};
+  f.numIndexRegisters = 6;
+  f.numBufferRegisters = 5;
+  // idx: 0 n, 1 one, 2 m, 3 i, 4 i < m, 5 zero; buf: 0 x, 1 m, 2 state,
+  // 3 result, 4 new sum.
+  f.code = {makeDim(0, 0, 0),
+            makeConst(1, 1),
+            makeConst(5, 0),
+            makeLoad(2, 1, DType::i64, {}),
+            makeMove(Opcode::Move, 3, 5),
+            makeMove(Opcode::MoveBuffer, 2, 0),
+            makeJump(Opcode::Loop, 14),
+            makeBinary(BinaryKind::Slt, 4, 3, 2),
+            makeMove(Opcode::MoveBuffer, 3, 2),
+            makeJump(Opcode::BreakUnless, 14, 4),
+            makeAlloc(4, DType::f32, {0}),
+            makeDispatch(0, 1, 1, 1, {3, 0, 4}, {0}),
+            makeBinary(BinaryKind::Add, 3, 3, 1),
+            makeMove(Opcode::MoveBuffer, 2, 4),
+            makeJump(Opcode::EndLoop, 6),
+            makeReturn({3})};
   m.functions.push_back(f);
   return m;
 }

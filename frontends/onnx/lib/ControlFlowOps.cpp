@@ -11,9 +11,13 @@
 //   (a constant stays a constant), scan outputs are stacked on a new axis 0.
 //   A run-time condition with an import-time trip count (and no scan
 //   outputs) keeps unrolling up to the trip count and updates the carried
-//   values only while the condition holds (elementwise selects); a run-time
-//   trip count, or a run-time condition without one, is an error naming
-//   the input.
+//   values only while the condition holds (elementwise selects).
+// - Loop with a run-time trip count, a run-time condition and no trip count
+//   or with scan outputs (known up front, or found while unrolling: what was
+//   unrolled is dropped), or more than kMaxUnrolledIterations iterations: an
+//   scf.while in the host function (convertLoopAtRunTime), which the host
+//   program runs with its loop opcodes. Its loop-carried values must keep
+//   their types; sequences and optionals cannot be carried (errors).
 // - Scan (opset 8 with its batch axis, 9+): unrolled over the static length
 //   of the scan axis.
 // - SequenceMap: the body once per element of the (import-time) sequence.
@@ -21,6 +25,9 @@
 //===----------------------------------------------------------------------===//
 #include "ComposedOps.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -127,6 +134,277 @@ LogicalResult convertIf(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
+/// Min(v, bound - 1) clamped at 0: an in-bounds index into a dim of size
+/// `bound` >= 1 (see the scan accumulators below).
+Value clampToDim(OpBuilder &b, Location l, Value v, Value bound) {
+  Value one = arith::ConstantIndexOp::create(b, l, 1);
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value last = arith::SubIOp::create(b, l, bound, one);
+  return arith::MaxSIOp::create(b, l, arith::MinSIOp::create(b, l, v, last), zero);
+}
+
+/// Loop whose trip count or condition is run-time data: one scf.while in the
+/// host function (the host program runs it with its loop opcodes; the body's
+/// linalg ops become dispatches inside the loop like any others).
+///   iter_args: iteration number (index), condition (i1), the loop-carried
+///   tensors, and one accumulator per scan output;
+///   before: continue while cond && (no M || i < M);
+///   after: the body, imported once into the region with its iteration
+///   number bound as a host index value and its condition input as true
+///   (the body only runs while the condition holds).
+/// A scan accumulator holds 1 + (iterations so far) rows: row 0 is a dummy
+/// so that it is never empty (its dynamic slice dims start at 1), which
+/// keeps every clamped read of it in bounds; each iteration writes a new
+/// accumulator with the slice appended (one gather-style generic), and the
+/// scan output is rows 1..k after the loop. Copying the accumulator each
+/// iteration costs O(k * slice) per iteration. Slices must keep their shape
+/// from one iteration to the next (a run-time check).
+LogicalResult convertLoopAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
+                                   const onnx::GraphProto &body, int numCarried,
+                                   int numScanOutputs) {
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  Type indexType = b.getIndexType();
+  auto readScalar = [&](int input, const std::string &what) -> FailureOr<Value> {
+    auto shape = ctx.getShapeOperand(node, input, what);
+    if (failed(shape))
+      return failure();
+    if (shape->elements.size() != 1)
+      return ctx.fail(node, what + " ('" + node.input(input) + "') must hold one element");
+    return ctx.toIndexValue(ctx.toFoldResult(shape->elements[0]));
+  };
+  Value tripCount;
+  if (ImportContext::hasInput(node, 0)) {
+    auto m = readScalar(0, "the trip count M");
+    if (failed(m))
+      return failure();
+    tripCount = *m;
+  }
+  Value condition = arith::ConstantIntOp::create(b, loc, 1, 1);
+  if (ImportContext::hasInput(node, 1)) {
+    auto c = readScalar(1, "the condition cond");
+    if (failed(c))
+      return failure();
+    condition = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, *c,
+                                      arith::ConstantIndexOp::create(b, loc, 0));
+  }
+  SmallVector<Value> inits;
+  for (int k = 0; k < numCarried; ++k) {
+    const std::string &in = node.input(2 + k);
+    if (in.empty() || ctx.lookupSequence(in) || ctx.lookupOptional(in))
+      return ctx.unsupported(node, "loop-carried value '" + (in.empty() ? std::string("(none)") : in) +
+                                       "' is a sequence, an optional or missing; a Loop run at "
+                                       "run time carries tensors only");
+    auto v = ctx.getTensor(node, in);
+    if (failed(v))
+      return failure();
+    inits.push_back(*v);
+  }
+
+  // The body, imported into the after block before the loop op exists (the
+  // accumulator types depend on the body's scan outputs).
+  OpBuilder::InsertPoint outside = b.saveInsertionPoint();
+  ImportContext::Scope scope = ctx.saveScope();
+  auto after = std::make_unique<Block>();
+  Value iteration = after->addArgument(indexType, loc);
+  for (Value init : inits)
+    after->addArgument(init.getType(), loc);
+  b.setInsertionPointToStart(after.get());
+  if (body.input_size() > 0 && !body.input(0).name().empty()) {
+    ShapeTensor iterationNumber;
+    iterationNumber.isScalar = true;
+    iterationNumber.elementType = b.getI64Type();
+    iterationNumber.elements.push_back(SymDim::of(iteration));
+    ctx.setShapeTensor(body.input(0).name(), iterationNumber);
+  }
+  bindBodyInput(ctx, body, 1, constantBinding(boolConstant(ctx, true)));
+  for (int k = 0; k < numCarried; ++k)
+    bindBodyInput(ctx, body, 2 + k, tensorBinding(after->getArgument(1 + k)));
+  auto fail = [&]() {
+    ctx.restoreScope(std::move(scope));
+    b.restoreInsertionPoint(outside);
+    return failure();
+  };
+  auto outputs = runBody(ctx, node, body);
+  if (failed(outputs))
+    return fail();
+  ctx.loc = loc;
+  // The next condition, as an i1 host value.
+  Value nextCondition;
+  if (std::optional<int64_t> known = importTimeValue(ctx, (*outputs)[0])) {
+    nextCondition = arith::ConstantIntOp::create(b, loc, *known != 0, 1);
+  } else {
+    auto t = bindingTensor(ctx, node, (*outputs)[0]);
+    if (failed(t))
+      return fail();
+    Value scalar = *t;
+    auto type = cast<RankedTensorType>(scalar.getType());
+    if (!type.hasStaticShape() || type.getNumElements() != 1)
+    {
+      (void)ctx.fail(node, "the body's condition output must hold one element");
+      return fail();
+    }
+    if (type.getRank() != 0)
+      scalar = ctx.reshape(scalar, {});
+    ShapeTensor read = ctx.readAtRunTime(scalar);
+    nextCondition = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          ctx.toIndexValue(ctx.toFoldResult(read.elements[0])),
+                                          arith::ConstantIndexOp::create(b, loc, 0));
+  }
+  SmallVector<Value> yielded;
+  yielded.push_back(arith::AddIOp::create(b, loc, iteration, arith::ConstantIndexOp::create(b, loc, 1)));
+  yielded.push_back(nextCondition);
+  for (int k = 0; k < numCarried; ++k) {
+    auto v = bindingTensor(ctx, node, (*outputs)[1 + k]);
+    if (failed(v))
+      return fail();
+    Type want = inits[k].getType();
+    Value out = *v;
+    if (out.getType() != want) {
+      if (!tensor::CastOp::areCastCompatible(out.getType(), want)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << inits[k].getType() << " on entry but " << out.getType() << " after an iteration";
+        (void)ctx.unsupported(node, "loop-carried value '" + body.output(1 + k).name() +
+                                        "' changes type or shape between iterations (" + text +
+                                        "); a Loop run at run time needs fixed types");
+        return fail();
+      }
+      out = tensor::CastOp::create(b, loc, want, out);
+    }
+    yielded.push_back(out);
+  }
+  SmallVector<Value> accumulatorInits;
+  for (int k = 0; k < numScanOutputs; ++k) {
+    auto v = bindingTensor(ctx, node, (*outputs)[1 + numCarried + k]);
+    if (failed(v))
+      return fail();
+    Value slice = *v;
+    auto sliceType = cast<RankedTensorType>(slice.getType());
+    int64_t rank = sliceType.getRank() + 1;
+    SmallVector<int64_t> accShape{ShapedType::kDynamic};
+    accShape.append(sliceType.getShape().begin(), sliceType.getShape().end());
+    auto accType = RankedTensorType::get(accShape, sliceType.getElementType());
+    Value acc = after->addArgument(accType, loc);
+    // Run-time check: the slice has the shape of the earlier ones.
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, iteration,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+    for (int64_t d = 0; d < sliceType.getRank(); ++d) {
+      if (!sliceType.isDynamicDim(d))
+        continue;
+      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         tensor::DimOp::create(b, loc, acc, d + 1),
+                                         tensor::DimOp::create(b, loc, slice, d));
+      if (failed(ctx.check(node, ctx.either(first, same),
+                           "scan output '" + body.output(1 + numCarried + k).name() +
+                               "' changes shape between iterations")))
+        return fail();
+    }
+    SmallVector<OpFoldResult> sizes{
+        (Value)arith::AddIOp::create(b, loc, iteration, arith::ConstantIndexOp::create(b, loc, 2))};
+    for (int64_t d = 0; d < sliceType.getRank(); ++d)
+      sizes.push_back(sliceType.isDynamicDim(d) ? OpFoldResult(tensor::DimOp::create(b, loc, slice, d).getResult())
+                                                : OpFoldResult(b.getIndexAttr(sliceType.getDimSize(d))));
+    Value init = ctx.empty(sizes, sliceType.getElementType());
+    SmallVector<AffineExpr> sliceDims;
+    for (int64_t d = 1; d < rank; ++d)
+      sliceDims.push_back(b.getAffineDimExpr(d));
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, sliceDims, b.getContext()),
+                                b.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    Value newRow = yielded.front(); // iteration + 1
+    auto append = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{slice}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < rank; ++d)
+            idx.push_back(clampToDim(nb, l, linalg::IndexOp::create(nb, l, d),
+                                     tensor::DimOp::create(nb, l, acc, d)));
+          Value old = tensor::ExtractOp::create(nb, l, acc, idx);
+          Value isNew = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                              linalg::IndexOp::create(nb, l, 0), newRow);
+          linalg::YieldOp::create(nb, l, arith::SelectOp::create(nb, l, isNew, args[0], old).getResult());
+        });
+    yielded.push_back(tensor::CastOp::create(b, loc, accType, append.getResult(0)));
+    // The accumulator on entry: the dummy row, dynamic slice dims 1.
+    OpBuilder::InsertPoint inBody = b.saveInsertionPoint();
+    b.restoreInsertionPoint(outside);
+    SmallVector<OpFoldResult> initSizes{b.getIndexAttr(1)};
+    for (int64_t d = 0; d < sliceType.getRank(); ++d)
+      initSizes.push_back(b.getIndexAttr(sliceType.isDynamicDim(d) ? 1 : sliceType.getDimSize(d)));
+    Value accInit = tensor::EmptyOp::create(b, loc, initSizes, sliceType.getElementType());
+    accumulatorInits.push_back(tensor::CastOp::create(b, loc, accType, accInit));
+    outside = b.saveInsertionPoint();
+    b.restoreInsertionPoint(inBody);
+  }
+  scf::YieldOp::create(b, loc, yielded);
+  ctx.restoreScope(std::move(scope));
+  b.restoreInsertionPoint(outside);
+
+  // The loop op: before block tests the condition and the trip count.
+  SmallVector<Value> whileInits{arith::ConstantIndexOp::create(b, loc, 0), condition};
+  whileInits.append(inits.begin(), inits.end());
+  whileInits.append(accumulatorInits.begin(), accumulatorInits.end());
+  SmallVector<Type> resultTypes;
+  for (BlockArgument arg : after->getArguments())
+    resultTypes.push_back(arg.getType());
+  auto loop = scf::WhileOp::create(b, loc, resultTypes, whileInits);
+  Block *before = new Block();
+  loop.getBefore().push_back(before);
+  for (Value v : whileInits)
+    before->addArgument(v.getType(), loc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(before);
+    Value go = before->getArgument(1);
+    if (tripCount)
+      go = arith::AndIOp::create(b, loc, go,
+                                 arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                                       before->getArgument(0), tripCount));
+    SmallVector<Value> forwarded{before->getArgument(0)};
+    for (unsigned i = 2; i < before->getNumArguments(); ++i)
+      forwarded.push_back(before->getArgument(i));
+    scf::ConditionOp::create(b, loc, go, forwarded);
+  }
+  loop.getAfter().push_back(after.release());
+
+  for (int k = 0; k < numCarried; ++k)
+    if (k < node.output_size() && !node.output(k).empty())
+      ctx.setValue(node.output(k), loop.getResult(1 + k));
+  Value count = loop.getResult(0);
+  for (int k = 0; k < numScanOutputs; ++k) {
+    int out = numCarried + k;
+    if (out >= node.output_size() || node.output(out).empty())
+      continue;
+    Value acc = loop.getResult(1 + numCarried + k);
+    auto accType = cast<RankedTensorType>(acc.getType());
+    int64_t rank = accType.getRank();
+    SmallVector<OpFoldResult> sizes{count};
+    for (int64_t d = 1; d < rank; ++d)
+      sizes.push_back(accType.isDynamicDim(d) ? OpFoldResult(tensor::DimOp::create(b, loc, acc, d).getResult())
+                                              : OpFoldResult(b.getIndexAttr(accType.getDimSize(d))));
+    Value init = ctx.empty(sizes, accType.getElementType());
+    SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+    auto rows = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < rank; ++d)
+            idx.push_back(linalg::IndexOp::create(nb, l, d));
+          idx[0] = arith::AddIOp::create(nb, l, idx[0], arith::ConstantIndexOp::create(nb, l, 1));
+          linalg::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, acc, idx).getResult());
+        });
+    ctx.setValue(node.output(out), rows.getResult(0));
+  }
+  return success();
+}
+
+LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
+                         const onnx::GraphProto &body, int numCarried, int numScanOutputs,
+                         std::optional<int64_t> tripCount, bool hostLoopCanTakeOver,
+                         bool &hostLoopTakesOver);
+
 LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
   auto bodyAttr = graphAttr(ctx, node, "body");
   if (failed(bodyAttr))
@@ -141,13 +419,53 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
                               std::to_string(body.output_size()) + " outputs for " +
                               std::to_string(numCarried) + " loop-carried values");
   std::optional<int64_t> tripCount;
-  if (ImportContext::hasInput(node, 0)) {
+  if (ImportContext::hasInput(node, 0))
     tripCount = importTimeScalar(ctx, node.input(0));
-    if (!tripCount)
-      return ctx.unsupported(node, "the trip count M ('" + node.input(0) +
-                                       "') is run-time data; Loop is unrolled at import time, "
-                                       "so M must be a constant or computed from shapes");
+  std::optional<int64_t> initialCondition =
+      ImportContext::hasInput(node, 1) ? importTimeScalar(ctx, node.input(1)) : 1;
+  // Run-time trip count, a run-time condition that unrolling cannot bound
+  // (no M, or scan outputs), or too many iterations to unroll: a loop in
+  // the host program.
+  if ((ImportContext::hasInput(node, 0) && !tripCount) ||
+      (!initialCondition && (!tripCount || numScanOutputs > 0)) ||
+      (tripCount && *tripCount > kMaxUnrolledIterations && initialCondition.value_or(1)))
+    return convertLoopAtRunTime(ctx, node, body, numCarried, numScanOutputs);
+  // Otherwise unroll; if the condition turns out to be run-time data that
+  // unrolling cannot bound, drop what unrolling emitted (it was appended to
+  // the current block and bound names only) and make a host loop.
+  Block *block = ctx.builder.getInsertionBlock();
+  bool atEnd = ctx.builder.getInsertionPoint() == block->end();
+  Operation *lastBefore = block->empty() ? nullptr : &block->back();
+  ImportContext::Scope scope = ctx.saveScope();
+  std::string errorBefore = ctx.error;
+  bool hostLoopTakesOver = false;
+  bool tensorsOnly = true;
+  for (int k = 0; k < numCarried; ++k) {
+    const std::string &in = node.input(2 + k);
+    tensorsOnly &= !in.empty() && !ctx.lookupSequence(in) && !ctx.lookupOptional(in);
   }
+  if (succeeded(unrollLoop(ctx, node, body, numCarried, numScanOutputs, tripCount,
+                           atEnd && tensorsOnly, hostLoopTakesOver)))
+    return success();
+  if (!hostLoopTakesOver)
+    return failure();
+  while (!block->empty() && &block->back() != lastBefore) {
+    block->back().dropAllUses();
+    block->back().erase();
+  }
+  ctx.restoreScope(std::move(scope));
+  ctx.error = errorBefore;
+  return convertLoopAtRunTime(ctx, node, body, numCarried, numScanOutputs);
+}
+
+/// Loop unrolled at import time (see the file comment). When
+/// `hostLoopCanTakeOver` and the condition turns out to be run-time data
+/// that no trip count bounds (or with scan outputs), fails with
+/// `hostLoopTakesOver` set and no error recorded.
+LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
+                         const onnx::GraphProto &body, int numCarried, int numScanOutputs,
+                         std::optional<int64_t> tripCount, bool hostLoopCanTakeOver,
+                         bool &hostLoopTakesOver) {
   // The condition is import-time (`condition`) until it depends on run-time
   // data; from then on `active` holds it as a rank-0 i1 tensor and every
   // further iteration updates the carried values only where it is true
@@ -155,6 +473,10 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
   int64_t condition = 1;
   std::optional<Value> active;
   auto needsBound = [&](const std::string &what) -> LogicalResult {
+    if ((!tripCount || numScanOutputs > 0) && hostLoopCanTakeOver) {
+      hostLoopTakesOver = true;
+      return failure();
+    }
     if (!tripCount)
       return ctx.unsupported(node, what + " is run-time data and no trip count M bounds the "
                                           "loop; Loop is unrolled at import time, so M or the "

@@ -358,6 +358,36 @@ public:
     return i < node.input_size() && !node.input(i).empty();
   }
 
+  //===--- scopes of nested regions ----------------------------------------===//
+
+  /// Everything bound by name or memoized. A Loop imported as an scf.while
+  /// saves it before importing the body into the loop's region and restores
+  /// it afterwards, so no later node sees a value defined inside the region
+  /// (materialized constants, run-time reads, dims are memoized per import).
+  struct Scope {
+    std::map<std::string, SequenceValue> sequences;
+    std::map<std::string, OptionalValue> optionals;
+    std::map<std::string, mlir::Value> values;
+    std::map<std::string, mlir::DenseElementsAttr> constants;
+    std::map<std::string, ShapeTensor> shapeTensors;
+    std::map<std::string, int> onnxTypes;
+    std::map<std::string, ShapeTensor> runtimeReads;
+    llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
+  };
+  Scope saveScope() const {
+    return {sequences, optionals, values, constants, shapeTensors, onnxTypes, runtimeReads, dimMemo};
+  }
+  void restoreScope(Scope scope) {
+    sequences = std::move(scope.sequences);
+    optionals = std::move(scope.optionals);
+    values = std::move(scope.values);
+    constants = std::move(scope.constants);
+    shapeTensors = std::move(scope.shapeTensors);
+    onnxTypes = std::move(scope.onnxTypes);
+    runtimeReads = std::move(scope.runtimeReads);
+    dimMemo = std::move(scope.dimMemo);
+  }
+
 private:
   std::map<std::string, SequenceValue> sequences; ///< ValueBindings.cpp
   std::map<std::string, OptionalValue> optionals; ///< ValueBindings.cpp

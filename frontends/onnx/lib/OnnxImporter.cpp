@@ -9,6 +9,7 @@
 #include "turbine/frontends/onnx/OnnxImporter.h"
 
 #include "ImportContext.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -553,7 +554,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
 
 void registerImportedDialects(MLIRContext &context) {
   context.loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                      tensor::TensorDialect, linalg::LinalgDialect,
+                      tensor::TensorDialect, linalg::LinalgDialect, scf::SCFDialect,
                       compiler::TurbineDialect>();
 }
 

@@ -7,6 +7,8 @@ References are independent of Turbine:
   and a plain NumPy loop for what the exporter never emits (sequence_lens,
   reverse direction, clip, LeakyRelu with alpha; a bidirectional batch-first
   LSTM with peepholes, input_forget and HardSigmoid alpha/beta).
+- Loop run in the host program (run-time trip count, early stop by the
+  condition, no trip count, scan outputs): a plain Python/NumPy loop.
 - Dropout in training mode: exact cases (ratio 0 keeps x, ratio 1 drops all,
   training_mode false is the identity) and the kept fraction of a large
   tensor, which must be close to 1 - ratio (checked with a tolerance).
@@ -222,6 +224,145 @@ def loop_cases(out_dir):
                     [acc.astype(np.float32), np.int64(count)])
 
 
+def runtime_loop_cases(out_dir):
+    """Loop run in the host program: the trip count M is a graph input (or
+    absent) and the condition is run-time data. Two scan outputs (the
+    carried vector and the iteration number, one slice per iteration run)
+    and a body that reads `offset`, a buffer computed before the loop, in
+    every iteration. Reference: the same loop in plain Python/NumPy."""
+    f32, i64, b1 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["acc", "two"], ["doubled"]),
+         helper.make_node("Add", ["doubled", "offset"], ["acc_next"]),
+         helper.make_node("Add", ["count", "one_i"], ["count_next"]),
+         helper.make_node("ReduceSum", ["acc_next"], ["total"], keepdims=0),
+         helper.make_node("Less", ["total", "limit"], ["cond_next"]),
+         helper.make_node("Identity", ["acc_next"], ["acc_scan"]),
+         helper.make_node("Mul", ["i", "i"], ["i_squared"])],
+        "body",
+        [helper.make_tensor_value_info("i", i64, []), helper.make_tensor_value_info("c", b1, []),
+         helper.make_tensor_value_info("acc", f32, [3]),
+         helper.make_tensor_value_info("count", i64, [])],
+        [helper.make_tensor_value_info("cond_next", b1, []),
+         helper.make_tensor_value_info("acc_next", f32, [3]),
+         helper.make_tensor_value_info("count_next", i64, []),
+         helper.make_tensor_value_info("acc_scan", f32, [3]),
+         helper.make_tensor_value_info("i_squared", i64, [])],
+        [helper.make_tensor("two", f32, [], [2.0]), helper.make_tensor("one_i", i64, [], [1])])
+    outputs = [helper.make_tensor_value_info("y", f32, [3]),
+               helper.make_tensor_value_info("iterations", i64, []),
+               helper.make_tensor_value_info("ys", f32, ["k", 3]),
+               helper.make_tensor_value_info("squares", i64, ["k"])]
+    before = [helper.make_node("Mul", ["x", "half"], ["offset"])]
+    half = helper.make_tensor("half", f32, [], [0.5])
+    zero = helper.make_tensor("zero", i64, [], [0])
+    x_info = helper.make_tensor_value_info("x", f32, [3])
+    go_info = helper.make_tensor_value_info("go", b1, [])
+    limit_info = helper.make_tensor_value_info("limit", f32, [])
+    graph = helper.make_graph(
+        before + [helper.make_node("Loop", ["M", "go", "x", "zero"],
+                                   ["y", "iterations", "ys", "squares"], body=body)],
+        "loop_runtime_trip_count",
+        [helper.make_tensor_value_info("M", i64, []), go_info, x_info, limit_info], outputs,
+        [half, zero])
+    save_model(out_dir, "loop_runtime_trip_count", graph)
+    graph = helper.make_graph(
+        before + [helper.make_node("Loop", ["", "go", "x", "zero"],
+                                   ["y", "iterations", "ys", "squares"], body=body)],
+        "loop_no_trip_count", [go_info, x_info, limit_info], outputs, [half, zero])
+    save_model(out_dir, "loop_no_trip_count", graph)
+    # No trip count and a condition that starts as the constant true: the
+    # importer starts unrolling, finds the body's condition is run-time data,
+    # and builds a host loop instead.
+    graph = helper.make_graph(
+        before + [helper.make_node("Loop", ["", "true", "x", "zero"],
+                                   ["y", "iterations", "ys", "squares"], body=body)],
+        "loop_while_data", [x_info, limit_info], outputs,
+        [half, zero, helper.make_tensor("true", b1, [], [True])])
+    save_model(out_dir, "loop_while_data", graph)
+
+    def reference(m, go, x, limit):
+        offset = x * np.float32(0.5)
+        acc, count, cond, ys, squares = x.copy(), 0, go, [], []
+        i = 0
+        while cond and (m is None or i < m):
+            acc = acc * np.float32(2) + offset
+            count += 1
+            cond = bool(acc.sum() < limit)
+            ys.append(acc.copy())
+            squares.append(i * i)
+            i += 1
+        return [acc.astype(np.float32), np.int64(count),
+                np.array(ys, np.float32).reshape(len(ys), 3), np.array(squares, np.int64)]
+
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    for case, m, go, limit in [("loop_trip_count_zero", 0, True, 1e9),
+                               ("loop_trip_count_one", 1, True, 1e9),
+                               ("loop_trip_count_many", 7, True, 1e9),
+                               ("loop_trip_count_cond_stops_early", 50, True, 100.0),
+                               ("loop_trip_count_cond_false_at_start", 5, False, 1e9)]:
+        save_arrays(out_dir, case, [np.int64(m), np.bool_(go), x, np.float32(limit)],
+                    reference(m, go, x, limit))
+    save_arrays(out_dir, "loop_no_trip_count_cond_stops", [np.bool_(True), x, np.float32(500.0)],
+                reference(None, True, x, 500.0))
+    save_arrays(out_dir, "loop_while_data_stops", [x, np.float32(60.0)],
+                reference(None, True, x, 60.0))
+
+    # Nested: an outer Loop of M iterations whose body runs an inner Loop of
+    # N iterations (both graph inputs) reading the outer graph's x.
+    scalar = lambda name, t: helper.make_tensor_value_info(name, t, [])
+    vec = lambda name: helper.make_tensor_value_info(name, f32, [2])
+    inner = helper.make_graph(
+        [helper.make_node("Identity", ["ci"], ["ci_out"]),
+         helper.make_node("Add", ["a", "x"], ["a_out"])],
+        "inner", [scalar("j", i64), scalar("ci", b1), vec("a")], [scalar("ci_out", b1), vec("a_out")])
+    outer = helper.make_graph(
+        [helper.make_node("Identity", ["co"], ["co_out"]),
+         helper.make_node("Loop", ["N", "", "acc"], ["acc_in"], body=inner),
+         helper.make_node("Mul", ["acc_in", "two"], ["acc_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan"])],
+        "outer", [scalar("i", i64), scalar("co", b1), vec("acc")],
+        [scalar("co_out", b1), vec("acc_out"), vec("scan")],
+        [helper.make_tensor("two", f32, [], [2.0])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y", "ys"], body=outer)], "loop_nested",
+        [scalar("M", i64), scalar("N", i64), vec("x")],
+        [vec("y"), helper.make_tensor_value_info("ys", f32, ["k", 2])])
+    save_model(out_dir, "loop_nested", graph)
+    x2 = np.array([1.0, -2.0], np.float32)
+    # uint8 carried through a host loop (wrapping adds): the result keeps
+    # its unsigned dtype through the loop's moves.
+    u8 = TensorProto.UINT8
+    body_u8 = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]),
+         helper.make_node("Add", ["a", "step"], ["a_out"]),
+         helper.make_node("Identity", ["a_out"], ["a_scan"])],
+        "body_u8", [scalar("i", i64), scalar("c", b1), helper.make_tensor_value_info("a", u8, [2])],
+        [scalar("c_out", b1), helper.make_tensor_value_info("a_out", u8, [2]),
+         helper.make_tensor_value_info("a_scan", u8, [2])],
+        [helper.make_tensor("step", u8, [], [100])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["M", "", "x"], ["y", "ys"], body=body_u8)], "loop_uint8",
+        [scalar("M", i64), helper.make_tensor_value_info("x", u8, [2])],
+        [helper.make_tensor_value_info("y", u8, [2]), helper.make_tensor_value_info("ys", u8, ["k", 2])])
+    save_model(out_dir, "loop_uint8", graph)
+    xu = np.array([200, 1], np.uint8)
+    acc, ys = xu.copy(), []
+    for _ in range(3):
+        acc = (acc + np.uint8(100)).astype(np.uint8)
+        ys.append(acc.copy())
+    save_arrays(out_dir, "loop_uint8_wraps", [np.int64(3), xu], [acc, np.array(ys, np.uint8)])
+    for case, m, n in [("loop_nested_3x2", 3, 2), ("loop_nested_inner_zero", 2, 0)]:
+        acc, ys = x2.copy(), []
+        for _ in range(m):
+            for _ in range(n):
+                acc = acc + x2
+            acc = acc * np.float32(2)
+            ys.append(acc.copy())
+        save_arrays(out_dir, case, [np.int64(m), np.int64(n), x2],
+                    [acc, np.array(ys, np.float32).reshape(len(ys), 2)])
+
+
 def sequence_position_cases(out_dir):
     """SequenceInsert/Erase/At with positions that are run-time inputs
     (Turbine selects among equally typed candidates elementwise), including
@@ -264,6 +405,7 @@ def main():
     os.makedirs(out_dir, exist_ok=True)
     torch_cases(out_dir)
     loop_cases(out_dir)
+    runtime_loop_cases(out_dir)
     sequence_position_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")

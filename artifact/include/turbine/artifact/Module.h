@@ -20,8 +20,13 @@
 // The host program is a register machine, interpreted by the runtime (which
 // links no compiler). Registers are of two kinds: index registers (int64) and
 // buffer registers (a dense row-major tensor: dtype, shape, storage). On
-// entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order;
-// there is no control flow. String tensors (DType::string) exist only in
+// entry, buffer registers 0..N-1 hold the N inputs. Instructions run in order,
+// except for structured loops: `loop` ... `end_loop` brackets (properly
+// nested, each naming the other's position) whose body repeats until a
+// `break_unless` directly inside them finds its condition false (see
+// Opcode). Liveness across iterations: a register accessed both inside and
+// outside a loop must stay alive until that loop has exited (loopBrackets()
+// gives each loop's positions). String tensors (DType::string) exist only in
 // buffer registers: the string opcodes below run on the host, kernels never
 // see them.
 //===----------------------------------------------------------------------===//
@@ -72,6 +77,15 @@ enum class Opcode : uint8_t {
               // source dtype (ONNX Cast to STRING)
   FromString, // buf[dst] = `dtype` tensor parsed from string buf[a] (ONNX
               // Cast from STRING)
+  // Structured control flow (host loops, e.g. an ONNX Loop whose trip count
+  // is run-time data). Targets are instruction positions in the same
+  // function, validated when the artifact is read.
+  Move,        // idx[dst] = idx[a]
+  MoveBuffer,  // buf[dst] = buf[a] (the same tensor: no copy)
+  Loop,        // start of a loop body; imm = position of its EndLoop
+  BreakUnless, // unless idx[a] != 0, continue after the EndLoop at imm (the
+               // innermost loop enclosing this instruction)
+  EndLoop,     // jump back to just after the Loop at imm
 };
 
 /// case_change_action of Opcode::StringNormalize.
@@ -141,6 +155,32 @@ struct Module {
   std::string library;                // ELF shared object bytes
   std::string paramData;              // parameter bytes (offsets above)
 };
+
+/// Checks that the Loop / BreakUnless / EndLoop instructions of `function`
+/// form properly nested brackets whose targets name each other (and that a
+/// BreakUnless names its innermost enclosing loop); false with a message
+/// naming the instruction otherwise. deserialize() runs it on every function.
+bool validateControlFlow(const Function &function, std::string &error);
+
+/// The [loop, end_loop] positions of every loop of a validated function, in
+/// program order (outer loops before the loops they contain).
+struct LoopBracket {
+  int64_t begin = 0; ///< position of the Loop
+  int64_t end = 0;   ///< position of its EndLoop
+};
+std::vector<LoopBracket> loopBrackets(const Function &function);
+
+/// Liveness of a register across loops, for a plan that releases each
+/// buffer register after its last access: a register first accessed at
+/// `firstAccess` (-1 for inputs, which are set on entry) and last at
+/// `lastAccess` in program order may be released after the returned
+/// position: `lastAccess`, or the end_loop of a loop whose bracket holds
+/// some but not all of [firstAccess, lastAccess] (its value lives around the
+/// back edge), whichever is later. The interpreter runs the releases planned
+/// for an end_loop when that loop exits (break_unless jumps there), never on
+/// the back edge.
+int64_t releasePositionAcrossLoops(const std::vector<LoopBracket> &loops, int64_t firstAccess,
+                                   int64_t lastAccess);
 
 /// Serializes `module` to bytes in the layout above.
 std::string serialize(const Module &module);

@@ -72,7 +72,9 @@ public:
   /// linalg.transpose with permutation `perm`.
   mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
 
-private:
+protected:
+  /// The dim memo, saved and restored around a nested region by importers
+  /// (a memoized tensor.dim inside a loop body does not dominate later uses).
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
 
