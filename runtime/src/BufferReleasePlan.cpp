@@ -26,6 +26,7 @@ template <typename Fn> bool forEachBuffer(const Instruction &inst, Fn use) {
     use(inst.dst);
     return true;
   case Opcode::Reshape:
+  case Opcode::MoveBuffer:
   case Opcode::StringNormalize:
   case Opcode::ToString:
   case Opcode::FromString:
@@ -37,6 +38,10 @@ template <typename Fn> bool forEachBuffer(const Instruction &inst, Fn use) {
       use(r);
     return true;
   case Opcode::Return:
+  case Opcode::Move:
+  case Opcode::Loop:
+  case Opcode::BreakUnless:
+  case Opcode::EndLoop:
     return true;
   default:
     return false;
@@ -49,13 +54,19 @@ BufferReleasePlan planBufferReleases(const artifact::Function &function) {
   const std::vector<Instruction> &code = function.code;
   const size_t registers =
       function.numBufferRegisters > 0 ? size_t(function.numBufferRegisters) : 0;
-  constexpr int64_t kNever = -1;
-  std::vector<int64_t> lastUse(registers, kNever);
+  constexpr int64_t kNever = -2;
+  std::vector<int64_t> firstUse(registers, kNever), lastUse(registers, kNever);
+  // Inputs are set on entry (position -1).
+  for (size_t r = 0; r < function.inputs.size() && r < registers; ++r)
+    firstUse[r] = lastUse[r] = -1;
   std::vector<bool> returned(registers, false);
   for (size_t pc = 0; pc < code.size(); ++pc) {
     bool known = forEachBuffer(code[pc], [&](int32_t r) {
-      if (r >= 0 && size_t(r) < registers)
-        lastUse[r] = int64_t(pc);
+      if (r < 0 || size_t(r) >= registers)
+        return;
+      if (firstUse[r] == kNever)
+        firstUse[r] = int64_t(pc);
+      lastUse[r] = int64_t(pc);
     });
     if (!known)
       return {};
@@ -65,12 +76,19 @@ BufferReleasePlan planBufferReleases(const artifact::Function &function) {
           returned[r] = true;
   }
   // Input registers are dropped after their last use like any other: the
-  // caller still holds the tensors, so only this call's reference goes.
+  // caller still holds the tensors, so only this call's reference goes. A
+  // register live around a loop's back edge is dropped when the loop exits
+  // (the interpreter runs an end_loop's releases only then).
+  const std::vector<artifact::LoopBracket> loops = artifact::loopBrackets(function);
   BufferReleasePlan plan;
   std::vector<std::vector<int32_t>> at(code.size());
-  for (size_t r = 0; r < registers; ++r)
-    if (lastUse[r] != kNever && !returned[r])
-      at[lastUse[r]].push_back(int32_t(r));
+  for (size_t r = 0; r < registers; ++r) {
+    if (lastUse[r] < 0 || returned[r])
+      continue;
+    int64_t position = artifact::releasePositionAcrossLoops(loops, firstUse[r], lastUse[r]);
+    if (position >= 0 && size_t(position) < code.size())
+      at[size_t(position)].push_back(int32_t(r));
+  }
   plan.begin.reserve(code.size() + 1);
   for (const std::vector<int32_t> &regs : at) {
     plan.begin.push_back(uint32_t(plan.registers.size()));

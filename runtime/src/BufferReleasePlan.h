@@ -1,6 +1,7 @@
 //===- BufferReleasePlan.h - When a host program may drop each buffer ----===//
 //
-// Liveness of buffer registers in a function's straight-line host program:
+// Liveness of buffer registers in a function's host program (loop-aware:
+// a register live around a loop's back edge is dropped when the loop exits):
 // for each instruction, the registers whose last use it is. The interpreter
 // drops those registers right after the instruction, so a buffer's storage
 // goes back to the module's BufferPool as soon as no register, view or result

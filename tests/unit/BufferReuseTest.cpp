@@ -335,6 +335,37 @@ TEST(BufferReleasePlan, DropsEachRegisterAfterItsLastUse) {
     EXPECT_TRUE(r != 2 && r != 7 && r != 8) << r;
 }
 
+TEST(BufferReleasePlan, RegistersLiveAroundALoopAreDroppedWhenItExits) {
+  // 0 alloc a; 1 loop; 2 break_unless; 3 b = reshape(a); 4 end_loop; 5 return.
+  // a is read in every iteration: dropping it after its last use in program
+  // order (3) would free it before the second iteration. b lives within one
+  // iteration only.
+  artifact::Function f;
+  f.name = "loop";
+  f.numIndexRegisters = 1;
+  f.numBufferRegisters = 2;
+  auto inst = [](Opcode op, int32_t dst, int32_t a, int64_t imm) {
+    Instruction i;
+    i.op = op;
+    i.dst = dst;
+    i.a = a;
+    i.imm = imm;
+    return i;
+  };
+  f.code = {inst(Opcode::Alloc, 0, -1, 0),      inst(Opcode::Loop, -1, -1, 4),
+            inst(Opcode::BreakUnless, -1, 0, 4), inst(Opcode::Reshape, 1, 0, 0),
+            inst(Opcode::EndLoop, -1, -1, 1),    inst(Opcode::Return, -1, -1, 0)};
+  BufferReleasePlan plan = planBufferReleases(f);
+  ASSERT_EQ(plan.begin.size(), f.code.size() + 1);
+  auto droppedAfter = [&](size_t pc) {
+    return std::vector<int32_t>(plan.registers.begin() + plan.begin[pc],
+                                plan.registers.begin() + plan.begin[pc + 1]);
+  };
+  EXPECT_EQ(droppedAfter(3), (std::vector<int32_t>{1}));
+  EXPECT_EQ(droppedAfter(4), (std::vector<int32_t>{0}));
+  EXPECT_EQ(plan.registers.size(), 2u);
+}
+
 TEST(BufferReleasePlan, UnknownOpcodeKeepsEveryBufferToTheEnd) {
   artifact::Function f = chainModule().functions[0];
   Instruction unknown;
