@@ -24,6 +24,7 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "LowerPads.h"
 #include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
@@ -200,17 +201,6 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
 }
 
-/// A generic that LowerPads.cpp made of a tensor.pad: no inputs, yields
-/// select(in bounds, tensor.extract(source, clamped indices), pad value).
-bool isPadGather(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 0 || op.getNumDpsInits() != 1)
-    return false;
-  auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
-  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  return select && select.getTrueValue().getDefiningOp<tensor::ExtractOp>() &&
-         !op.getBody()->findAncestorOpInBlock(*select.getFalseValue().getDefiningOp());
-}
-
 /// Ops the generic vector strategy handles well: fills and generics whose
 /// operands are read through projected permutations (elementwise, broadcast,
 /// transpose, reductions) with no gathers except pads. Convolutions, pooling
@@ -369,6 +359,16 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));
+  // A pad gather fused into the workgroup tile (DispatchFormation.cpp) stays
+  // there: it fills the padded input of the whole workgroup tile once, and
+  // the register tiles read that scratch tile without bounds checks.
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isPadGather(producer.getOwner()))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
   rewriter.setInsertionPoint(epilogue);
   FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
       rewriter, cast<TilingInterface>(epilogue.getOperation()), options);

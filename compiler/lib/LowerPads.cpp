@@ -8,6 +8,7 @@
 // clamp(i - low) and selects the padding value outside. Dispatch formation
 // and codegen handle that like any gathering generic.
 //===----------------------------------------------------------------------===//
+#include "LowerPads.h"
 #include "Phases.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,6 +86,18 @@ LogicalResult lowerPad(IRRewriter &rewriter, tensor::PadOp pad) {
 }
 
 } // namespace
+
+bool isPadGather(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 0 || generic.getNumDpsInits() != 1)
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  if (!select || !select.getTrueValue().getDefiningOp<tensor::ExtractOp>())
+    return false;
+  Operation *padValue = select.getFalseValue().getDefiningOp();
+  return !padValue || !generic.getBody()->findAncestorOpInBlock(*padValue);
+}
 
 LogicalResult lowerPadsToGathers(ModuleOp module) {
   SmallVector<tensor::PadOp> pads;

@@ -72,6 +72,13 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
     preferred[0] = 256;
     preferred[1] = 8;
     preferred[2] = 1;
+    // A narrow innermost dim (NHWC images with 3 channels) gets wider tiles
+    // of the next dim, so a workgroup still covers about 2048 elements: 8 x 3
+    // elements per workgroup made the first pad of ResNet-18 6612 tiny
+    // workgroups (170 us for 630 KB).
+    if (rank >= 2 && !type.isDynamicDim(rank - 1) && type.getDimSize(rank - 1) > 0 &&
+        type.getDimSize(rank - 1) < preferred[0])
+      preferred[1] = std::max<int64_t>(preferred[1], 2048 / type.getDimSize(rank - 1));
   }
   for (int axis = 0; axis < 3 && axis < rank; ++axis) {
     int64_t dim = rank - 1 - axis;

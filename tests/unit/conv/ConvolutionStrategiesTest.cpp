@@ -5,7 +5,8 @@
 // bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
 // padding, dilation, 1x1, 3 input channels, rectangular windows, channel
 // counts that are and are not multiples of the 32-channel filter tile, and
-// depthwise convolutions in the frontends' grouped generic form — runs
+// depthwise convolutions in the frontends' grouped generic form, and padded
+// max pooling after them — runs
 // them on local-sync and on local-task with 2 workers, and compares with a
 // plain loop nest. Inputs and weights are small multiples of 1/8, so every
 // partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
@@ -27,6 +28,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -52,6 +54,11 @@ struct ConvCase {
   // tiles (KernelCodegen.cpp); without it the epilogue reads the result
   // through the final transpose and runs as its own pass.
   bool poolAfter = false;
+  // That max pooling's window (square), stride, dilation and -inf padding
+  // (top, left, bottom, right): a padded pooling's pad joins its dispatch
+  // (DispatchFormation.cpp) and is computed per workgroup tile.
+  int64_t poolKernel = 1, poolStride = 1, poolDilation = 1;
+  int64_t poolPads[4] = {0, 0, 0, 0};
   // Height and width dynamic too (the register tiles need static ones: the
   // convolution then runs unvectorized, packed or not).
   bool dynamicSpatial = false;
@@ -62,6 +69,14 @@ struct ConvCase {
   int64_t ow() const {
     return (w + pads[1] + pads[3] - dilations[1] * (kw - 1) - 1) / strides[1] + 1;
   }
+  int64_t poolOut(int64_t in, int axis) const {
+    return (in + poolPads[axis] + poolPads[axis + 2] - poolDilation * (poolKernel - 1) - 1) /
+               poolStride +
+           1;
+  }
+  // The function's result: the convolution's, or the pooling's.
+  int64_t resultH() const { return poolAfter ? poolOut(oh(), 0) : oh(); }
+  int64_t resultW() const { return poolAfter ? poolOut(ow(), 1) : ow(); }
 };
 
 float xValue(int64_t n, int64_t c, int64_t y, int64_t x) {
@@ -99,6 +114,7 @@ std::string convSource(const ConvCase &c) {
   int64_t filterChannels = c.depthwise ? 1 : c.c;
   std::string wt = tensorType({c.f, filterChannels, c.kh, c.kw});
   std::string r = tensorType({-1, c.f, dim(c.oh()), dim(c.ow())});
+  std::string pr = tensorType({-1, c.f, dim(c.resultH()), dim(c.resultW())});
   // Result sizes: (in + pads - dilation * (k - 1) - 1) / stride + 1.
   std::string emptySizes = "%n";
   std::ostringstream sizes;
@@ -118,7 +134,7 @@ std::string convSource(const ConvCase &c) {
     emptySizes = "%n, %out0, %out1";
   }
   std::ostringstream os;
-  os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
+  os << "func.func @main(%x: " << x << ") -> " << pr << " {\n"
      << "  %w = arith.constant dense<[";
   for (int64_t f = 0; f < c.f; ++f) {
     os << (f ? ", [" : "[");
@@ -196,14 +212,25 @@ std::string convSource(const ConvCase &c) {
     os << "  return %y : " << r << "\n}\n";
     return os.str();
   }
+  if (c.dynamicSpatial && (c.poolKernel != 1 || c.poolStride != 1))
+    return "unsupported case: pooling with dynamic spatial dims";
+  int64_t ph = c.oh() + c.poolPads[0] + c.poolPads[2], pw = c.ow() + c.poolPads[1] + c.poolPads[3];
+  std::string padded = tensorType({-1, c.f, dim(ph), dim(pw)});
+  std::string window = tensorType({c.poolKernel, c.poolKernel});
   os << "  %ninf = arith.constant 0xFF800000 : f32\n"
-     << "  %win = tensor.empty() : tensor<1x1xf32>\n"
-     << "  %pe = tensor.empty(" << emptySizes << ") : " << r << "\n"
-     << "  %pinit = linalg.fill ins(%ninf : f32) outs(%pe : " << r << ") -> " << r << "\n"
-     << "  %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = "
-        "dense<1> : tensor<2xi64>} ins(%y, %win : "
-     << r << ", tensor<1x1xf32>) outs(%pinit : " << r << ") -> " << r << "\n"
-     << "  return %pool : " << r << "\n}\n";
+     << "  %yp = tensor.pad %y low[0, 0, " << c.poolPads[0] << ", " << c.poolPads[1]
+     << "] high[0, 0, " << c.poolPads[2] << ", " << c.poolPads[3] << "] {\n"
+     << "  ^bb0(%j0: index, %j1: index, %j2: index, %j3: index):\n"
+     << "    tensor.yield %ninf : f32\n"
+     << "  } : " << r << " to " << padded << "\n"
+     << "  %win = tensor.empty() : " << window << "\n"
+     << "  %pe = tensor.empty(" << (c.dynamicSpatial ? emptySizes : "%n") << ") : " << pr << "\n"
+     << "  %pinit = linalg.fill ins(%ninf : f32) outs(%pe : " << pr << ") -> " << pr << "\n"
+     << "  %pool = linalg.pooling_nchw_max {dilations = dense<" << c.poolDilation
+     << "> : tensor<2xi64>, strides = dense<" << c.poolStride
+     << "> : tensor<2xi64>} ins(%yp, %win : " << padded << ", " << window << ") outs(%pinit : "
+     << pr << ") -> " << pr << "\n"
+     << "  return %pool : " << pr << "\n}\n";
   return os.str();
 }
 
@@ -257,7 +284,25 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
           }
           out[((n * c.f + f) * oh + y) * ow + x] = float(sum);
         }
-  return out;
+  if (!c.poolAfter)
+    return out;
+  int64_t rh = c.resultH(), rw = c.resultW();
+  std::vector<float> pooled(batch * c.f * rh * rw);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t f = 0; f < c.f; ++f)
+      for (int64_t y = 0; y < rh; ++y)
+        for (int64_t x = 0; x < rw; ++x) {
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t ky = 0; ky < c.poolKernel; ++ky)
+            for (int64_t kx = 0; kx < c.poolKernel; ++kx) {
+              int64_t iy = y * c.poolStride + ky * c.poolDilation - c.poolPads[0];
+              int64_t ix = x * c.poolStride + kx * c.poolDilation - c.poolPads[1];
+              if (iy >= 0 && iy < oh && ix >= 0 && ix < ow)
+                best = std::max(best, out[((n * c.f + f) * oh + iy) * ow + ix]);
+            }
+          pooled[((n * c.f + f) * rh + y) * rw + x] = best;
+        }
+  return pooled;
 }
 
 void runCase(const ConvCase &c) {
@@ -271,6 +316,28 @@ void runCase(const ConvCase &c) {
   EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
   if (c.depthwise)
     EXPECT_NE(ir.find("linalg.depthwise_conv_2d_nhwc_hwc"), std::string::npos) << ir;
+
+  if (c.poolAfter && (c.poolPads[0] || c.poolPads[1] || c.poolPads[2] || c.poolPads[3])) {
+    // The pooling's pad gather (a select of a tensor.extract) is in the
+    // pooling's kernel, not a kernel of its own.
+    std::string dispatched;
+    ASSERT_TRUE(compile(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
+        << error;
+    int poolKernels = 0, padKernels = 0;
+    size_t start = dispatched.find("func.func @main_dispatch_");
+    while (start != std::string::npos) {
+      size_t end = dispatched.find("func.func @main_dispatch_", start + 1);
+      std::string kernel = dispatched.substr(start, end - start);
+      bool pools = kernel.find("linalg.pooling_nhwc_max") != std::string::npos;
+      bool gathers = kernel.find("tensor.extract %") != std::string::npos &&
+                     kernel.find("0xFF800000") != std::string::npos;
+      poolKernels += pools && gathers;
+      padKernels += gathers && !pools;
+      start = end;
+    }
+    EXPECT_EQ(poolKernels, 1) << dispatched;
+    EXPECT_EQ(padKernels, 0) << dispatched;
+  }
 
   turbine::artifact::Module artifact;
   ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
@@ -427,6 +494,29 @@ TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
   ConvCase odd{5, 17, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false};
   odd.poolAfter = true;
   runCase(odd);
+}
+
+// A ResNet stem in small: convolution + bias + ReLU, then a 3x3 stride-2
+// max pooling with -inf padding, whose pad joins the pooling's dispatch and
+// is computed per workgroup tile (DispatchFormation.cpp): asymmetric pads,
+// odd sizes, 64 channels (two 32-channel workgroup tiles).
+TEST(ConvolutionStrategies, PaddedMaxPoolStride2AfterConvolution) {
+  ConvCase c{3, 64, 13, 11, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  c.poolAfter = true;
+  c.poolKernel = 3;
+  c.poolStride = 2;
+  c.poolPads[0] = 1, c.poolPads[1] = 0, c.poolPads[2] = 2, c.poolPads[3] = 1;
+  runCase(c);
+}
+
+// Dilated padded pooling after a narrow (16-channel) convolution.
+TEST(ConvolutionStrategies, PaddedMaxPoolDilatedNarrow) {
+  ConvCase c{5, 16, 10, 12, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 3}, false};
+  c.poolAfter = true;
+  c.poolKernel = 2;
+  c.poolDilation = 2;
+  c.poolPads[0] = 1, c.poolPads[1] = 2, c.poolPads[2] = 1, c.poolPads[3] = 0;
+  runCase(c);
 }
 
 } // namespace

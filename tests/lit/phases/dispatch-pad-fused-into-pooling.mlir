@@ -1,0 +1,52 @@
+// dispatch-pad-fused-into-pooling.mlir - the pad in front of an NHWC max
+// pooling (a gathering generic made by LowerPads.cpp) joins the pooling's
+// dispatch: one kernel reads the unpadded tensor and computes the padded
+// window per workgroup tile. The pad in front of a full convolution stays a
+// kernel of its own (fused, each output-channel tile recomputed the padded
+// input of all channels: measured slower, DispatchFormation.cpp).
+
+// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s
+
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<1x16x16x64xf32>
+// CHECK:         %[[POOL:.*]] = turbine.dispatch @main_dispatch_0{{.*}}(%[[X]]) : (tensor<1x16x16x64xf32>) -> tensor<1x8x8x64xf32>
+// CHECK:         %[[PAD:.*]] = turbine.dispatch @main_dispatch_1{{.*}}(%[[POOL]]) : (tensor<1x8x8x64xf32>) -> tensor<1x10x10x64xf32>
+// CHECK:         turbine.dispatch @main_dispatch_2{{.*}}(%[[PAD]]{{.*}}) : (tensor<1x10x10x64xf32>
+// CHECK-NOT:     turbine.dispatch
+
+// CHECK:       module @kernels
+// CHECK:         func.func @main_dispatch_0(
+// CHECK:           %[[IN:.*]] = bufferization.to_tensor {{.*}} : memref<1x16x16x64xf32> to tensor<1x16x16x64xf32>
+// CHECK:           %[[PADDED:.*]] = linalg.generic {{.*}} outs({{.*}} : tensor<1x17x17x64xf32>)
+// CHECK:             tensor.extract %[[IN]]
+// CHECK:             arith.select
+// CHECK:           linalg.pooling_nhwc_max {{.*}} ins(%[[PADDED]], {{.*}} : tensor<1x17x17x64xf32>, tensor<3x3xf32>)
+// CHECK:         func.func @main_dispatch_1(
+// CHECK-NOT:       linalg.conv
+// CHECK:           tensor.extract
+// CHECK:         func.func @main_dispatch_2(
+// CHECK-NOT:       tensor.extract
+// CHECK:           linalg.conv_2d_nhwc_hwcf
+func.func @main(%x: tensor<1x16x16x64xf32>, %w: tensor<3x3x64x8xf32>) -> tensor<1x8x8x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  // Asymmetric: top/left 1, bottom/right 0.
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 0, 0, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x16x16x64xf32> to tensor<1x17x17x64xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %e = tensor.empty() : tensor<1x8x8x64xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  %pool = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %win : tensor<1x17x17x64xf32>, tensor<3x3xf32>) outs(%init : tensor<1x8x8x64xf32>) -> tensor<1x8x8x64xf32>
+  %q = tensor.pad %pool low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x8x64xf32> to tensor<1x10x10x64xf32>
+  %ce = tensor.empty() : tensor<1x8x8x8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%ce : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %conv = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%q, %w : tensor<1x10x10x64xf32>, tensor<3x3x64x8xf32>) outs(%acc : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %conv : tensor<1x8x8x8xf32>
+}
