@@ -103,9 +103,10 @@ const KnownGap kKnownGaps[] = {
      "declares 3x4, and the runtime rejects an input that does not match the signature, as for "
      "any model."},
     {"^test_bernoulli",
-     "Random ops (Bernoulli, RandomUniformLike): the expected outputs are draws of NumPy's "
-     "seeded generator, which no independent implementation reproduces; implementing them with "
-     "Turbine's own counter-based generator would still fail these tests."},
+     "Random ops (Bernoulli, RandomUniformLike) are implemented with Turbine's own seeded "
+     "counter-based generator (exact for probabilities 0 and 1, statistics checked in "
+     "onnx_ops.bernoulli_* / random_*); the expected outputs are draws of NumPy's seeded "
+     "generator, which no independent implementation reproduces."},
     {"^test_training_dropout",
      "Dropout in training mode with ratio > 0 is implemented with Turbine's own seeded mask "
      "(ratio 0/1 and training_mode false are exact); the expected outputs use NumPy's random "

@@ -504,36 +504,6 @@ LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
   return forwardValue(ctx, node, node.output(0));
 }
 
-/// Uniform [0, 1) f32 per element from a counter-based hash of the element's
-/// linear index and `seed` (murmur3's 32-bit finalizer): deterministic for a
-/// given seed, independent of how the generic is tiled or parallelized.
-Value uniformAtIndex(OpBuilder &b, Location l, ArrayRef<OpFoldResult> sizes, int64_t seed) {
-  Type i32 = b.getI32Type();
-  auto c32 = [&](uint32_t v) {
-    return arith::ConstantOp::create(b, l, b.getIntegerAttr(i32, static_cast<int32_t>(v)));
-  };
-  Value linear = arith::ConstantIndexOp::create(b, l, 0);
-  for (auto [d, size] : llvm::enumerate(sizes)) {
-    Value sizeValue = isa<Value>(size) ? cast<Value>(size)
-                                       : (Value)arith::ConstantIndexOp::create(
-                                             b, l, cast<IntegerAttr>(cast<Attribute>(size)).getInt());
-    linear = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, linear, sizeValue),
-                                   linalg::IndexOp::create(b, l, d));
-  }
-  Value h = arith::IndexCastUIOp::create(b, l, i32, linear);
-  h = arith::AddIOp::create(b, l, arith::MulIOp::create(b, l, h, c32(0x9E3779B1u)),
-                            c32(static_cast<uint32_t>(seed) * 0x85EBCA77u + 0x27D4EB2Fu));
-  auto mix = [&](uint32_t shift) { h = arith::XOrIOp::create(b, l, h, arith::ShRUIOp::create(b, l, h, c32(shift))); };
-  mix(16);
-  h = arith::MulIOp::create(b, l, h, c32(0x85EBCA6Bu));
-  mix(13);
-  h = arith::MulIOp::create(b, l, h, c32(0xC2B2AE35u));
-  mix(16);
-  Value top24 = arith::ShRUIOp::create(b, l, h, c32(8));
-  Value u = arith::UIToFPOp::create(b, l, b.getF32Type(), top24);
-  return arith::MulFOp::create(b, l, u, arith::ConstantOp::create(b, l, b.getF32FloatAttr(1.0f / 16777216.0f)));
-}
-
 /// Dropout with a runtime training_mode (or a constant true): in training
 /// mode each element is kept when its uniform draw is >= ratio and scaled by
 /// 1 / (1 - ratio). The draws come from uniformAtIndex, not from any other

@@ -115,6 +115,14 @@ void registerControlFlowOps(OpRegistry &registry);
 void registerDetectionOps(OpRegistry &registry);
 void registerTextOps(OpRegistry &registry);
 void registerStringOps(OpRegistry &registry);
+void registerRandomOps(OpRegistry &registry);
+
+/// Uniform [0, 1) f32 per element of a generic over `sizes` from a
+/// counter-based hash of the element's linear index and `seed` (murmur3's
+/// 32-bit finalizer): deterministic for a given seed, independent of how the
+/// generic is tiled or parallelized (RandomOps.cpp).
+mlir::Value uniformAtIndex(mlir::OpBuilder &b, mlir::Location l,
+                           llvm::ArrayRef<mlir::OpFoldResult> sizes, int64_t seed);
 
 //===--- string tensors (StringOps.cpp) --------------------------------------===//
 /// True for !turbine.string, the element type of ONNX string tensors.

@@ -52,6 +52,7 @@ const OpRegistry &opRegistry() {
     registerDetectionOps(r);
     registerTextOps(r);
     registerStringOps(r);
+    registerRandomOps(r);
     return r;
   }();
   return registry;

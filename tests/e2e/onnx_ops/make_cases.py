@@ -9,6 +9,9 @@ References are independent of Turbine:
   LSTM with peepholes, input_forget and HardSigmoid alpha/beta).
 - Loop run in the host program (run-time trip count, early stop by the
   condition, no trip count, scan outputs): a plain Python/NumPy loop.
+- Random ops (RandomUniform/Normal(Like), Bernoulli): exact cases
+  (Bernoulli of 0/1 probabilities, equal seeds draw equally) and statistics
+  of 10^5 draws (mean, variance, range, hit rate; checked with tolerances).
 - Dropout in training mode: exact cases (ratio 0 keeps x, ratio 1 drops all,
   training_mode false is the identity) and the kept fraction of a large
   tensor, which must be close to 1 - ratio (checked with a tolerance).
@@ -177,6 +180,50 @@ def dropout_cases(out_dir):
         [helper.make_tensor_value_info("kept", f32, [])])
     save_model(out_dir, "dropout_kept_fraction", graph)
     save_arrays(out_dir, "dropout_kept_fraction", [x, np.float32(0.75), np.bool_(True)], [np.float32(0.25)])
+
+
+def random_cases(out_dir):
+    f32, i32 = TensorProto.FLOAT, TensorProto.INT32
+    shape = [200, 500]
+    # Bernoulli of probabilities 0 and 1 is exact, in the requested dtype.
+    p = (np.arange(100) % 3 == 0).astype(np.float32).reshape(4, 25)
+    graph = helper.make_graph(
+        [helper.make_node("Bernoulli", ["p"], ["y"], dtype=i32, seed=2.0)], "bernoulli_exact",
+        [helper.make_tensor_value_info("p", f32, [4, 25])], [helper.make_tensor_value_info("y", i32, [4, 25])])
+    save_model(out_dir, "bernoulli_exact", graph, opset=15)
+    save_arrays(out_dir, "bernoulli_exact", [p], [p.astype(np.int32)])
+    # Hit rate of Bernoulli(0.3) over 10^5 draws.
+    graph = helper.make_graph(
+        [helper.make_node("Bernoulli", ["p"], ["y"]),
+         helper.make_node("ReduceMean", ["y"], ["rate"], keepdims=0)], "bernoulli_rate",
+        [helper.make_tensor_value_info("p", f32, shape)], [helper.make_tensor_value_info("rate", f32, [])])
+    save_model(out_dir, "bernoulli_rate", graph, opset=15)
+    save_arrays(out_dir, "bernoulli_rate", [np.full(shape, 0.3, np.float32)], [np.float32(0.3)])
+    # RandomUniformLike in [-2, 3): mean 0.5, min -2, max 3 (10^5 draws).
+    graph = helper.make_graph(
+        [helper.make_node("RandomUniformLike", ["x"], ["u"], low=-2.0, high=3.0, seed=5.0),
+         helper.make_node("ReduceMean", ["u"], ["mean"], keepdims=0),
+         helper.make_node("ReduceMin", ["u"], ["min"], keepdims=0),
+         helper.make_node("ReduceMax", ["u"], ["max"], keepdims=0)], "uniform_stats",
+        [helper.make_tensor_value_info("x", f32, shape)],
+        [helper.make_tensor_value_info(n, f32, []) for n in ("mean", "min", "max")])
+    save_model(out_dir, "random_uniform_like_stats", graph)
+    save_arrays(out_dir, "random_uniform_like_stats", [np.zeros(shape, np.float32)],
+                [np.float32(0.5), np.float32(-2.0), np.float32(3.0)])
+    # RandomNormal(mean 1, scale 2): mean 1, variance 4; two nodes with the
+    # same seed draw the same values (their difference is exactly 0).
+    nodes = [helper.make_node("RandomNormal", [], ["z"], shape=shape, mean=1.0, scale=2.0, seed=7.0),
+             helper.make_node("RandomNormal", [], ["z2"], shape=shape, mean=1.0, scale=2.0, seed=7.0),
+             helper.make_node("ReduceMean", ["z"], ["mean"], keepdims=0),
+             helper.make_node("Sub", ["z", "mean"], ["d"]),
+             helper.make_node("Mul", ["d", "d"], ["d2"]),
+             helper.make_node("ReduceMean", ["d2"], ["var"], keepdims=0),
+             helper.make_node("Sub", ["z", "z2"], ["same"]),
+             helper.make_node("ReduceL1", ["same"], ["diff"], keepdims=0)]
+    graph = helper.make_graph(nodes, "normal_stats", [],
+                              [helper.make_tensor_value_info(n, f32, []) for n in ("mean", "var", "diff")])
+    save_model(out_dir, "random_normal_stats", graph)
+    save_arrays(out_dir, "random_normal_stats", [], [np.float32(1.0), np.float32(4.0), np.float32(0.0)])
 
 
 def loop_cases(out_dir):
@@ -411,6 +458,7 @@ def main():
     numpy_rnn_case(out_dir, "reverse")
     numpy_lstm_case(out_dir)
     dropout_cases(out_dir)
+    random_cases(out_dir)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ shift 4
 extra="$*"
 "$turbine" compile "$dir/$model.onnx" -o "$dir/$case.tmod" || exit 1
 set --
-for f in "$dir/${case}"_in*.npy; do set -- "$@" "--input=@$f"; done
+for f in "$dir/${case}"_in*.npy; do [ -e "$f" ] && set -- "$@" "--input=@$f"; done
 for f in "$dir/${case}"_out*.npy; do set -- "$@" "--expected_output=@$f"; done
 # shellcheck disable=SC2086
 "$turbine" run "$dir/$case.tmod" "$@" $extra
