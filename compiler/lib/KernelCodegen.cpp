@@ -518,8 +518,9 @@ void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
     vectorizeOp(rewriter, op, {});
 }
 
-/// Static upper bound of each of `op`'s loops (its extent where static), or
-/// nullopt if some dynamic extent has none.
+/// Static upper bound of each of `op`'s loops (its extent where static, a
+/// power of two at least the largest value of a dynamic extent), or nullopt
+/// if some dynamic extent has none.
 std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
   for (auto [dim, bound] : llvm::enumerate(bounds)) {
@@ -535,7 +536,9 @@ std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
         /*stopCondition=*/nullptr, /*closedUB=*/true);
     if (failed(upper))
       return std::nullopt;
-    bound = *upper;
+    // A power of two (the tile size, not its remainder 31): other vector
+    // widths split into several narrower operations.
+    bound = static_cast<int64_t>(llvm::PowerOf2Ceil(*upper));
   }
   return bounds;
 }
