@@ -8,10 +8,12 @@
 //     tiles.
 //  2. Vector level, per op inside the workgroup tile:
 //       matmul / batch_matmul / packed matmul (MatmulDataTiling.h): K tiled
-//       by 256, then an 8x32x1 register tile
-//       whose M and N loops are peeled so full tiles are static; those are
-//       vectorized to vector.contract (lowered to outer products = FMAs),
-//       leftover rows go one row at a time (1x32x1, still vectorized);
+//       by 256, rows split at the last multiple of 8; the full rows get an
+//       8x32x1 register tile whose M and N loops are peeled so full tiles
+//       are static; those are vectorized to vector.contract (lowered to
+//       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
+//       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
+//       are vectorized with masks;
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
