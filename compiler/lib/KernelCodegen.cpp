@@ -234,7 +234,8 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   }
   // One row at a time, 128 columns wide; the columns past the last 128 by 32.
   SmallVector<int64_t> rowTiles(numLoops, 0);
-  rowTiles[mDim] = 1;
+  for (unsigned batch = 0; batch <= mDim; ++batch)
+    rowTiles[batch] = 1;
   rowTiles[numLoops - 2] = kGemvColumns;
   rewriter.setInsertionPoint(leftoverRows);
   scf::SCFTilingOptions options;
@@ -559,13 +560,15 @@ void vectorizeMatmulTiles(RewriterBase &rewriter, func::FuncOp kernel) {
     if (!bounds)
       continue;
     SmallVector<int64_t> &ranges = *bounds;
-    // Register-tile dims (m, n); a packed matmul's nb must be 1 as well.
+    // Register-tile dims (m, n).
     bool packed = isPackedMatmul(op);
     unsigned mDim = packed ? 1 : ranges.size() - 3;
     int64_t rows = ranges[mDim], columns = ranges[ranges.size() - 2];
+    // Batch dims (batch_matmul) and a packed matmul's nb must be 1.
+    bool unitOuterDims = llvm::all_of(ArrayRef<int64_t>(ranges).take_front(mDim),
+                                      [](int64_t r) { return r == 1; });
     if (rows * columns > kMatmulRegisterM * kMatmulRegisterN ||
-        columns > kGemvColumns || ranges.back() > 1 ||
-        (packed && ranges[0] != 1))
+        columns > kGemvColumns || ranges.back() > 1 || !unitOuterDims)
       continue;
     vectorizeOp(rewriter, op, ranges);
   }
