@@ -8,10 +8,12 @@
 //     tiles.
 //  2. Vector level, per op inside the workgroup tile:
 //       matmul / batch_matmul / packed matmul (MatmulDataTiling.h): K tiled
-//       by 256, then an 8x32x1 register tile
-//       whose M and N loops are peeled so full tiles are static; those are
-//       vectorized to vector.contract (lowered to outer products = FMAs),
-//       leftover rows go one row at a time (1x32x1, still vectorized);
+//       by 256, rows split at the last multiple of 8; the full rows get an
+//       8x32x1 register tile whose M and N loops are peeled so full tiles
+//       are static; those are vectorized to vector.contract (lowered to
+//       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
+//       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
+//       are vectorized with masks;
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
@@ -53,6 +55,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -72,6 +75,8 @@ namespace {
 constexpr int64_t kMatmulTileK = 256;
 constexpr int64_t kMatmulRegisterM = 8;
 constexpr int64_t kMatmulRegisterN = 32;
+// Columns of the one-row register tile (rows left over, GEMV): 8 zmm.
+constexpr int64_t kGemvColumns = 128;
 constexpr int64_t kVectorWidth = 64;
 
 /// Tiles `op` with `tileSizes` (scf.for loops, no fusion). Returns the tiled
@@ -136,13 +141,58 @@ boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
 }
 
 
-/// Matmul / batch_matmul inside a workgroup tile: K tiled by 256, then an
-/// 8x32x1 register tile whose M and N loops are peeled so that full tiles
-/// have static shapes (vectorized later, after canonicalization has made the
-/// shapes static); leftover rows go one row at a time (1x32x1, still
-/// vectorized), leftover columns stay scalar. A packed matmul (loops nb, m,
-/// n0, k; MatmulDataTiling.h) gets the same 8x32x1 tile as one panel (nb by
-/// 1, n0 whole) and eight rows, the row loop inside the panel loop.
+/// Tiles a matmul's rows with the register tile (`rows` x 32 columns x 1 k;
+/// a packed matmul's row tile spans one whole panel) and peels the row and
+/// column loops so that full tiles get static shapes; partial tiles keep
+/// dynamic shapes bounded by the tile and are vectorized with masks later.
+void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
+                         int64_t columns) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  unsigned numLoops = linalgOp.getNumLoops();
+  bool packed = isPackedMatmul(op);
+  unsigned mDim = packed ? 1 : numLoops - 3;
+  SmallVector<int64_t> registerTiles(numLoops, 1);
+  registerTiles[mDim] = rows;
+  if (packed)
+    registerTiles[2] = 0; // n0: the whole panel width (32).
+  else
+    registerTiles[numLoops - 2] = columns;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), registerTiles));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return;
+  rewriter.replaceOp(op, tiled->replacements);
+  // One loop per tiled dim, outermost first.
+  auto loopOf = [&](unsigned dim) -> scf::ForOp {
+    unsigned index = 0;
+    for (unsigned d = 0; d < dim; ++d)
+      index += registerTiles[d] > 0;
+    if (registerTiles[dim] == 0 || index >= tiled->loops.size())
+      return nullptr;
+    return dyn_cast<scf::ForOp>(tiled->loops[index].getOperation());
+  };
+  scf::ForOp nLoop = packed ? nullptr : loopOf(numLoops - 2);
+  scf::ForOp mLoop = rows > 1 ? loopOf(mDim) : nullptr;
+  scf::ForOp remainder;
+  // Columns first: the row loop's peeled copy then holds peeled columns too.
+  if (nLoop)
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, remainder);
+  if (mLoop)
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, remainder);
+}
+
+/// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiled by
+/// 256, then the rows split at the last multiple of 8. The first part gets
+/// the 8x32x1 register tile (16 zmm accumulators); the rows left over (a
+/// small or dynamic batch, M = 1 for a GEMV) go one row at a time with a
+/// 1x128x1 tile (8 accumulators, so that the FMA chains across k overlap),
+/// columns left over by 32. A packed matmul (loops nb, m, n0, k;
+/// MatmulDataTiling.h) gets the same row tiles over one panel (nb by 1, n0
+/// whole). Partial tiles (N = 10, a dynamic row count) are vectorized with
+/// masks (vectorizeMatmulTiles).
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   unsigned numLoops = op.getNumLoops();
   bool packed = isPackedMatmul(op);
@@ -154,51 +204,65 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
   Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), kTiles);
   if (!current)
     return;
-  SmallVector<int64_t> registerTiles(numLoops, 1);
-  registerTiles[mDim] = kMatmulRegisterM;
-  if (packed)
-    registerTiles[2] = 0; // n0: the whole panel width (32).
-  else
-    registerTiles[numLoops - 2] = kMatmulRegisterN;
+  int64_t m = ranges[mDim];
+  Operation *fullRows = current, *leftoverRows = nullptr;
+  if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {
+    fullRows = nullptr;
+    leftoverRows = current;
+  } else if (ShapedType::isDynamic(m) || m % kMatmulRegisterM != 0) {
+    // Split at floor(M / 8) * 8.
+    rewriter.setInsertionPoint(current);
+    Location loc = current->getLoc();
+    SmallVector<Range> domain =
+        cast<TilingInterface>(current).getIterationDomain(rewriter);
+    AffineExpr s0;
+    bindSymbols(rewriter.getContext(), s0);
+    OpFoldResult split = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, s0.floorDiv(kMatmulRegisterM) * kMatmulRegisterM,
+        {domain[mDim].size});
+    auto [first, second] =
+        linalg::splitOp(rewriter, cast<TilingInterface>(current), mDim, split);
+    fullRows = first ? first.getOperation() : nullptr;
+    leftoverRows = second ? second.getOperation() : nullptr;
+  }
+  if (fullRows)
+    tileMatmulRegisters(rewriter, fullRows, kMatmulRegisterM, kMatmulRegisterN);
+  if (!leftoverRows)
+    return;
+  if (packed) {
+    tileMatmulRegisters(rewriter, leftoverRows, 1, 0);
+    return;
+  }
+  // One row at a time, 128 columns wide; the columns past the last 128 by 32.
+  SmallVector<int64_t> rowTiles(numLoops, 0);
+  for (unsigned batch = 0; batch <= mDim; ++batch)
+    rowTiles[batch] = 1;
+  rowTiles[numLoops - 2] = kGemvColumns;
+  rewriter.setInsertionPoint(leftoverRows);
   scf::SCFTilingOptions options;
-  options.setTileSizes(
-      getAsIndexOpFoldResult(op.getContext(), registerTiles));
-  rewriter.setInsertionPoint(current);
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), rowTiles));
   FailureOr<scf::SCFTilingResult> tiled =
-      scf::tileUsingSCF(rewriter, cast<TilingInterface>(current), options);
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(leftoverRows), options);
   if (failed(tiled))
     return;
-  rewriter.replaceOp(current, tiled->replacements);
-  // One loop per tiled dim, outermost first.
-  auto loopOf = [&](unsigned dim) -> scf::ForOp {
-    unsigned index = 0;
-    for (unsigned d = 0; d < dim; ++d)
-      index += registerTiles[d] > 0;
-    if (registerTiles[dim] == 0 || index >= tiled->loops.size())
-      return nullptr;
-    return dyn_cast<scf::ForOp>(tiled->loops[index].getOperation());
-  };
-  scf::ForOp mLoop = loopOf(mDim);
-  scf::ForOp nLoop = packed ? nullptr : loopOf(numLoops - 2);
-  scf::ForOp rowRemainder, columnRemainder;
-  if (mLoop)
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, rowRemainder);
-  if (nLoop)
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, nLoop, columnRemainder);
-  // Rows left over after the 8-row tiles (a small batch) go one row at a
-  // time: 1x32x1 tiles still vectorize (a row of FMAs per k).
-  if (!rowRemainder)
-    return;
-  SmallVector<linalg::LinalgOp> leftovers;
-  rowRemainder->walk([&](linalg::LinalgOp inner) {
-    if (isMatmulLike(inner))
-      leftovers.push_back(inner);
-  });
-  for (linalg::LinalgOp inner : leftovers) {
-    SmallVector<int64_t> rowTiles(numLoops, 0);
-    rowTiles[mDim] = 1;
-    (void)tileOp(rewriter, cast<TilingInterface>(*inner), rowTiles);
-  }
+  rewriter.replaceOp(leftoverRows, tiled->replacements);
+  auto columnLoop = dyn_cast<scf::ForOp>(tiled->loops.back().getOperation());
+  Operation *wide = tiled->tiledOps.front();
+  scf::ForOp columnRemainder;
+  if (columnLoop)
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, columnLoop, columnRemainder);
+  SmallVector<Operation *> narrow;
+  if (columnRemainder)
+    columnRemainder->walk([&](linalg::LinalgOp inner) {
+      if (isMatmulLike(inner))
+        narrow.push_back(inner);
+    });
+  // The full 128-wide tile: k by 1 (a 1x128x1 step).
+  SmallVector<int64_t> kByOne(numLoops, 0);
+  kByOne.back() = 1;
+  (void)tileOp(rewriter, cast<TilingInterface>(wide), kByOne);
+  for (Operation *inner : narrow)
+    tileMatmulRegisters(rewriter, inner, 1, kMatmulRegisterN);
 }
 
 /// Ops the generic vector strategy handles well: fills and generics whose
@@ -457,22 +521,54 @@ void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
     vectorizeOp(rewriter, op, {});
 }
 
-/// Vectorizes the register-tile matmuls that ended up with static shapes.
-void vectorizeStaticMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
+/// Static upper bound of each of `op`'s loops (its extent where static, a
+/// power of two at least the largest value of a dynamic extent), or nullopt
+/// if some dynamic extent has none.
+std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  for (auto [dim, bound] : llvm::enumerate(bounds)) {
+    if (!ShapedType::isDynamic(bound))
+      continue;
+    Value operand;
+    unsigned operandDim;
+    if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand, operandDim)))
+      return std::nullopt;
+    FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB,
+        ValueBoundsConstraintSet::Variable(operand, operandDim),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(upper))
+      return std::nullopt;
+    // A power of two (the tile size, not its remainder 31): other vector
+    // widths split into several narrower operations.
+    bound = static_cast<int64_t>(llvm::PowerOf2Ceil(*upper));
+  }
+  return bounds;
+}
+
+/// Vectorizes the register-tile matmuls: full tiles (static shapes) as they
+/// are, partial tiles (a dynamic row or column count, bounded by the tile)
+/// with masks over the tile's size.
+void vectorizeMatmulTiles(RewriterBase &rewriter, func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> matmuls;
   kernel.walk([&](linalg::LinalgOp op) {
     if (isMatmulLike(op) && op.hasPureTensorSemantics())
       matmuls.push_back(op);
   });
   for (linalg::LinalgOp op : matmuls) {
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    // Register-tile dims (m, n); a packed matmul's nb must be 1 as well.
+    std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op);
+    if (!bounds)
+      continue;
+    SmallVector<int64_t> &ranges = *bounds;
+    // Register-tile dims (m, n).
     bool packed = isPackedMatmul(op);
     unsigned mDim = packed ? 1 : ranges.size() - 3;
-    if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-        ranges[mDim] > kMatmulRegisterM ||
-        ranges[ranges.size() - 2] > kMatmulRegisterN || ranges.back() > 1 ||
-        (packed && ranges[0] != 1))
+    int64_t rows = ranges[mDim], columns = ranges[ranges.size() - 2];
+    // Batch dims (batch_matmul) and a packed matmul's nb must be 1.
+    bool unitOuterDims = llvm::all_of(ArrayRef<int64_t>(ranges).take_front(mDim),
+                                      [](int64_t r) { return r == 1; });
+    if (rows * columns > kMatmulRegisterM * kMatmulRegisterN ||
+        columns > kGemvColumns || ranges.back() > 1 || !unitOuterDims)
       continue;
     vectorizeOp(rewriter, op, ranges);
   }
@@ -663,7 +759,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernel)))
     return failure();
-  vectorizeStaticMatmuls(rewriter, kernel);
+  vectorizeMatmulTiles(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
   auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());

@@ -2,8 +2,8 @@
 // still vectorized: its kernel's k loop is llvm.intr.fmuladd on
 // vector<32xf32>, and bias + ReLU are vector adds and maximums.
 //
-// (Rows past the last multiple of 8 go through a remainder loop, which today
-// is scalar; this test only requires that the main path is vector code.)
+// (Rows past the last multiple of 8 go one at a time, vector code as well:
+// codegen-small-matmul.mlir checks that path.)
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 

@@ -43,6 +43,7 @@ struct MatmulCase {
   std::vector<int64_t> rows;      // M values to run (M is dynamic)
   bool expectPacked;
   const char *dataTilingMode;     // TURBINE_MATMUL_DATA_TILING, or null
+  bool staticRows = false;        // M static: rows must then hold one value
 };
 
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 9 - 4) / 4; }
@@ -61,9 +62,12 @@ std::string f32(float v) {
 
 /// func.func @main(%a: ?xK[, %b: KxN][, %bias: N]) -> ?xN.
 std::string matmulSource(const MatmulCase &c) {
-  std::string a = "tensor<?x" + std::to_string(c.k) + "xf32>";
+  std::string rows = c.staticRows ? std::to_string(c.rows.front()) : "?";
+  std::string a = "tensor<" + rows + "x" + std::to_string(c.k) + "xf32>";
   std::string b = "tensor<" + std::to_string(c.k) + "x" + std::to_string(c.n) + "xf32>";
-  std::string r = "tensor<?x" + std::to_string(c.n) + "xf32>";
+  std::string r = "tensor<" + rows + "x" + std::to_string(c.n) + "xf32>";
+  // With M static, %m is unused and the empties take no size.
+  std::string emptySize = c.staticRows ? "()" : "(%m)";
   std::string bias = "tensor<" + std::to_string(c.n) + "xf32>";
   std::ostringstream os;
   os << "func.func @main(%a: " << a;
@@ -85,7 +89,7 @@ std::string matmulSource(const MatmulCase &c) {
   os << "  %c0 = arith.constant 0 : index\n"
      << "  %m = tensor.dim %a, %c0 : " << a << "\n"
      << "  %zero = arith.constant 0.0 : f32\n"
-     << "  %e = tensor.empty(%m) : " << r << "\n"
+     << "  %e = tensor.empty" << emptySize << " : " << r << "\n"
      << "  %f = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
      << "  %p = linalg.matmul ins(%a, %b : " << a << ", " << b << ") outs(%f : " << r
      << ") -> " << r << "\n";
@@ -93,7 +97,7 @@ std::string matmulSource(const MatmulCase &c) {
     os << "  return %p : " << r << "\n}\n";
     return os.str();
   }
-  os << "  %e2 = tensor.empty(%m) : " << r << "\n"
+  os << "  %e2 = tensor.empty" << emptySize << " : " << r << "\n"
      << "  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, "
         "affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
         "[\"parallel\", \"parallel\"]} ins(%p, %bias : "
@@ -243,6 +247,43 @@ TEST(MatmulDataTiling, RuntimeBSmallIsNotPacked) {
 // N not a multiple of the panel width: never packed, still correct.
 TEST(MatmulDataTiling, PanelWidthNotDividingNIsNotPacked) {
   runCase({100, 45, true, true, {11}, false, "all"});
+}
+
+// Small matmuls (KernelCodegen.cpp's row split): rows left over after the
+// 8-row tiles go one at a time, 128 columns wide, then by 32, and the last
+// partial column tile is vectorized with masks. N = 1, 10, 33, 1000 (not
+// multiples of 32: never packed), K = 1, 7, 300, 8192, M = 1 and 3 static
+// and dynamic (below, at and over the 8-row tile).
+TEST(SmallMatmul, ClassifierHeadDynamicBatch) { // the CNN's Linear 8192 -> 10
+  runCase({10, 8192, true, true, {1, 3, 8, 11}, false, nullptr});
+}
+
+TEST(SmallMatmul, WideGemvConstantB) { // ResNet's fc, K cut short
+  runCase({1000, 7, true, false, {1, 3, 9}, false, nullptr});
+}
+
+TEST(SmallMatmul, WideRuntimeBOverKTile) {
+  runCase({1000, 300, false, true, {1, 3, 17}, false, nullptr});
+}
+
+TEST(SmallMatmul, OneColumn) {
+  runCase({1, 7, false, false, {1, 3, 8, 17}, false, nullptr});
+}
+
+TEST(SmallMatmul, OneDeepColumnsPastATile) {
+  runCase({33, 1, false, true, {1, 3, 9}, false, nullptr});
+}
+
+TEST(SmallMatmul, StaticOneRow) {
+  runCase({1000, 300, true, true, {1}, false, nullptr, /*staticRows=*/true});
+}
+
+TEST(SmallMatmul, StaticThreeRowsTenColumns) {
+  runCase({10, 8192, false, false, {3}, false, nullptr, true});
+}
+
+TEST(SmallMatmul, StaticOneRowPackedGemv) { // N a multiple of 32: panels
+  runCase({96, 300, true, true, {1}, true, nullptr, true});
 }
 
 } // namespace
