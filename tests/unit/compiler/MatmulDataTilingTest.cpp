@@ -11,15 +11,9 @@
 // not a multiple of 32, was not) packed, so the test exercises the path it
 // names.
 //===----------------------------------------------------------------------===//
-#include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
-#include "turbine/runtime/Runtime.h"
+#include "CompileAndRun.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/raw_ostream.h"
+#include "turbine/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +26,8 @@
 #include <vector>
 
 namespace {
+
+using namespace turbine::testing;
 
 using turbine::runtime::DType;
 using turbine::runtime::Tensor;
@@ -49,16 +45,6 @@ struct MatmulCase {
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 9 - 4) / 4; }
 float bValue(int64_t k, int64_t j) { return float((7 * k + 3 * j) % 11 - 5) / 8; }
 float biasValue(int64_t j) { return float(j % 5 - 2) / 2; }
-
-std::string f32(float v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  std::string s = os.str();
-  if (s.find_first_of(".e") == std::string::npos)
-    s += ".0";
-  return s;
-}
 
 /// func.func @main(%a: ?xK[, %b: KxN][, %bias: N]) -> ?xN.
 std::string matmulSource(const MatmulCase &c) {
@@ -81,7 +67,7 @@ std::string matmulSource(const MatmulCase &c) {
     for (int64_t k = 0; k < c.k; ++k) {
       os << (k ? ", [" : "[");
       for (int64_t j = 0; j < c.n; ++j)
-        os << (j ? ", " : "") << f32(bValue(k, j));
+        os << (j ? ", " : "") << f32Literal(bValue(k, j));
       os << "]";
     }
     os << "]> : " << b << "\n";
@@ -123,29 +109,6 @@ public:
   ~ScopedDataTilingMode() { unsetenv("TURBINE_MATMUL_DATA_TILING"); }
 };
 
-/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact).
-bool compile(const std::string &source, std::optional<turbine::compiler::Phase> stopAfter,
-             std::string &ir, turbine::artifact::Module *artifact, std::string &error) {
-  mlir::DialectRegistry registry;
-  turbine::compiler::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.disableMultithreading();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
-  if (!module) {
-    error = "parse failed";
-    return false;
-  }
-  turbine::compiler::CompileOptions options;
-  options.stopAfter = stopAfter;
-  if (!turbine::compiler::compileModule(*module, options, artifact, error))
-    return false;
-  llvm::raw_string_ostream os(ir);
-  module->print(os);
-  return true;
-}
-
 std::vector<float> reference(const MatmulCase &c, int64_t m) {
   std::vector<float> out(m * c.n);
   for (int64_t i = 0; i < m; ++i)
@@ -160,17 +123,10 @@ std::vector<float> reference(const MatmulCase &c, int64_t m) {
   return out;
 }
 
-Tensor filled(std::vector<int64_t> shape, const std::function<float(int64_t)> &value) {
-  Tensor t = Tensor::allocate(DType::f32, shape).value();
-  for (int64_t i = 0; i < t.elementCount(); ++i)
-    t.dataAs<float>()[i] = value(i);
-  return t;
-}
-
 void runCase(const MatmulCase &c) {
   ScopedDataTilingMode mode(c.dataTilingMode);
   std::string source = matmulSource(c), ir, error;
-  ASSERT_TRUE(compile(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
+  ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
       << error;
   bool packed = ir.find("linalg.contract") != std::string::npos;
   EXPECT_EQ(packed, c.expectPacked) << ir;
@@ -189,7 +145,7 @@ void runCase(const MatmulCase &c) {
   }
 
   turbine::artifact::Module artifact;
-  ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
+  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
   auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
   ASSERT_TRUE(module.ok()) << module.message();
   auto function = module.value()->lookupFunction("main");
@@ -201,11 +157,11 @@ void runCase(const MatmulCase &c) {
     ASSERT_TRUE(device.ok()) << device.message();
     for (int64_t m : c.rows) {
       std::vector<Tensor> inputs;
-      inputs.push_back(filled({m, c.k}, [&](int64_t e) { return aValue(e / c.k, e % c.k); }));
+      inputs.push_back(filledTensor({m, c.k}, [&](int64_t e) { return aValue(e / c.k, e % c.k); }));
       if (!c.constantB)
-        inputs.push_back(filled({c.k, c.n}, [&](int64_t e) { return bValue(e / c.n, e % c.n); }));
+        inputs.push_back(filledTensor({c.k, c.n}, [&](int64_t e) { return bValue(e / c.n, e % c.n); }));
       if (c.epilogue)
-        inputs.push_back(filled({c.n}, [&](int64_t e) { return biasValue(e); }));
+        inputs.push_back(filledTensor({c.n}, [&](int64_t e) { return biasValue(e); }));
       auto results = function.value().invoke(*device.value(), inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);

@@ -14,15 +14,9 @@
 // global-opt IR whether the filter was packed channel-tile-major
 // (ConvolutionFilterPacking.cpp), so the test exercises the path it names.
 //===----------------------------------------------------------------------===//
-#include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
-#include "turbine/runtime/Runtime.h"
+#include "CompileAndRun.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/Support/raw_ostream.h"
+#include "turbine/runtime/Runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -35,6 +29,8 @@
 #include <vector>
 
 namespace {
+
+using namespace turbine::testing;
 
 using turbine::runtime::DType;
 using turbine::runtime::Tensor;
@@ -87,16 +83,6 @@ float wValue(int64_t f, int64_t c, int64_t y, int64_t x) {
 }
 float biasValue(int64_t f) { return float(f % 5 - 2) / 2; }
 
-std::string f32(float v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  std::string s = os.str();
-  if (s.find_first_of(".e") == std::string::npos)
-    s += ".0";
-  return s;
-}
-
 std::string tensorType(std::vector<int64_t> dims) {
   std::string s = "tensor<";
   for (int64_t d : dims)
@@ -143,7 +129,7 @@ std::string convSource(const ConvCase &c) {
       for (int64_t y = 0; y < c.kh; ++y) {
         os << (y ? ", [" : "[");
         for (int64_t xx = 0; xx < c.kw; ++xx)
-          os << (xx ? ", " : "") << f32(wValue(f, ci, y, xx));
+          os << (xx ? ", " : "") << f32Literal(wValue(f, ci, y, xx));
         os << "]";
       }
       os << "]";
@@ -189,7 +175,7 @@ std::string convSource(const ConvCase &c) {
   }
   os << "  %bias = arith.constant dense<[";
   for (int64_t f = 0; f < c.f; ++f)
-    os << (f ? ", " : "") << f32(biasValue(f));
+    os << (f ? ", " : "") << f32Literal(biasValue(f));
   os << "]> : " << tensorType({c.f}) << "\n"
      << "  %e2 = tensor.empty(" << emptySizes << ") : " << r << "\n"
      << "  %y = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, "
@@ -232,29 +218,6 @@ std::string convSource(const ConvCase &c) {
      << pr << ") -> " << pr << "\n"
      << "  return %pool : " << pr << "\n}\n";
   return os.str();
-}
-
-/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact).
-bool compile(const std::string &source, std::optional<turbine::compiler::Phase> stopAfter,
-             std::string &ir, turbine::artifact::Module *artifact, std::string &error) {
-  mlir::DialectRegistry registry;
-  turbine::compiler::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.disableMultithreading();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
-  if (!module) {
-    error = "parse failed:\n" + source;
-    return false;
-  }
-  turbine::compiler::CompileOptions options;
-  options.stopAfter = stopAfter;
-  if (!turbine::compiler::compileModule(*module, options, artifact, error))
-    return false;
-  llvm::raw_string_ostream os(ir);
-  module->print(os);
-  return true;
 }
 
 /// Plain loop nest, NCHW, in double.
@@ -307,7 +270,7 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
 
 void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
-  ASSERT_TRUE(compile(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
+  ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
       << error;
   std::string packedType = tensorType({c.f / 32, c.kh, c.kw, c.c, 32});
   bool packed = ir.find("floordiv 32") != std::string::npos &&
@@ -321,7 +284,7 @@ void runCase(const ConvCase &c) {
     // The pooling's pad gather (a select of a tensor.extract) is in the
     // pooling's kernel, not a kernel of its own.
     std::string dispatched;
-    ASSERT_TRUE(compile(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
         << error;
     int poolKernels = 0, padKernels = 0;
     size_t start = dispatched.find("func.func @main_dispatch_");
@@ -340,7 +303,7 @@ void runCase(const ConvCase &c) {
   }
 
   turbine::artifact::Module artifact;
-  ASSERT_TRUE(compile(source, std::nullopt, ir, &artifact, error)) << error;
+  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
   auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
   ASSERT_TRUE(module.ok()) << module.message();
   auto function = module.value()->lookupFunction("main");

@@ -1,0 +1,77 @@
+//===- CompileAndRun.h - Shared harness of the compiler strategy tests ----===//
+//
+// The compiler strategy tests (matmul data tiling, small matmuls,
+// convolution strategies) write a function as MLIR text with exact f32
+// constants, compile it with the whole pipeline (checking an intermediate
+// phase's IR on the way), run the artifact and compare with a plain C++
+// reference. These are the pieces they share.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_TESTS_UNIT_COMPILER_COMPILEANDRUN_H
+#define TURBINE_TESTS_UNIT_COMPILER_COMPILEANDRUN_H
+
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Pipeline.h"
+#include "turbine/runtime/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace turbine::testing {
+
+/// An f32 literal MLIR parses back to exactly `v`.
+inline std::string f32Literal(float v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact, into
+/// `artifact`); `ir` receives the module as it is then.
+inline bool compileSource(const std::string &source,
+                          std::optional<turbine::compiler::Phase> stopAfter, std::string &ir,
+                          turbine::artifact::Module *artifact, std::string &error) {
+  mlir::DialectRegistry registry;
+  turbine::compiler::registerCompilerDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.disableMultithreading();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
+  if (!module) {
+    error = "parse failed:\n" + source;
+    return false;
+  }
+  turbine::compiler::CompileOptions options;
+  options.stopAfter = stopAfter;
+  if (!turbine::compiler::compileModule(*module, options, artifact, error))
+    return false;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  return true;
+}
+
+/// An f32 tensor of `shape` whose element at linear index i is value(i).
+inline runtime::Tensor filledTensor(std::vector<int64_t> shape,
+                                    const std::function<float(int64_t)> &value) {
+  runtime::Tensor t = runtime::Tensor::allocate(runtime::DType::f32, std::move(shape)).value();
+  for (int64_t i = 0; i < t.elementCount(); ++i)
+    t.dataAs<float>()[i] = value(i);
+  return t;
+}
+
+} // namespace turbine::testing
+
+#endif // TURBINE_TESTS_UNIT_COMPILER_COMPILEANDRUN_H
