@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "BufferPool.h"
 #include "BufferReleasePlan.h"
+#include "RuntimeTestSupport.h"
 #include "TestArtifacts.h"
 
 #include "turbine/runtime/Runtime.h"
@@ -30,25 +31,6 @@ namespace {
 const std::string &kernelLibrary() {
   static const std::string bytes = readKernelLibrary(TURBINE_TEST_KERNELS_PATH);
   return bytes;
-}
-
-std::unique_ptr<Device> device(const std::string &name, int workers = 0) {
-  DeviceOptions options;
-  options.taskWorkers = workers;
-  Result<std::unique_ptr<Device>> d = Device::create(name, options);
-  EXPECT_TRUE(d.ok()) << d.message();
-  return std::move(*d);
-}
-
-Tensor vector(const std::vector<float> &values) {
-  Result<Tensor> t = Tensor::fromBytes(DType::f32, {int64_t(values.size())},
-                                       values.data(), values.size() * sizeof(float));
-  EXPECT_TRUE(t.ok());
-  return *t;
-}
-
-std::vector<float> values(const Tensor &t) {
-  return std::vector<float>(t.dataAs<float>(), t.dataAs<float>() + t.elementCount());
 }
 
 // Kernels of makeAddModule: 0 = add (a, b, out; n), 1 = scale (in, out; n, factor).

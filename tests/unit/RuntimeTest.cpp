@@ -5,6 +5,7 @@
 // loading, reflection, input validation, every host-program opcode, aliasing
 // rules for results, and local-sync vs local-task agreement.
 //===----------------------------------------------------------------------===//
+#include "RuntimeTestSupport.h"
 #include "TestArtifacts.h"
 
 #include "turbine/runtime/Runtime.h"
@@ -37,25 +38,6 @@ std::string loadError(const artifact::Module &m) {
       Module::loadFromBytes(artifact::serialize(m), "test.tmod");
   EXPECT_FALSE(module.ok());
   return module.message();
-}
-
-std::unique_ptr<Device> device(const std::string &name, int workers = 0) {
-  DeviceOptions options;
-  options.taskWorkers = workers;
-  Result<std::unique_ptr<Device>> d = Device::create(name, options);
-  EXPECT_TRUE(d.ok()) << d.message();
-  return std::move(*d);
-}
-
-Tensor vector(std::vector<float> values) {
-  Result<Tensor> t = Tensor::fromBytes(DType::f32, {int64_t(values.size())},
-                                       values.data(), values.size() * sizeof(float));
-  EXPECT_TRUE(t.ok());
-  return *t;
-}
-
-std::vector<float> values(const Tensor &t) {
-  return std::vector<float>(t.dataAs<float>(), t.dataAs<float>() + t.elementCount());
 }
 
 /// A one-function module: `inputs` -> `outputs` running `code`.
