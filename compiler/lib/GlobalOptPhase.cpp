@@ -12,9 +12,9 @@
 // (ConvolutionFilterPacking.cpp), and cleans up. Contractions, convolutions
 // and pooling stay named: codegen picks strategies by their kind.
 //===----------------------------------------------------------------------===//
+#include "ConvolutionFilterPacking.h"
 #include "MatmulDataTiling.h"
 #include "Phases.h"
-#include "ConvolutionFilterPacking.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

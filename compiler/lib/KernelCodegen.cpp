@@ -26,11 +26,11 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
-#include "ConvolutionFilterPacking.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
