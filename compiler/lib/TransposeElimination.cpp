@@ -6,13 +6,23 @@
 // transpose is no longer materialized. A transpose of a computed value is
 // left alone: fusion composes it into its producer, which is better.
 // (Residual streams are kept NHWC by ChannelsLastConvolutions.cpp.)
+//
+// A matmul whose rows are a flattened transpose (the last NHWC pooling's
+// transpose back to NCHW before Flatten + Linear) by a constant right-hand
+// side instead reads the flattened transpose source, with the constant's
+// rows permuted to match at compile time, so the transpose kernel goes away.
 //===----------------------------------------------------------------------===//
 #include "Phases.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <cstring>
+#include <vector>
 
 using namespace mlir;
 
@@ -65,10 +75,90 @@ struct ExtractThroughTranspose : OpRewritePattern<tensor::ExtractOp> {
   }
 };
 
+/// matmul(collapse(T(x)), W) -> matmul(collapse(x), W') for a constant W
+/// whose rows W' are permuted like T's non-leading dims, where T keeps dim 0
+/// (the rows of the matmul) in place and the collapse flattens the rest.
+struct MatmulThroughFlattenedTranspose : OpRewritePattern<linalg::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::MatmulOp matmul,
+                                PatternRewriter &rewriter) const override {
+    if (matmul.hasUserDefinedMaps())
+      return failure();
+    auto collapse =
+        matmul.getDpsInputOperand(0)->get().getDefiningOp<tensor::CollapseShapeOp>();
+    if (!collapse || !collapse->hasOneUse())
+      return failure();
+    auto transpose = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+    if (!transpose || !transpose->hasOneUse())
+      return failure();
+    AffineMap toSource = pureTransposeMap(transpose);
+    if (!toSource || toSource.getDimPosition(0) != 0)
+      return failure();
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+    unsigned rank = toSource.getNumResults();
+    if (groups.size() != 2 || groups[0].size() != 1 || groups[1].size() != rank - 1)
+      return failure();
+    auto weights = matmul.getDpsInputOperand(1)->get().getDefiningOp<arith::ConstantOp>();
+    if (!weights)
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(weights.getValue());
+    auto weightType = dyn_cast<RankedTensorType>(weights.getType());
+    if (!dense || dense.isSplat() || !weightType || weightType.getRank() != 2 ||
+        weightType.getElementTypeBitWidth() % 8 != 0)
+      return failure();
+    Value source = transpose.getDpsInputOperand(0)->get();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    ArrayRef<int64_t> sourceShape = sourceType.getShape();
+    if (ShapedType::isDynamicShape(sourceShape.drop_front()))
+      return failure();
+    // Transpose result dim p(j) is source dim j.
+    SmallVector<int64_t> resultShape(rank);
+    for (unsigned j = 0; j < rank; ++j)
+      resultShape[toSource.getDimPosition(j)] = sourceShape[j];
+    int64_t rows = weightType.getDimSize(0);
+    int64_t flat = 1;
+    for (unsigned j = 1; j < rank; ++j)
+      flat *= sourceShape[j];
+    if (flat != rows)
+      return failure();
+
+    // Row q of W' (source index order) is row r of W (result index order).
+    ArrayRef<char> raw = dense.getRawData();
+    int64_t rowBytes = weightType.getDimSize(1) * (weightType.getElementTypeBitWidth() / 8);
+    if (static_cast<int64_t>(raw.size()) != rows * rowBytes)
+      return failure();
+    std::vector<char> permuted(raw.size());
+    SmallVector<int64_t> sourceIndex(rank, 0), resultIndex(rank, 0);
+    for (int64_t q = 0; q < rows; ++q) {
+      int64_t rest = q;
+      for (unsigned j = rank - 1; j >= 1; --j) {
+        sourceIndex[j] = rest % sourceShape[j];
+        rest /= sourceShape[j];
+      }
+      for (unsigned j = 1; j < rank; ++j)
+        resultIndex[toSource.getDimPosition(j)] = sourceIndex[j];
+      int64_t r = 0;
+      for (unsigned k = 1; k < rank; ++k)
+        r = r * resultShape[k] + resultIndex[k];
+      std::memcpy(permuted.data() + q * rowBytes, raw.data() + r * rowBytes, rowBytes);
+    }
+    auto permutedAttr = DenseElementsAttr::getFromRawBuffer(weightType, permuted);
+    Location loc = matmul.getLoc();
+    Value newWeights = arith::ConstantOp::create(rewriter, loc, permutedAttr);
+    Value newRows = tensor::CollapseShapeOp::create(rewriter, loc, source, groups);
+    rewriter.modifyOpInPlace(matmul, [&] {
+      matmul.getDpsInputOperand(0)->set(newRows);
+      matmul.getDpsInputOperand(1)->set(newWeights);
+    });
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTransposeEliminationPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExtractThroughTranspose>(
+  patterns.add<ExtractThroughTranspose, MatmulThroughFlattenedTranspose>(
       patterns.getContext());
 }
 
