@@ -12,6 +12,7 @@
 // side instead reads the flattened transpose source, with the constant's
 // rows permuted to match at compile time, so the transpose kernel goes away.
 //===----------------------------------------------------------------------===//
+#include "ParameterNames.h"
 #include "Phases.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -145,7 +146,18 @@ struct MatmulThroughFlattenedTranspose : OpRewritePattern<linalg::MatmulOp> {
     }
     auto permutedAttr = DenseElementsAttr::getFromRawBuffer(weightType, permuted);
     Location loc = matmul.getLoc();
-    Value newWeights = arith::ConstantOp::create(rewriter, loc, permutedAttr);
+    auto newWeights = arith::ConstantOp::create(rewriter, loc, permutedAttr);
+    // As a torch expression: W viewed with the transposed dims, permuted to
+    // the source's order, flattened again.
+    std::string view, order;
+    for (unsigned k = 1; k < rank; ++k) {
+      view += std::to_string(resultShape[k]) + ",";
+      order += std::to_string(toSource.getDimPosition(k) - 1) + ",";
+    }
+    std::string n = std::to_string(weightType.getDimSize(1));
+    deriveParameterName(weights, newWeights,
+                        ".reshape(" + view + n + ").permute(" + order + std::to_string(rank - 1) +
+                            ").reshape(" + std::to_string(rows) + "," + n + ")");
     Value newRows = tensor::CollapseShapeOp::create(rewriter, loc, source, groups);
     rewriter.modifyOpInPlace(matmul, [&] {
       matmul.getDpsInputOperand(0)->set(newRows);

@@ -257,3 +257,47 @@ def test_parameter_names_without_kernels(tmp_path):
                      "fc.bias": "8xf32", "scale": "8xf32"}, names
     with torch.no_grad():
         torch.testing.assert_close(compiled(ids), net(ids), atol=ATOL, rtol=RTOL)
+
+
+def test_parameter_names_through_compiler_rewrites(tmp_path):
+    """Weights the compiler rearranges keep derived names that
+    turbine_torch.stored_tensor evaluates (here fc1's, packed into 32-column
+    panels; the lit test global-opt-matmul-flattened-transpose.mlir checks
+    the name of a weight whose rows are permuted to channels-last order). A
+    safetensors file written from another state_dict through those names
+    replaces them without recompiling."""
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+            self.fc1 = torch.nn.Linear(4 * 4 * 4, 64)
+            self.fc2 = torch.nn.Linear(64, 10)
+
+        def forward(self, x):
+            y = torch.flatten(torch.nn.functional.max_pool2d(torch.relu(self.conv(x)), 2), 1)
+            return self.fc2(torch.relu(self.fc1(y)))
+
+    torch.manual_seed(3)
+    net = Net().eval()
+    x = torch.randn(2, 3, 8, 8)
+    exported = turbine_torch.export(net, x)
+    weights = tmp_path / "net.safetensors"
+    compiled = exported.compile(save_to=tmp_path / "net.tmod", externalize_params=weights,
+                                externalize_min_bytes=1024)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), net(x), atol=ATOL, rtol=RTOL)
+    names = params_list(weights)
+    derived = [n for n in names if n.startswith("fc1.weight.T.")]
+    assert derived == ["fc1.weight.T.reshape(64,2,32).permute(1,0,2)"], names
+    other = Net().eval()
+    stored = turbine_torch.stored_tensors(names, other.state_dict())
+    assert set(stored) == set(names), names
+    write_safetensors(tmp_path / "other.safetensors", stored)
+    swapped = turbine_torch.load(tmp_path / "net.tmod", parameters=[tmp_path / "other.safetensors"])
+    sd, od = net.state_dict(), other.state_dict()
+    with torch.no_grad():  # other's externalized weights, net's small ones (conv, biases)
+        y = torch.flatten(torch.nn.functional.max_pool2d(torch.relu(net.conv(x)), 2), 1)
+        y = torch.relu(torch.nn.functional.linear(y, od["fc1.weight"], sd["fc1.bias"]))
+        expected = torch.nn.functional.linear(y, od["fc2.weight"], sd["fc2.bias"])
+    torch.testing.assert_close(swapped(x), expected, atol=ATOL, rtol=RTOL)

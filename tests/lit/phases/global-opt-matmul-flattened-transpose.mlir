@@ -11,6 +11,9 @@
 // RUN: %turbine run %t.tmod --input=@%t.x.npy --expected_output=@%t.out.npy --atol=1e-5 --rtol=1e-5 | FileCheck %s --check-prefix=RUN-CHECK
 
 // CHECK-LABEL: func.func @main
+// The permuted weight keeps a derived name (ParameterNames.h): W viewed
+// (C, H, W, N), permuted to (H, W, C, N), flattened again.
+// CHECK:         arith.constant {turbine.param_name = "fc.weight.T.reshape(3,2,2,2).permute(1,2,0,3).reshape(12,2)"}
 // CHECK:         %[[POOL:.*]] = linalg.pooling_nhwc_max {{.*}} -> tensor<2x2x2x3xf32>
 // CHECK-NOT:     tensor<2x3x2x2xf32>
 // CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[POOL]] {{\[}}[0], [1, 2, 3]] : tensor<2x2x2x3xf32> into tensor<2x12xf32>
@@ -26,7 +29,7 @@ func.func @main(%x: tensor<2x3x4x4xf32>) -> tensor<2x2xf32> {
   %pool = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%x, %window : tensor<2x3x4x4xf32>, tensor<2x2xf32>) outs(%init : tensor<2x3x2x2xf32>) -> tensor<2x3x2x2xf32>
   %rows = tensor.collapse_shape %pool [[0], [1, 2, 3]] : tensor<2x3x2x2xf32> into tensor<2x12xf32>
-  %w = arith.constant dense<[[-1.5 , -0.25], [ 1.  , -1.  ], [ 0.25,  1.5 ], [-0.5 ,  0.75], [-1.25,  0.  ], [ 1.25, -0.75], [ 0.5 , -1.5 ], [-0.25,  1.  ], [-1.  ,  0.25], [ 1.5 , -0.5 ], [ 0.75, -1.25], [ 0.  ,  1.25]]> : tensor<12x2xf32>
+  %w = arith.constant {turbine.param_name = "fc.weight.T"} dense<[[-1.5 , -0.25], [ 1.  , -1.  ], [ 0.25,  1.5 ], [-0.5 ,  0.75], [-1.25,  0.  ], [ 1.25, -0.75], [ 0.5 , -1.5 ], [-0.25,  1.  ], [-1.  ,  0.25], [ 1.5 , -0.5 ], [ 0.75, -1.25], [ 0.  ,  1.25]]> : tensor<12x2xf32>
   %me = tensor.empty() : tensor<2x2xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%me : tensor<2x2xf32>) -> tensor<2x2xf32>
   %out = linalg.matmul ins(%rows, %w : tensor<2x12xf32>, tensor<12x2xf32>) outs(%acc : tensor<2x2xf32>) -> tensor<2x2xf32>
