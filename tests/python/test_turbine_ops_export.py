@@ -261,11 +261,11 @@ def test_parameter_names_without_kernels(tmp_path):
 
 def test_parameter_names_through_compiler_rewrites(tmp_path):
     """Weights the compiler rearranges keep derived names that
-    turbine_torch.stored_tensor evaluates (here fc1's, packed into 32-column
-    panels; the lit test global-opt-matmul-flattened-transpose.mlir checks
-    the name of a weight whose rows are permuted to channels-last order). A
-    safetensors file written from another state_dict through those names
-    replaces them without recompiling."""
+    turbine_torch.stored_tensor evaluates: fc1 reads the flattened NHWC pool
+    output, so its rows are permuted to channels-last order, and it is then
+    packed into 32-column panels; the name composes both. A safetensors file
+    written from another state_dict through those names replaces them without
+    recompiling."""
 
     class Net(torch.nn.Module):
         def __init__(self):
@@ -289,7 +289,8 @@ def test_parameter_names_through_compiler_rewrites(tmp_path):
         torch.testing.assert_close(compiled(x), net(x), atol=ATOL, rtol=RTOL)
     names = params_list(weights)
     derived = [n for n in names if n.startswith("fc1.weight.T.")]
-    assert derived == ["fc1.weight.T.reshape(64,2,32).permute(1,0,2)"], names
+    assert derived == ["fc1.weight.T.reshape(4,4,4,64).permute(1,2,0,3).reshape(64,64)"
+                       ".reshape(64,2,32).permute(1,0,2)"], names
     other = Net().eval()
     stored = turbine_torch.stored_tensors(names, other.state_dict())
     assert set(stored) == set(names), names
