@@ -63,6 +63,14 @@ Value channelsLastInput(OpBuilder &b, Location loc, Value input) {
   return tensor::PadOp::create(b, loc, Type(), source, low, high, padValue)->getResult(0);
 }
 
+/// An empty tensor with `value`'s sizes in NHWC order.
+Value emptyChannelsLast(OpBuilder &b, Location loc, Value value) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d : kToChannelsLast)
+    sizes.push_back(tensor::getMixedSize(b, loc, value, d));
+  return tensor::EmptyOp::create(b, loc, sizes, getElementTypeOrSelf(value.getType()));
+}
+
 /// The accumulator in NHWC: a fill is made anew (so it stays a fill, which
 /// dispatch formation puts into the consumer's kernel), anything else is
 /// transposed.
@@ -70,12 +78,8 @@ Value channelsLastInit(OpBuilder &b, Location loc, Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!fill)
     return transpose(b, loc, init, kToChannelsLast);
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : kToChannelsLast)
-    sizes.push_back(tensor::getMixedSize(b, loc, init, d));
-  Value empty = tensor::EmptyOp::create(
-      b, loc, sizes, cast<RankedTensorType>(init.getType()).getElementType());
-  return linalg::FillOp::create(b, loc, fill.getDpsInputs()[0], empty)->getResult(0);
+  return linalg::FillOp::create(b, loc, fill.getDpsInputs()[0], emptyChannelsLast(b, loc, init))
+      ->getResult(0);
 }
 
 SmallVector<NamedAttribute> windowAttributes(OpBuilder &b, Operation *op) {
@@ -251,12 +255,7 @@ void rewriteElementwiseToChannelsLast(IRRewriter &rewriter, linalg::GenericOp op
       maps.push_back(map.compose(newToOld));
     }
   }
-  Value oldInit = op.getDpsInits()[0];
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : kToChannelsLast)
-    sizes.push_back(tensor::getMixedSize(rewriter, loc, oldInit, d));
-  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                       getElementTypeOrSelf(oldInit.getType()));
+  Value init = emptyChannelsLast(rewriter, loc, op.getDpsInits()[0]);
   maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
   auto nhwc = linalg::GenericOp::create(rewriter, loc, TypeRange{init.getType()}, inputs,
                                         ValueRange{init}, maps, op.getIteratorTypesArray());
@@ -309,12 +308,7 @@ void rewriteGatherToChannelsLast(IRRewriter &rewriter, linalg::GenericOp op,
       worklist.push_back(t);
     channelsLastSources[source] = nhwc;
   }
-  Value oldInit = op.getDpsInits()[0];
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d : kToChannelsLast)
-    sizes.push_back(tensor::getMixedSize(rewriter, loc, oldInit, d));
-  Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                       getElementTypeOrSelf(oldInit.getType()));
+  Value init = emptyChannelsLast(rewriter, loc, op.getDpsInits()[0]);
   auto nhwc = linalg::GenericOp::create(
       rewriter, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
       SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(4, op.getContext())},

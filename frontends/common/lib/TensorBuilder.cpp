@@ -292,4 +292,41 @@ Value reduceDims(TensorBuilder &ctx, Value input, ArrayRef<bool> reduceMask, Val
   return result;
 }
 
+mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
+                                    PoolingWindow &w, int d, WindowError &kind,
+                                    std::string &error) {
+  int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
+  SymDim s = ctx.toSymDim(inSize);
+  if (s.isConstant()) {
+    int64_t padded = s.constant + w.padLow[d] + w.padHigh[d];
+    if (padded < span) {
+      kind = WindowError::Invalid;
+      error = "window is larger than the padded input";
+      return nullptr;
+    }
+    int64_t out = (padded - span) / w.strides[d] + 1;
+    if (w.ceilMode) {
+      out = (padded - span + w.strides[d] - 1) / w.strides[d] + 1;
+      // The last window must start inside the input or the low padding.
+      if ((out - 1) * w.strides[d] >= s.constant + w.padLow[d])
+        --out;
+      int64_t needed = (out - 1) * w.strides[d] + span;
+      if (needed > padded)
+        w.padHigh[d] += needed - padded;
+    }
+    return ctx.builder.getIndexAttr(out);
+  }
+  if (w.ceilMode) {
+    kind = WindowError::Unsupported;
+    error = "ceil_mode on a dynamic spatial dim";
+    return nullptr;
+  }
+  mlir::OpBuilder &b = ctx.builder;
+  mlir::Value v = mlir::arith::AddIOp::create(
+      b, ctx.loc, s.value, ctx.indexConstant(w.padLow[d] + w.padHigh[d] - span));
+  v = mlir::arith::DivSIOp::create(b, ctx.loc, v, ctx.indexConstant(w.strides[d]));
+  v = mlir::arith::AddIOp::create(b, ctx.loc, v, ctx.indexConstant(1));
+  return v;
+}
+
 } // namespace turbine::frontends

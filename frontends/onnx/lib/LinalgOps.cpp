@@ -299,10 +299,7 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
 }
 
 /// Spatial attributes shared by Conv and the pools (one entry per spatial dim).
-struct WindowAttrs {
-  SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh;
-  bool ceilMode = false;
-};
+using WindowAttrs = frontends::PoolingWindow;
 
 /// Reads kernel/strides/dilations/pads/auto_pad for a window of
 /// `kernel.size()` spatial dims (2 or 3) over `input`. For a 1-D op (`oneD`,
@@ -375,40 +372,16 @@ FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto
   return w;
 }
 
-/// Output spatial size for a (padded) input dim; extends padHigh[d] for
-/// ceil_mode so every window starts inside the padded input.
+/// frontends::windowOutputSize, its refusal reported against `node`.
 FailureOr<OpFoldResult> windowOutputSize(ImportContext &ctx, const onnx::NodeProto &node,
                                          OpFoldResult inSize, WindowAttrs &w, int d) {
-  int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
-  SymDim s = ctx.toSymDim(inSize);
-  if (s.isConstant()) {
-    int64_t padded = s.constant + w.padLow[d] + w.padHigh[d];
-    if (padded < span) {
-      (void)ctx.fail(node, "window is larger than the padded input");
-      return failure();
-    }
-    int64_t out = (padded - span) / w.strides[d] + 1;
-    if (w.ceilMode) {
-      out = (padded - span + w.strides[d] - 1) / w.strides[d] + 1;
-      // The last window must start inside the input or the low padding.
-      if ((out - 1) * w.strides[d] >= s.constant + w.padLow[d])
-        --out;
-      int64_t needed = (out - 1) * w.strides[d] + span;
-      if (needed > padded)
-        w.padHigh[d] += needed - padded;
-    }
-    return (OpFoldResult)ctx.builder.getIndexAttr(out);
-  }
-  if (w.ceilMode) {
-    (void)ctx.unsupported(node, "ceil_mode on a dynamic spatial dim");
-    return failure();
-  }
-  OpBuilder &b = ctx.builder;
-  Value v = arith::AddIOp::create(b, ctx.loc, s.value,
-                                  ctx.indexConstant(w.padLow[d] + w.padHigh[d] - span));
-  v = arith::DivSIOp::create(b, ctx.loc, v, ctx.indexConstant(w.strides[d]));
-  v = arith::AddIOp::create(b, ctx.loc, v, ctx.indexConstant(1));
-  return (OpFoldResult)v;
+  frontends::WindowError kind = frontends::WindowError::None;
+  std::string error;
+  OpFoldResult out = frontends::windowOutputSize(ctx, inSize, w, d, kind, error);
+  if (out)
+    return out;
+  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, error)
+                                                     : ctx.fail(node, error);
 }
 
 /// Adds a per-channel bias (dim 1) to an NCHW tensor.

@@ -454,41 +454,18 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
   return g.getResult(0);
 }
 
-struct Window {
-  SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh;
-  bool ceilMode = false;
-};
+using Window = frontends::PoolingWindow;
 
-/// Output size of one spatial dim; extends padHigh for ceil_mode.
+/// frontends::windowOutputSize, its refusal reported against `node`.
 FailureOr<OpFoldResult> windowOutputSize(ImportContext &ctx, const TorchNode &node, OpFoldResult inSize,
                                          Window &w, int d) {
-  int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
-  SymInt s = ctx.toSymDim(inSize);
-  if (s.isConstant()) {
-    int64_t padded = s.constant + w.padLow[d] + w.padHigh[d];
-    if (padded < span) {
-      (void)ctx.fail(node, "window is larger than the padded input");
-      return failure();
-    }
-    int64_t out = (padded - span) / w.strides[d] + 1;
-    if (w.ceilMode) {
-      out = (padded - span + w.strides[d] - 1) / w.strides[d] + 1;
-      if ((out - 1) * w.strides[d] >= s.constant + w.padLow[d])
-        --out;
-      int64_t needed = (out - 1) * w.strides[d] + span;
-      if (needed > padded)
-        w.padHigh[d] += needed - padded;
-    }
-    return (OpFoldResult)ctx.builder.getIndexAttr(out);
-  }
-  if (w.ceilMode) {
-    (void)ctx.unsupported(node, "ceil_mode on a dynamic spatial dim");
-    return failure();
-  }
-  Value v = arith::AddIOp::create(ctx.builder, ctx.loc, s.value, ctx.indexConstant(w.padLow[d] + w.padHigh[d] - span));
-  v = arith::DivSIOp::create(ctx.builder, ctx.loc, v, ctx.indexConstant(w.strides[d]));
-  v = arith::AddIOp::create(ctx.builder, ctx.loc, v, ctx.indexConstant(1));
-  return (OpFoldResult)v;
+  frontends::WindowError kind = frontends::WindowError::None;
+  std::string error;
+  OpFoldResult out = frontends::windowOutputSize(ctx, inSize, w, d, kind, error);
+  if (out)
+    return out;
+  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, error)
+                                                     : ctx.fail(node, error);
 }
 
 /// Reads an int list argument of 1 or n entries, widened to n.

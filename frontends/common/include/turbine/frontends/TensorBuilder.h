@@ -3,8 +3,8 @@
 // What the ONNX and TorchScript importers both need to build upstream MLIR on
 // tensors: an OpBuilder and location, a memo of dynamic dims (so equal dims
 // share one SSA value and later ops see through reshapes), empties and fills,
-// reshape by expand/collapse with a clear reassociation, transpose, and a
-// reduction over chosen dims. Each frontend's ImportContext derives from it.
+// reshape by expand/collapse with a clear reassociation, transpose, a
+// reduction over chosen dims, and the output size of a pooling window. Each frontend's ImportContext derives from it.
 // Private to frontends/ (includes MLIR headers).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FRONTENDS_TENSORBUILDER_H
@@ -17,6 +17,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <string>
 
 namespace turbine::frontends {
 
@@ -77,6 +78,24 @@ protected:
   /// (a memoized tensor.dim inside a loop body does not dominate later uses).
   llvm::DenseMap<std::pair<mlir::Value, int64_t>, mlir::Value> dimMemo;
 };
+
+/// A convolution/pooling window over the spatial dims (one entry per dim).
+struct PoolingWindow {
+  llvm::SmallVector<int64_t> kernel, strides, dilations, padLow, padHigh;
+  bool ceilMode = false;
+};
+
+/// Why windowOutputSize refused a dim (the message is in `error`).
+enum class WindowError { None, Invalid, Unsupported };
+
+/// Output size of spatial dim `d` of a window over an input dim of
+/// `inSize` (constant or dynamic); extends w.padHigh[d] for ceil_mode so
+/// every window starts inside the input or its low padding. On failure
+/// returns null and sets `kind` and `error` (a window larger than the padded
+/// input is Invalid, ceil_mode on a dynamic dim Unsupported).
+mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
+                                    PoolingWindow &w, int d, WindowError &kind,
+                                    std::string &error);
 
 /// Combines an accumulator and an element inside a reduction body.
 using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,
