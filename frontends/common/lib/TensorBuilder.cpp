@@ -292,6 +292,45 @@ Value reduceDims(TensorBuilder &ctx, Value input, ArrayRef<bool> reduceMask, Val
   return result;
 }
 
+std::optional<llvm::SmallVector<mlir::OpFoldResult>>
+TensorBuilder::broadcastSizes(mlir::ValueRange inputs, std::string &error) {
+  int64_t rank = 0;
+  for (mlir::Value v : inputs)
+    rank = std::max(rank, mlir::cast<mlir::RankedTensorType>(v.getType()).getRank());
+  llvm::SmallVector<mlir::OpFoldResult> sizes;
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> staticSize;
+    std::optional<mlir::OpFoldResult> dynamicSize;
+    for (mlir::Value v : inputs) {
+      auto type = mlir::cast<mlir::RankedTensorType>(v.getType());
+      int64_t k = d - (rank - type.getRank());
+      if (k < 0)
+        continue;
+      if (type.isDynamicDim(k)) {
+        if (!dynamicSize)
+          dynamicSize = dim(v, k);
+        continue;
+      }
+      int64_t size = type.getDimSize(k);
+      if (size == 1)
+        continue;
+      if (staticSize && *staticSize != size) {
+        error = "operands are not broadcastable (dim " + std::to_string(d) + ": " +
+                std::to_string(*staticSize) + " vs " + std::to_string(size) + ")";
+        return std::nullopt;
+      }
+      staticSize = size;
+    }
+    if (staticSize)
+      sizes.push_back(builder.getIndexAttr(*staticSize));
+    else if (dynamicSize)
+      sizes.push_back(*dynamicSize);
+    else
+      sizes.push_back(builder.getIndexAttr(1));
+  }
+  return sizes;
+}
+
 mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
                                     PoolingWindow &w, int d, WindowError &kind,
                                     std::string &error) {

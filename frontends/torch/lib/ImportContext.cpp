@@ -310,41 +310,11 @@ Type ImportContext::promotedType(ArrayRef<const TValue *> operands) {
 
 FailureOr<SmallVector<OpFoldResult>> ImportContext::broadcastSizes(const TorchNode &node,
                                                                    ValueRange inputs) {
-  int64_t rank = 0;
-  for (Value v : inputs)
-    rank = std::max(rank, tensorType(v).getRank());
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t d = 0; d < rank; ++d) {
-    std::optional<int64_t> staticSize;
-    std::optional<OpFoldResult> dynamicSize;
-    for (Value v : inputs) {
-      auto type = tensorType(v);
-      int64_t k = d - (rank - type.getRank());
-      if (k < 0)
-        continue;
-      if (type.isDynamicDim(k)) {
-        if (!dynamicSize)
-          dynamicSize = dim(v, k);
-        continue;
-      }
-      int64_t size = type.getDimSize(k);
-      if (size == 1)
-        continue;
-      if (staticSize && *staticSize != size) {
-        (void)fail(node, "operands are not broadcastable (dim " + std::to_string(d) + ": " +
-                             std::to_string(*staticSize) + " vs " + std::to_string(size) + ")");
-        return failure();
-      }
-      staticSize = size;
-    }
-    if (staticSize)
-      sizes.push_back(builder.getIndexAttr(*staticSize));
-    else if (dynamicSize)
-      sizes.push_back(*dynamicSize);
-    else
-      sizes.push_back(builder.getIndexAttr(1));
-  }
-  return sizes;
+  std::string error;
+  std::optional<SmallVector<OpFoldResult>> sizes = TensorBuilder::broadcastSizes(inputs, error);
+  if (!sizes)
+    return fail(node, error);
+  return *sizes;
 }
 
 FailureOr<Value> ImportContext::elementwiseTensors(const TorchNode &node, ValueRange inputs,

@@ -3,8 +3,9 @@
 // What the ONNX and TorchScript importers both need to build upstream MLIR on
 // tensors: an OpBuilder and location, a memo of dynamic dims (so equal dims
 // share one SSA value and later ops see through reshapes), empties and fills,
-// reshape by expand/collapse with a clear reassociation, transpose, a
-// reduction over chosen dims, and the output size of a pooling window. Each frontend's ImportContext derives from it.
+// reshape by expand/collapse with a clear reassociation, transpose,
+// broadcast sizes, a reduction over chosen dims, and the output size of a
+// pooling window. Each frontend's ImportContext derives from it.
 // Private to frontends/ (includes MLIR headers).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FRONTENDS_TENSORBUILDER_H
@@ -17,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace turbine::frontends {
@@ -72,6 +74,11 @@ public:
   mlir::Value reshape(mlir::Value input, llvm::ArrayRef<mlir::OpFoldResult> sizes);
   /// linalg.transpose with permutation `perm`.
   mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
+  /// The numpy-style broadcast sizes of ranked tensors `inputs` (a static
+  /// size wins over a dynamic one, which is assumed to match); two
+  /// different static sizes other than 1 set `error` and return nothing.
+  std::optional<llvm::SmallVector<mlir::OpFoldResult>>
+  broadcastSizes(mlir::ValueRange inputs, std::string &error);
 
 protected:
   /// The dim memo, saved and restored around a nested region by importers
