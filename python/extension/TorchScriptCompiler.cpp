@@ -7,7 +7,7 @@
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/kernels/LibraryOps.h"
 
-#include "ParameterExternalization.h"
+#include "turbine/tools/ParameterExternalization.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "ModelCompiler.h"
-#include "ParameterExternalization.h"
+#include "turbine/tools/ParameterExternalization.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"

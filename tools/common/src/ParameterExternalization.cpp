@@ -1,5 +1,5 @@
 //===- ParameterExternalization.cpp - Move artifact weights to a file ------===//
-#include "ParameterExternalization.h"
+#include "turbine/tools/ParameterExternalization.h"
 
 #include "turbine/runtime/ParameterArchive.h"
 
