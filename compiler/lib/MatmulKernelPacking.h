@@ -23,6 +23,9 @@ namespace turbine::compiler {
 inline constexpr int64_t kKernelPackMaxDepth = 256;
 /// Widest column tile the scratch holds (the workgroup tile's N).
 inline constexpr int64_t kKernelPackMaxColumns = 128;
+/// Rows of the workgroup tile (all of a small M: B is read once), so one
+/// packed block serves 16 register tiles of 8 rows.
+inline constexpr int64_t kKernelPackRows = 128;
 
 /// Rewrites `matmul` (a linalg.matmul tile on tensors with at most
 /// kKernelPackMaxDepth rows of B and a static multiple of 32, at most

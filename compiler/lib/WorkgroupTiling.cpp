@@ -51,9 +51,10 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
       !type.isDynamicDim(1) && type.getDimSize(1) % kPackedPanelWidth == 0 &&
       comesFromMatmulPackingBInKernel(result)) {
     int64_t panels = type.getDimSize(1) / kPackedPanelWidth;
-    tiling.tileSizes = {
-        128, kPackedPanelWidth *
-                 largestDivisorAtMost(panels, kKernelPackMaxColumns / kPackedPanelWidth)};
+    tiling.tileSizes = {kKernelPackRows,
+                        kPackedPanelWidth *
+                            largestDivisorAtMost(panels, kKernelPackMaxColumns /
+                                                             kPackedPanelWidth)};
     if (!type.isDynamicDim(0))
       tiling.tileSizes[0] =
           std::min(tiling.tileSizes[0], std::max<int64_t>(type.getDimSize(0), 1));
