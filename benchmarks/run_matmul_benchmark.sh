@@ -16,7 +16,7 @@
 # squares 256..2048 and the transformer shapes 128x768x768, 128x3072x768,
 # 128x768x3072), MATMUL_THREADS ("1 2"),
 # MATMUL_REPETITIONS (50), MATMUL_WARMUP (5), MATMUL_ORDER (interleaved or
-# blocked), MATMUL_OPENBLAS_CORETYPE (Cooperlake), MATMUL_OPENBLAS_THREAD_TIMEOUT
+# blocked), MATMUL_STATISTIC (median, or min: each side's fastest call), MATMUL_OPENBLAS_CORETYPE (Cooperlake), MATMUL_OPENBLAS_THREAD_TIMEOUT
 # (4: OpenBLAS's idle threads sleep after 2^4 cycles instead of spinning on
 # the cores the other library's interleaved calls need). OPENBLAS_CORETYPE itself is
 # overridden on purpose: an inherited value (e.g. Haswell, seen in some shells
@@ -80,6 +80,7 @@ for threads in $thread_counts; do
   OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads \
     OPENBLAS_THREAD_TIMEOUT=${MATMUL_OPENBLAS_THREAD_TIMEOUT:-4} \
     "$benchmark" "$artifact_dir" --shapes="$shapes_csv" --threads="$threads" \
-      --repetitions="$repetitions" --warmup="$warmup" --order="$order"
+      --repetitions="$repetitions" --warmup="$warmup" --order="$order" \
+      --statistic="${MATMUL_STATISTIC:-median}"
   echo
 done

@@ -29,6 +29,7 @@
 #include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
+#include "MatmulKernelPacking.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -184,6 +185,9 @@ void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
     (void)scf::peelForLoopAndSimplifyBounds(rewriter, mLoop, remainder);
 }
 
+void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op);
+void tileMatmulRows(RewriterBase &rewriter, Operation *current);
+
 /// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiled by
 /// 256, then the rows split at the last multiple of 8. The first part gets
 /// the 8x32x1 register tile (16 zmm accumulators); the rows left over (a
@@ -192,18 +196,35 @@ void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
 /// columns left over by 32. A packed matmul (loops nb, m, n0, k;
 /// MatmulDataTiling.h) gets the same row tiles over one panel (nb by 1, n0
 /// whole). Partial tiles (N = 10, a dynamic row count) are vectorized with
-/// masks (vectorizeMatmulTiles).
+/// masks (vectorizeMatmulTiles). A matmul marked for a pack of B in its
+/// kernel (MatmulKernelPacking.h) becomes, per K tile, that pack (a copy,
+/// vectorized like any generic) and a packed matmul.
 void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
-  unsigned numLoops = op.getNumLoops();
-  bool packed = isPackedMatmul(op);
-  unsigned mDim = packed ? 1 : numLoops - 3;
-  SmallVector<int64_t> kTiles(numLoops, 0);
+  SmallVector<int64_t> kTiles(op.getNumLoops(), 0);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
     kTiles.back() = kMatmulTileK;
   Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), kTiles);
   if (!current)
     return;
+  if (packsBInKernel(current)) {
+    static_assert(kMatmulTileK <= kKernelPackMaxDepth);
+    KernelPackedMatmul packed = packMatmulBInKernel(rewriter, current);
+    if (packed.contract) {
+      tileAndVectorizeGeneric(rewriter, cast<linalg::LinalgOp>(packed.pack));
+      current = packed.contract;
+    }
+  }
+  tileMatmulRows(rewriter, current);
+}
+
+/// tileMatmul after K tiling: the row split and register tiles.
+void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
+  auto op = cast<linalg::LinalgOp>(current);
+  unsigned numLoops = op.getNumLoops();
+  bool packed = isPackedMatmul(op);
+  unsigned mDim = packed ? 1 : numLoops - 3;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[mDim];
   Operation *fullRows = current, *leftoverRows = nullptr;
   if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {

@@ -22,6 +22,14 @@
 //     walks K down a column panel).
 // TURBINE_MATMUL_DATA_TILING=0 turns data tiling off, =all packs every
 // eligible matmul regardless of the shape heuristic (for benchmarking).
+//
+// The matmuls left as they are get the attribute `turbine.pack_b_in_kernel`
+// (their B packed per workgroup inside the kernel, MatmulKernelPacking.h)
+// when: f32, default maps, B static with N a multiple of 32, and N >= 1024
+// (B's rows 4 KiB or more apart) and M >= 64 or dynamic (below that the
+// per-workgroup pack costs more than the matmul loses to B's layout).
+// TURBINE_MATMUL_KERNEL_PACK=0 turns this off, =all marks every eligible
+// matmul regardless of N and M (for tests and benchmarking).
 //===----------------------------------------------------------------------===//
 #include "MatmulDataTiling.h"
 #include "ParameterNames.h"
@@ -46,11 +54,26 @@ namespace {
 
 constexpr int64_t kRuntimePackMinM = 512;
 constexpr int64_t kRuntimePackMinN = 1024;
+constexpr int64_t kKernelPackMinM = 64;
+constexpr int64_t kKernelPackMinN = 1024;
+constexpr llvm::StringLiteral kPackBInKernelAttr = "turbine.pack_b_in_kernel";
 
 enum class DataTilingMode { Off, Auto, All };
 
 DataTilingMode dataTilingMode() {
   const char *env = std::getenv("TURBINE_MATMUL_DATA_TILING");
+  if (!env)
+    return DataTilingMode::Auto;
+  std::string_view value(env);
+  if (value == "0" || value == "off")
+    return DataTilingMode::Off;
+  if (value == "all")
+    return DataTilingMode::All;
+  return DataTilingMode::Auto;
+}
+
+DataTilingMode kernelPackMode() {
+  const char *env = std::getenv("TURBINE_MATMUL_KERNEL_PACK");
   if (!env)
     return DataTilingMode::Auto;
   std::string_view value(env);
@@ -69,9 +92,10 @@ DenseElementsAttr constantB(linalg::MatmulOp matmul) {
   return dyn_cast<DenseElementsAttr>(constant.getValue());
 }
 
-bool shouldPackB(linalg::MatmulOp matmul, DataTilingMode mode) {
-  if (mode == DataTilingMode::Off || !matmul.hasPureTensorSemantics() ||
-      matmul.hasUserDefinedMaps())
+/// f32, default maps, B static with N a multiple of the panel width: a B that
+/// can be viewed as panels.
+bool hasPanelableB(linalg::MatmulOp matmul) {
+  if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
     return false;
   auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
   auto b = cast<RankedTensorType>(matmul.getInputs()[1].getType());
@@ -80,14 +104,31 @@ bool shouldPackB(linalg::MatmulOp matmul, DataTilingMode mode) {
   if (a.getElementType() != f32 || b.getElementType() != f32 ||
       c.getElementType() != f32 || !b.hasStaticShape())
     return false;
-  int64_t n = b.getDimSize(1);
-  if (n % kPackedPanelWidth != 0 || b.getDimSize(0) == 0)
+  return b.getDimSize(1) % kPackedPanelWidth == 0 && b.getDimSize(0) != 0;
+}
+
+bool shouldPackB(linalg::MatmulOp matmul, DataTilingMode mode) {
+  if (mode == DataTilingMode::Off || !hasPanelableB(matmul))
     return false;
+  auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto b = cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  int64_t n = b.getDimSize(1);
   if (mode == DataTilingMode::All || constantB(matmul))
     return true;
   int64_t m = a.getDimSize(0);
   return !ShapedType::isDynamic(m) && m >= kRuntimePackMinM &&
          n >= kRuntimePackMinN;
+}
+
+/// For a matmul that shouldPackB left alone.
+bool shouldPackBInKernel(linalg::MatmulOp matmul, DataTilingMode mode) {
+  if (mode == DataTilingMode::Off || !hasPanelableB(matmul))
+    return false;
+  if (mode == DataTilingMode::All)
+    return true;
+  int64_t m = cast<RankedTensorType>(matmul.getInputs()[0].getType()).getDimSize(0);
+  int64_t n = cast<RankedTensorType>(matmul.getInputs()[1].getType()).getDimSize(1);
+  return n >= kKernelPackMinN && (ShapedType::isDynamic(m) || m >= kKernelPackMinM);
 }
 
 /// B [K, N] → Bp [N/32, K, 32] on a constant.
@@ -157,42 +198,64 @@ void packMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul) {
   } else
     packed = packAtRunTime(rewriter, loc, matmul.getInputs()[1]);
 
-  Value init = matmul.getOutputs()[0];
-  auto cType = cast<RankedTensorType>(init.getType());
-  int64_t panels = cType.getDimSize(1) / kPackedPanelWidth;
-  auto c3Type = RankedTensorType::get(
-      {cType.getDimSize(0), panels, kPackedPanelWidth}, cType.getElementType());
-  SmallVector<ReassociationIndices> reassociation{{0}, {1, 2}};
-  Value init3 = tensor::ExpandShapeOp::create(rewriter, loc, c3Type, init,
-                                              reassociation);
-  auto contract = linalg::ContractOp::create(
-      rewriter, loc, TypeRange{c3Type},
-      ValueRange{matmul.getInputs()[0], packed}, ValueRange{init3},
-      rewriter.getAffineMapArrayAttr(packedMatmulMaps(rewriter.getContext())));
-  Value result = tensor::CollapseShapeOp::create(
-      rewriter, loc, cType, contract->getResult(0), reassociation);
+  Value result = createPackedMatmul(rewriter, loc, matmul.getInputs()[0],
+                                    packed, matmul.getOutputs()[0]);
   rewriter.replaceOp(matmul, result);
 }
 
-/// True if `value` is a packed matmul's result, possibly through elementwise
-/// generics that already took in the reshape.
-bool comesFromPackedMatmul(Value value, int depth = 0) {
+/// True if `value` is the result of an op satisfying `isRoot`, possibly
+/// through elementwise generics (reading it with identity maps).
+bool comesFromOp(Value value, function_ref<bool(Operation *)> isRoot,
+                 int depth = 0) {
   Operation *def = value.getDefiningOp();
   if (!def || depth > 8)
     return false;
-  if (isPackedMatmul(def))
+  if (isRoot(def))
     return true;
   auto generic = dyn_cast<linalg::GenericOp>(def);
   if (!generic || generic.getNumReductionLoops() != 0)
     return false;
   for (OpOperand *input : generic.getDpsInputOperands())
     if (generic.getMatchingIndexingMap(input).isIdentity() &&
-        comesFromPackedMatmul(input->get(), depth + 1))
+        comesFromOp(input->get(), isRoot, depth + 1))
       return true;
   return false;
 }
 
+/// True if `value` is a packed matmul's result, possibly through elementwise
+/// generics that already took in the reshape.
+bool comesFromPackedMatmul(Value value) {
+  return comesFromOp(value, isPackedMatmul);
+}
+
 } // namespace
+
+Value createPackedMatmul(OpBuilder &builder, Location loc, Value a,
+                         Value packedB, Value init, Operation **contract) {
+  auto cType = cast<RankedTensorType>(init.getType());
+  int64_t panels = cast<RankedTensorType>(packedB.getType()).getDimSize(0);
+  auto c3Type = RankedTensorType::get(
+      {cType.getDimSize(0), panels, kPackedPanelWidth}, cType.getElementType());
+  SmallVector<ReassociationIndices> reassociation{{0}, {1, 2}};
+  Value init3 =
+      tensor::ExpandShapeOp::create(builder, loc, c3Type, init, reassociation);
+  auto op = linalg::ContractOp::create(
+      builder, loc, TypeRange{c3Type}, ValueRange{a, packedB}, ValueRange{init3},
+      builder.getAffineMapArrayAttr(packedMatmulMaps(builder.getContext())));
+  if (contract)
+    *contract = op;
+  return tensor::CollapseShapeOp::create(builder, loc, cType, op->getResult(0),
+                                         reassociation);
+}
+
+bool packsBInKernel(Operation *op) {
+  return isa_and_nonnull<linalg::MatmulOp>(op) &&
+         op->hasAttr(kPackBInKernelAttr);
+}
+
+bool comesFromMatmulPackingBInKernel(Value value) {
+  return comesFromOp(value, packsBInKernel);
+}
 
 bool isPackedMatmul(Operation *op) {
   auto contract = dyn_cast_or_null<linalg::ContractOp>(op);
@@ -225,11 +288,13 @@ bool isPanelPack(Operation *op) {
 }
 
 void dataTileMatmuls(ModuleOp module) {
-  DataTilingMode mode = dataTilingMode();
+  DataTilingMode mode = dataTilingMode(), kernelMode = kernelPackMode();
   SmallVector<linalg::MatmulOp> matmuls;
   module.walk([&](linalg::MatmulOp op) {
     if (shouldPackB(op, mode))
       matmuls.push_back(op);
+    else if (shouldPackBInKernel(op, kernelMode))
+      op->setAttr(kPackBInKernelAttr, UnitAttr::get(op->getContext()));
   });
   if (matmuls.empty())
     return;

@@ -1,5 +1,7 @@
 //===- WorkgroupTiling.cpp - Workgroup tile size heuristics ---------------===//
 #include "WorkgroupTiling.h"
+#include "MatmulDataTiling.h"
+#include "MatmulKernelPacking.h"
 
 #include <algorithm>
 #include <array>
@@ -36,6 +38,26 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
       if (!type.isDynamicDim(dim))
         tiling.tileSizes[dim] = std::min(tiling.tileSizes[dim],
                                          std::max<int64_t>(type.getDimSize(dim), 1));
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+  // Matmuls packing their B in the kernel (MatmulKernelPacking.h): up to 128
+  // rows (all of a small M, so B is streamed from memory once) x up to 128
+  // columns, a multiple of 32 dividing N (full, static column tiles: the
+  // scratch panels); x walks the columns, y the rows. A workgroup packs a
+  // 256 x 128 block of B (128 KiB) per K tile and uses it for all its rows.
+  if (kind == RegionKind::Contraction && rank == 2 &&
+      !type.isDynamicDim(1) && type.getDimSize(1) % kPackedPanelWidth == 0 &&
+      comesFromMatmulPackingBInKernel(result)) {
+    int64_t panels = type.getDimSize(1) / kPackedPanelWidth;
+    tiling.tileSizes = {kKernelPackRows,
+                        kPackedPanelWidth *
+                            largestDivisorAtMost(panels, kKernelPackMaxColumns /
+                                                             kPackedPanelWidth)};
+    if (!type.isDynamicDim(0))
+      tiling.tileSizes[0] =
+          std::min(tiling.tileSizes[0], std::max<int64_t>(type.getDimSize(0), 1));
     tiling.gridDims[0] = 1;
     tiling.gridDims[1] = 0;
     return tiling;

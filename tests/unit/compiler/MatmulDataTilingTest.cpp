@@ -9,7 +9,9 @@
 // far below 2^18, so f32 arithmetic is exact in any order: results must be
 // equal. Each case also checks, on the global-opt IR, that B was (or, for N
 // not a multiple of 32, was not) packed, so the test exercises the path it
-// names.
+// names. Matmuls whose B is packed inside the kernel (MatmulKernelPacking.h)
+// are checked the same way: marked in global-opt, and in codegen a stack
+// scratch (llvm.alloca) and no heap allocation per tile.
 //===----------------------------------------------------------------------===//
 #include "CompileAndRun.h"
 
@@ -40,6 +42,8 @@ struct MatmulCase {
   bool expectPacked;
   const char *dataTilingMode;     // TURBINE_MATMUL_DATA_TILING, or null
   bool staticRows = false;        // M static: rows must then hold one value
+  bool expectKernelPacked = false;
+  const char *kernelPackMode = nullptr; // TURBINE_MATMUL_KERNEL_PACK, or null
 };
 
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 9 - 4) / 4; }
@@ -97,16 +101,26 @@ std::string matmulSource(const MatmulCase &c) {
   return os.str();
 }
 
-/// Sets TURBINE_MATMUL_DATA_TILING for one scope.
-class ScopedDataTilingMode {
+/// Sets (or unsets, for null) an environment variable for one scope, then
+/// restores what it was.
+class ScopedEnvironment {
 public:
-  explicit ScopedDataTilingMode(const char *mode) {
-    if (mode)
-      setenv("TURBINE_MATMUL_DATA_TILING", mode, 1);
-    else
-      unsetenv("TURBINE_MATMUL_DATA_TILING");
+  ScopedEnvironment(const char *name, const char *value) : name_(name) {
+    if (const char *previous = std::getenv(name))
+      previous_ = previous;
+    set(value);
   }
-  ~ScopedDataTilingMode() { unsetenv("TURBINE_MATMUL_DATA_TILING"); }
+  ~ScopedEnvironment() { set(previous_ ? previous_->c_str() : nullptr); }
+
+private:
+  void set(const char *value) {
+    if (value)
+      setenv(name_, value, 1);
+    else
+      unsetenv(name_);
+  }
+  const char *name_;
+  std::optional<std::string> previous_;
 };
 
 std::vector<float> reference(const MatmulCase &c, int64_t m) {
@@ -124,12 +138,34 @@ std::vector<float> reference(const MatmulCase &c, int64_t m) {
 }
 
 void runCase(const MatmulCase &c) {
-  ScopedDataTilingMode mode(c.dataTilingMode);
+  ScopedEnvironment mode("TURBINE_MATMUL_DATA_TILING", c.dataTilingMode);
+  ScopedEnvironment kernelMode("TURBINE_MATMUL_KERNEL_PACK", c.kernelPackMode);
   std::string source = matmulSource(c), ir, error;
   ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
       << error;
   bool packed = ir.find("linalg.contract") != std::string::npos;
   EXPECT_EQ(packed, c.expectPacked) << ir;
+  bool kernelPacked = ir.find("turbine.pack_b_in_kernel") != std::string::npos;
+  EXPECT_EQ(kernelPacked, c.expectKernelPacked) << ir;
+  if (kernelPacked) {
+    // The scratch is on the stack: as many heap allocations (an epilogue's
+    // tile temporary) as without the pack.
+    auto countMallocs = [&](const char *kernelPackMode, std::string &codegenIr) {
+      ScopedEnvironment scoped("TURBINE_MATMUL_KERNEL_PACK", kernelPackMode);
+      EXPECT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr,
+                                nullptr, error))
+          << error;
+      size_t count = 0;
+      for (size_t at = codegenIr.find("llvm.call @malloc"); at != std::string::npos;
+           at = codegenIr.find("llvm.call @malloc", at + 1))
+        ++count;
+      return count;
+    };
+    std::string withPack, withoutPack;
+    size_t mallocs = countMallocs(c.kernelPackMode ? c.kernelPackMode : "auto", withPack);
+    EXPECT_NE(withPack.find("llvm.alloca"), std::string::npos) << withPack;
+    EXPECT_EQ(mallocs, countMallocs("0", withoutPack)) << withPack;
+  }
   if (packed && c.constantB) {
     // Folded: the packed constant is there and no run-time transpose of B
     // (the only generic left is the epilogue).
@@ -194,6 +230,34 @@ TEST(MatmulDataTiling, ConstantBNoEpilogue) {
 // dispatch so that it is checked at small, odd sizes too.
 TEST(MatmulDataTiling, RuntimeBPackedByDispatch) {
   runCase({160, 259, false, true, {3, 67, 261}, true, "all"});
+}
+
+// Run-time B packed inside the kernel, per workgroup (up to 128 rows x 128
+// columns) and per 256-deep K tile. "all" lifts the N >= 1024 threshold so
+// that odd sizes stay small: M dynamic below, at and over the 8-row register
+// tile and the 128-row workgroup tile, K over one and two K tiles and not a
+// multiple of 8, N = 96 (one 96-column workgroup tile: 3 panels) and 160
+// (5 panels: 32-column tiles), with and without the bias + ReLU epilogue.
+TEST(MatmulKernelPacking, RuntimeBOddSizesDynamicRows) {
+  runCase({96, 301, false, true, {1, 7, 8, 61, 130, 300}, false, "0", false, true, "all"});
+}
+
+TEST(MatmulKernelPacking, RuntimeBFivePanelsDeepK) {
+  runCase({160, 515, false, false, {3, 67, 129}, false, "0", false, true, "all"});
+}
+
+TEST(MatmulKernelPacking, StaticRowsNotMultipleOfEight) {
+  runCase({128, 259, false, true, {133}, false, "0", true, true, "all"});
+}
+
+// The default heuristic: N >= 1024 with M >= 64 or dynamic is packed in the
+// kernel (the transformer's 128x3072x768 shape, cut short in K); M = 16
+// static is not; TURBINE_MATMUL_KERNEL_PACK=0 turns it off.
+TEST(MatmulKernelPacking, DefaultHeuristicWideN) {
+  runCase({1024, 40, false, true, {70}, false, nullptr, true, true, nullptr});
+  runCase({1024, 40, false, false, {3, 70}, false, nullptr, false, true, nullptr});
+  runCase({1024, 40, false, false, {16}, false, nullptr, true, false, nullptr});
+  runCase({1024, 40, false, false, {70}, false, nullptr, true, false, "0"});
 }
 
 TEST(MatmulDataTiling, RuntimeBSmallIsNotPacked) {
