@@ -8,6 +8,10 @@
 #define TURBINE_COMPILER_LIB_LOWERPADS_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
 
 namespace turbine::compiler {
 
@@ -15,6 +19,20 @@ namespace turbine::compiler {
 /// inputs, yields select(in bounds, tensor.extract(source, clamped indices),
 /// pad value).
 bool isPadGather(mlir::Operation *op);
+
+/// What a pad gather pads: `source` with `low[d]` elements before and
+/// `high[d]` after it along each dim d (static), filled with `padValue`.
+struct PadGatherInfo {
+  mlir::Value source;
+  llvm::SmallVector<int64_t> low, high;
+  mlir::Value padValue;
+};
+
+/// The pad a gather of lowerPadsToGathers computes, read back from its body
+/// (index = clamp(i - low), selected where every padded index is inside the
+/// source), or nullopt if `op` is not exactly such a gather or a padded dim
+/// of the source or of the result is dynamic.
+std::optional<PadGatherInfo> matchPadGather(mlir::Operation *op);
 
 } // namespace turbine::compiler
 
