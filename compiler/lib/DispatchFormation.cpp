@@ -118,7 +118,8 @@ bool initializesOnlyADestination(Operation *op) {
 /// Full convolutions read every input channel per output channel tile: with
 /// the pad fused, each channel tile recomputed the whole padded window, which
 /// measured slower than the separate pad kernel (ResNet-18: +50-80 us per 3x3
-/// convolution against 3-40 us per pad kernel), so their pads stay separate.
+/// convolution against 3-40 us per pad kernel), so their pads are written by
+/// the producer of what they pad instead (PaddedResults.cpp).
 bool isChannelLocalWindow(Operation *op) {
   return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
              linalg::PoolingNhwcSumOp>(op);
