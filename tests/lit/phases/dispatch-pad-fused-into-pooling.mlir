@@ -8,6 +8,20 @@
 // all channels: measured slower, DispatchFormation.cpp).
 
 // RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s
+// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+
+// The pooling's kernel writes its padded result in place: its only heap
+// allocation is the tile-sized scratch of the fused -inf pad (5x17x32
+// floats); no padded temporary (a whole 1x10x10x64 tensor) is allocated and
+// copied into the output binding.
+// CODEGEN-LABEL: llvm.func @main_dispatch_0(
+// CODEGEN-NOT:     llvm.call @malloc
+// CODEGEN:         llvm.getelementptr %{{.*}}[2720] : (!llvm.ptr) -> !llvm.ptr, f32
+// CODEGEN-NEXT:    llvm.ptrtoint
+// CODEGEN-NEXT:    llvm.add
+// CODEGEN-NEXT:    llvm.call @malloc
+// CODEGEN-NOT:     llvm.call @malloc
+// CODEGEN-LABEL: llvm.func @main_dispatch_1(
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<1x16x16x64xf32>
