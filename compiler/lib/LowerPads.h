@@ -1,8 +1,11 @@
 //===- LowerPads.h - Recognizing the gathers LowerPads.cpp makes ----------===//
 //
 // Internal to the compiler library: dispatch formation fuses the pad gathers
-// in front of NHWC convolutions and pooling into their dispatch, codegen
-// vectorizes them (a pad's gather is contiguous along the innermost dim).
+// in front of NHWC pooling and depthwise convolutions into their dispatch and
+// has the producer of what a full convolution's pad pads write it padded
+// (PaddedResults.cpp, which reads the pad back with matchPadGather); codegen
+// vectorizes the gathers (a pad's gather is contiguous along the innermost
+// dim).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_LIB_LOWERPADS_H
 #define TURBINE_COMPILER_LIB_LOWERPADS_H
