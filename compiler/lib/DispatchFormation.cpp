@@ -12,6 +12,11 @@
 //    only feed an NHWC pooling or depthwise convolution: codegen computes the
 //    padded input per workgroup tile into a tile-sized scratch buffer instead
 //    of a separate kernel writing the whole padded tensor.
+//  * A pad gather in front of a full convolution is written by the producer
+//    of what it pads (PaddedResults.cpp): the producer's region takes in the
+//    insert_slice into the zero-bordered tensor, so its kernel's result is
+//    the padded tensor, and the producer's other consumers read the interior
+//    through an extract_slice cloned into their kernels.
 //  * Captured tensors become input bindings, results become output bindings,
 //    dynamic dims of every binding and captured index values become push
 //    constants, splat constants are cloned into the kernel.
@@ -24,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
+#include "PaddedResults.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 #include "ConvolutionFilterPacking.h"
@@ -112,7 +118,8 @@ bool initializesOnlyADestination(Operation *op) {
 /// Full convolutions read every input channel per output channel tile: with
 /// the pad fused, each channel tile recomputed the whole padded window, which
 /// measured slower than the separate pad kernel (ResNet-18: +50-80 us per 3x3
-/// convolution against 3-40 us per pad kernel), so their pads stay separate.
+/// convolution against 3-40 us per pad kernel), so their pads are written by
+/// the producer of what they pad instead (PaddedResults.cpp).
 bool isChannelLocalWindow(Operation *op) {
   return isa<linalg::DepthwiseConv2DNhwcHwcOp, linalg::PoolingNhwcMaxOp,
              linalg::PoolingNhwcSumOp>(op);
@@ -168,6 +175,13 @@ SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
       ops.insert(user);
       current = user;
     }
+    // The producer of a padded result writes it (PaddedResults.cpp).
+    if (current->getNumResults() == 1 && current->getResult(0).hasOneUse()) {
+      Operation *user = *current->getResult(0).getUsers().begin();
+      if (isPaddedResult(user) && user->getBlock() == root->getBlock() &&
+          !assigned.contains(user))
+        ops.insert(user);
+    }
     for (Operation *op : SmallVector<Operation *>(ops.begin(), ops.end())) {
       addDestinationProducers(op, ops, assigned);
       addPadProducers(op, ops, assigned);
@@ -215,6 +229,9 @@ LogicalResult getHostDynamicDims(OpBuilder &b, Value value,
 /// rematerialized inside kernels rather than passed in.
 bool shouldCloneIntoKernel(Value value) {
   if (value.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  // The interior of a padded result: a view of the padded input binding.
+  if (Operation *def = value.getDefiningOp(); def && isPaddedResultInterior(def))
     return true;
   // A fill of an empty tensor shared by several regions (CSE merges equal
   // fills): each kernel fills its own destination instead of reading one.
@@ -324,14 +341,23 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
              linalgOp && linalg::isaContractionOpInterface(linalgOp))
       kind = RegionKind::Contraction;
   }
-  WorkgroupTiling tiling = chooseWorkgroupTiling(results.front(), kind);
+  // A padded result is tiled (and its grid sized) like the value it pads.
+  Value tiled = results.front();
+  SmallVector<Value> tiledDims(resultDims);
+  if (Operation *def = tiled.getDefiningOp(); def && isPaddedResult(def)) {
+    tiled = cast<tensor::InsertSliceOp>(def).getSource();
+    tiledDims.clear();
+    if (failed(getHostDynamicDims(hb, tiled, inRegion, tiledDims)))
+      return failure();
+  }
+  WorkgroupTiling tiling = chooseWorkgroupTiling(tiled, kind);
   SmallVector<Value> firstDims;
   {
-    auto type = cast<RankedTensorType>(results.front().getType());
+    auto type = cast<RankedTensorType>(tiled.getType());
     size_t dyn = 0;
     for (int64_t i = 0; i < type.getRank(); ++i)
       firstDims.push_back(type.isDynamicDim(i)
-                              ? resultDims[dyn++]
+                              ? tiledDims[dyn++]
                               : arith::ConstantIndexOp::create(
                                     hb, loc, type.getDimSize(i))
                                     .getResult());
@@ -431,6 +457,17 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region, int index) {
     }
   }
   for (auto [result, buffer] : llvm::zip(results, outputBuffers)) {
+    Operation *op = result.getDefiningOp();
+    if (!op || !isPaddedResult(op))
+      continue;
+    FailureOr<Value> padded =
+        writePaddedResultInPlace(mapping.lookup(result).getDefiningOp(), buffer,
+                                 entry->getArguments().slice(1, 3));
+    if (failed(padded))
+      return op->emitError("dispatch formation: cannot write the padded result in place");
+    mapping.map(result, *padded);
+  }
+  for (auto [result, buffer] : llvm::zip(results, outputBuffers)) {
     auto op = bufferization::MaterializeInDestinationOp::create(
         kb, loc, TypeRange{}, mapping.lookup(result), buffer);
     op.setRestrict(true);
@@ -466,6 +503,14 @@ LogicalResult runDispatchPhase(ModuleOp module) {
       continue;
     if (!func.getBody().hasOneBlock())
       return func.emitError("dispatch formation expects single-block functions");
+    // Pads in front of full convolutions: written by their producers.
+    SmallVector<Operation *> padGathers;
+    func.walk([&](linalg::GenericOp op) {
+      if (isPadGather(op) && !padsOnlyAWindowInput(op))
+        padGathers.push_back(op);
+    });
+    for (Operation *padGather : padGathers)
+      writePadInProducer(padGather);
     RegionOutliner outliner(func, kernels);
     int index = 0;
     for (const DispatchRegion &region : formRegions(func))

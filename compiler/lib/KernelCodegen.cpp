@@ -30,6 +30,7 @@
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
 #include "MatmulKernelPacking.h"
+#include "PaddedResults.h"
 #include "Phases.h"
 #include "WorkgroupTiling.h"
 
@@ -670,12 +671,18 @@ void fuseRemainingProducers(RewriterBase &rewriter,
   }
 }
 
-/// The op that computes the first output of `kernel` (what gets tiled).
+/// The op that computes the first output of `kernel` (what gets tiled; for a
+/// padded result, its interior).
 TilingInterface findRootToTile(func::FuncOp kernel) {
   TilingInterface root;
   kernel.walk([&](bufferization::MaterializeInDestinationOp store) {
+    Value source = store.getSource();
+    // A padded result (PaddedResults.h): the op writing its interior.
+    if (auto insert = source.getDefiningOp<tensor::InsertSliceOp>();
+        insert && isPaddedResult(insert))
+      source = insert.getSource();
     if (!root)
-      root = store.getSource().getDefiningOp<TilingInterface>();
+      root = source.getDefiningOp<TilingInterface>();
   });
   return root;
 }

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -97,6 +98,123 @@ bool isPadGather(Operation *op) {
     return false;
   Operation *padValue = select.getFalseValue().getDefiningOp();
   return !padValue || !generic.getBody()->findAncestorOpInBlock(*padValue);
+}
+
+namespace {
+
+/// `value` is `linalg.index dim` (inside the gather's body).
+bool isLoopIndex(Value value, int64_t dim) {
+  auto index = value.getDefiningOp<linalg::IndexOp>();
+  return index && static_cast<int64_t>(index.getDim()) == dim;
+}
+
+/// Index `value` of an unpadded dim: the loop index, or 0 where both
+/// extents are 1 (canonicalization folds a unit loop's index).
+bool isUnpaddedIndex(Value value, int64_t dim, RankedTensorType source,
+                     RankedTensorType result) {
+  if (isLoopIndex(value, dim))
+    return true;
+  APInt c;
+  return matchPattern(value, m_ConstantInt(&c)) && c.isZero() &&
+         source.getDimSize(dim) == 1 && result.getDimSize(dim) == 1;
+}
+
+/// Collects the leaves of a tree of arith.andi.
+void collectConjuncts(Value value, SmallVectorImpl<Value> &leaves) {
+  if (auto andOp = value.getDefiningOp<arith::AndIOp>()) {
+    collectConjuncts(andOp.getLhs(), leaves);
+    collectConjuncts(andOp.getRhs(), leaves);
+    return;
+  }
+  leaves.push_back(value);
+}
+
+/// `value` is `cmpi predicate, lhs, constant c`: returns c.
+std::optional<int64_t> comparedWithConstant(Value value, arith::CmpIPredicate predicate,
+                                            Value lhs) {
+  auto cmp = value.getDefiningOp<arith::CmpIOp>();
+  APInt c;
+  if (!cmp || cmp.getPredicate() != predicate || cmp.getLhs() != lhs ||
+      !matchPattern(cmp.getRhs(), m_ConstantInt(&c)))
+    return std::nullopt;
+  return c.getSExtValue();
+}
+
+} // namespace
+
+std::optional<PadGatherInfo> matchPadGather(Operation *op) {
+  if (!isPadGather(op))
+    return std::nullopt;
+  auto generic = cast<linalg::GenericOp>(op);
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto extract = select.getTrueValue().getDefiningOp<tensor::ExtractOp>();
+  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+  auto resultType = cast<RankedTensorType>(generic.getResult(0).getType());
+  int64_t rank = resultType.getRank();
+  if (sourceType.getRank() != rank || extract.getIndices().size() != static_cast<size_t>(rank))
+    return std::nullopt;
+  PadGatherInfo info;
+  info.source = extract.getTensor();
+  info.padValue = select.getFalseValue();
+  SmallVector<Value> expectedConjuncts;
+  for (int64_t d = 0; d < rank; ++d) {
+    Value index = extract.getIndices()[d];
+    if (isUnpaddedIndex(index, d, sourceType, resultType)) {
+      info.low.push_back(0);
+      info.high.push_back(0);
+      continue;
+    }
+    // minsi(maxsi(shifted, 0), size - 1) with shifted = i - low (or i).
+    if (sourceType.isDynamicDim(d) || resultType.isDynamicDim(d))
+      return std::nullopt;
+    int64_t size = sourceType.getDimSize(d);
+    auto min = index.getDefiningOp<arith::MinSIOp>();
+    auto max = min ? min.getLhs().getDefiningOp<arith::MaxSIOp>() : arith::MaxSIOp();
+    APInt last, zero;
+    if (!max || !matchPattern(min.getRhs(), m_ConstantInt(&last)) ||
+        last.getSExtValue() != size - 1 || !matchPattern(max.getRhs(), m_ConstantInt(&zero)) ||
+        !zero.isZero())
+      return std::nullopt;
+    Value shifted = max.getLhs();
+    int64_t low = 0;
+    if (auto sub = shifted.getDefiningOp<arith::SubIOp>()) {
+      APInt c;
+      if (!isLoopIndex(sub.getLhs(), d) || !matchPattern(sub.getRhs(), m_ConstantInt(&c)))
+        return std::nullopt;
+      low = c.getSExtValue();
+    } else if (!isLoopIndex(shifted, d)) {
+      return std::nullopt;
+    }
+    int64_t high = resultType.getDimSize(d) - size - low;
+    if (low < 0 || high < 0)
+      return std::nullopt;
+    info.low.push_back(low);
+    info.high.push_back(high);
+    expectedConjuncts.push_back(shifted);
+  }
+  // The select's condition: shifted >= 0 and shifted < size for exactly the
+  // padded dims.
+  SmallVector<Value> conjuncts;
+  collectConjuncts(select.getCondition(), conjuncts);
+  if (conjuncts.size() != 2 * expectedConjuncts.size())
+    return std::nullopt;
+  int64_t padded = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (isUnpaddedIndex(extract.getIndices()[d], d, sourceType, resultType))
+      continue;
+    Value shifted = expectedConjuncts[padded++];
+    bool lowerBound = false, upperBound = false;
+    for (Value c : conjuncts) {
+      if (std::optional<int64_t> v = comparedWithConstant(c, arith::CmpIPredicate::sge, shifted))
+        lowerBound |= *v == 0;
+      if (std::optional<int64_t> v = comparedWithConstant(c, arith::CmpIPredicate::slt, shifted))
+        upperBound |= *v == sourceType.getDimSize(d);
+    }
+    if (!lowerBound || !upperBound)
+      return std::nullopt;
+  }
+  return info;
 }
 
 LogicalResult lowerPadsToGathers(ModuleOp module) {

@@ -1,17 +1,32 @@
 // dispatch-pad-fused-into-pooling.mlir - the pad in front of an NHWC max
 // pooling (a gathering generic made by LowerPads.cpp) joins the pooling's
 // dispatch: one kernel reads the unpadded tensor and computes the padded
-// window per workgroup tile. The pad in front of a full convolution stays a
-// kernel of its own (fused, each output-channel tile recomputed the padded
-// input of all channels: measured slower, DispatchFormation.cpp).
+// window per workgroup tile. The pad in front of a full convolution is not a
+// kernel either: the pooling writes its result into the interior of the
+// zero-bordered tensor the convolution reads (PaddedResults.cpp; fused into
+// the convolution, each output-channel tile recomputed the padded input of
+// all channels: measured slower, DispatchFormation.cpp).
 
 // RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s
+// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+
+// The pooling's kernel writes its padded result in place: its only heap
+// allocation is the tile-sized scratch of the fused -inf pad (5x17x32
+// floats); no padded temporary (a whole 1x10x10x64 tensor) is allocated and
+// copied into the output binding.
+// CODEGEN-LABEL: llvm.func @main_dispatch_0(
+// CODEGEN-NOT:     llvm.call @malloc
+// CODEGEN:         llvm.getelementptr %{{.*}}[2720] : (!llvm.ptr) -> !llvm.ptr, f32
+// CODEGEN-NEXT:    llvm.ptrtoint
+// CODEGEN-NEXT:    llvm.add
+// CODEGEN-NEXT:    llvm.call @malloc
+// CODEGEN-NOT:     llvm.call @malloc
+// CODEGEN-LABEL: llvm.func @main_dispatch_1(
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<1x16x16x64xf32>
-// CHECK:         %[[POOL:.*]] = turbine.dispatch @main_dispatch_0{{.*}}(%[[X]]) : (tensor<1x16x16x64xf32>) -> tensor<1x8x8x64xf32>
-// CHECK:         %[[PAD:.*]] = turbine.dispatch @main_dispatch_1{{.*}}(%[[POOL]]) : (tensor<1x8x8x64xf32>) -> tensor<1x10x10x64xf32>
-// CHECK:         turbine.dispatch @main_dispatch_2{{.*}}(%[[PAD]]{{.*}}) : (tensor<1x10x10x64xf32>
+// CHECK:         %[[POOL:.*]] = turbine.dispatch @main_dispatch_0{{.*}}(%[[X]]) : (tensor<1x16x16x64xf32>) -> tensor<1x10x10x64xf32>
+// CHECK:         turbine.dispatch @main_dispatch_1{{.*}}(%[[POOL]]{{.*}}) : (tensor<1x10x10x64xf32>
 // CHECK-NOT:     turbine.dispatch
 
 // CHECK:       module @kernels
@@ -20,11 +35,11 @@
 // CHECK:           %[[PADDED:.*]] = linalg.generic {{.*}} outs({{.*}} : tensor<1x17x17x64xf32>)
 // CHECK:             tensor.extract %[[IN]]
 // CHECK:             arith.select
-// CHECK:           linalg.pooling_nhwc_max {{.*}} ins(%[[PADDED]], {{.*}} : tensor<1x17x17x64xf32>, tensor<3x3xf32>)
+// CHECK:           %[[INTERIOR:.*]] = tensor.extract_slice {{.*}}[0, 1, 1, 0] [1, 8, 8, 64] [1, 1, 1, 1] : tensor<1x10x10x64xf32> to tensor<1x8x8x64xf32>
+// CHECK:           %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[INTERIOR]] : tensor<1x8x8x64xf32>)
+// CHECK:           %[[POOLED:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PADDED]], {{.*}} : tensor<1x17x17x64xf32>, tensor<3x3xf32>) outs(%[[INIT]]
+// CHECK:           tensor.insert_slice %[[POOLED]] into {{.*}}[0, 1, 1, 0] [1, 8, 8, 64] [1, 1, 1, 1] {turbine.padded_result}
 // CHECK:         func.func @main_dispatch_1(
-// CHECK-NOT:       linalg.conv
-// CHECK:           tensor.extract
-// CHECK:         func.func @main_dispatch_2(
 // CHECK-NOT:       tensor.extract
 // CHECK:           linalg.conv_2d_nhwc_hwcf
 func.func @main(%x: tensor<1x16x16x64xf32>, %w: tensor<3x3x64x8xf32>) -> tensor<1x8x8x8xf32> {
