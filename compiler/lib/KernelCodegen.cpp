@@ -26,6 +26,7 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "ClampedMaxPooling.h"
 #include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
@@ -101,8 +102,9 @@ bool isMatmulLike(Operation *op) {
 }
 
 /// Vectorizes `op` with the given vector sizes (masked where its shape is
-/// dynamic). Leaves the op alone if the vectorizer cannot handle it.
-void vectorizeOp(RewriterBase &rewriter, Operation *op,
+/// dynamic). Leaves the op alone if the vectorizer cannot handle it (returns
+/// false then; true once `op` is replaced and erased).
+bool vectorizeOp(RewriterBase &rewriter, Operation *op,
                  ArrayRef<int64_t> vectorSizes) {
   rewriter.setInsertionPoint(op);
   // One flag per vector dim: the vectorizer indexes them unchecked.
@@ -113,11 +115,12 @@ void vectorizeOp(RewriterBase &rewriter, Operation *op,
       /*assumeDynamicDimsMatchVecSizes=*/false,
       /*createNamedContraction=*/isMatmulLike(op));
   if (failed(result))
-    return;
+    return false;
   if (op->getNumResults() == 0)
     rewriter.eraseOp(op);
   else
     rewriter.replaceOp(op, result->replacements);
+  return true;
 }
 
 /// Static upper bounds of `op`'s loops: its static extents, or for a dynamic
@@ -377,6 +380,76 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (ranges.size() == 7)
     tiles.push_back(1);
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
+/// a workgroup tile, the fill of its output fused: tiles of one pixel by up
+/// to 32 channels whose window loops are tiled by 1 and vectorized, so each
+/// window step is one contiguous channel vector read from the unpadded
+/// source (the clamps are scalar index arithmetic) and the accumulator,
+/// starting from the fill's vector, stays in registers across the window.
+/// Returns the ops it made that the caller must leave alone; empty if it
+/// could not tile (the op is then as it was).
+SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return {};
+  // Loops: n, oh, ow, kh, kw, c.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[5], kMatmulRegisterN);
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(op.getContext(), {1, 1, 1, 0, 0, channels}));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // The untiled pooling and the fill of its output are dead now, but for
+  // loop bounds read off the fill: read them off the fill's destination.
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  if (fill) {
+    for (Operation *user : llvm::make_early_inc_range(fill->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, fill.getDpsInits()[0], dim.getIndex());
+      }
+    if (fill->use_empty())
+      rewriter.eraseOp(fill);
+  }
+  // Ops left as they are (not vectorized) go to `made`; the others are
+  // replaced and erased.
+  SmallVector<Operation *> made;
+  for (Operation *fused : result->tiledAndFusedOps) {
+    auto tile = dyn_cast<linalg::LinalgOp>(fused);
+    if (!tile)
+      continue;
+    SmallVector<int64_t> shape = tile.getStaticLoopRanges();
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      made.push_back(fused);
+      continue;
+    }
+    if (isa<linalg::FillOp>(fused)) {
+      if (!vectorizeOp(rewriter, fused, shape))
+        made.push_back(fused);
+      continue;
+    }
+    if (!isClampedMaxPooling(fused)) {
+      made.push_back(fused);
+      continue;
+    }
+    Operation *step = tileOp(rewriter, cast<TilingInterface>(fused), {0, 0, 0, 1, 1, 0});
+    if (!step) {
+      made.push_back(fused);
+      continue;
+    }
+    if (!vectorizeOp(rewriter, step, cast<linalg::LinalgOp>(step).getStaticLoopRanges()))
+      made.push_back(step);
+  }
+  return made;
 }
 
 /// An NHWC convolution (named, depthwise or packed-filter) whose only use is
@@ -661,6 +734,8 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
 
 LogicalResult codegenKernel(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
+  // Before workgroup tiling, so that no padded scratch tile is made.
+  rewritePaddedMaxPoolings(rewriter, kernel);
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
@@ -734,6 +809,14 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     });
     for (auto [epilogue, conv] : withEpilogue)
       for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
+        registerTiled.insert(tiled);
+    SmallVector<linalg::LinalgOp> clampedPoolings;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (isClampedMaxPooling(op))
+        clampedPoolings.push_back(op);
+    });
+    for (linalg::LinalgOp pooling : clampedPoolings)
+      for (Operation *tiled : tileClampedMaxPooling(rewriter, pooling))
         registerTiled.insert(tiled);
   }
   SmallVector<linalg::LinalgOp> linalgOps;

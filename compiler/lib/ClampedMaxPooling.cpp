@@ -1,0 +1,197 @@
+//===- ClampedMaxPooling.cpp - Padded max pooling without its pad ---------===//
+//
+// A padded max pooling (ResNet's 3x3/2 stem pooling) reaches codegen as a
+// pad gather (LowerPads.cpp) fused into the pooling's kernel. Tiled as it
+// is, every workgroup tile first fills a padded scratch copy of its input
+// window (index clamps, a select and a store per element), then pools that.
+//
+// A max over a window is unchanged by repeating an element of the window.
+// With dilation 1 a window is a contiguous range, so where it overlaps the
+// source, clamping an index that falls in the padding to the source's edge
+// gives an element that is in the window too. So if the pad value is the
+// pooling's initial value (it is: both the lowest float, or -inf) and every
+// window overlaps the source, pooling the padded tensor equals
+//   out[n, oh, ow, c] = max(init, max over kh, kw of
+//       source[n, clamp(oh*sh + kh - ph), clamp(ow*sw + kw - pw), c])
+// exactly, NaN and -inf included. That generic reads the source directly:
+// tiled by one pixel and up to 32 channels, with the window loops tiled by
+// 1, the vectorizer reads each window element as one contiguous channel
+// vector (the clamps are scalar index arithmetic, once per pixel and
+// window position) and the accumulator stays in registers.
+//===----------------------------------------------------------------------===//
+#include "ClampedMaxPooling.h"
+#include "LowerPads.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+#include <optional>
+
+using namespace mlir;
+
+namespace turbine::compiler {
+namespace {
+
+constexpr llvm::StringLiteral kClampedMaxPoolingMarker = "turbine.clamped_max_pooling";
+
+/// The constant `low` if `index` is min(max(linalg.index `dim` - low, 0),
+/// last) (LowerPads.cpp's clamped index), 0 if it is linalg.index `dim`.
+std::optional<int64_t> clampedIndexLow(Value index, int64_t dim) {
+  auto isIndexOfDim = [&](Value v) {
+    auto op = v.getDefiningOp<linalg::IndexOp>();
+    return op && static_cast<int64_t>(op.getDim()) == dim;
+  };
+  if (isIndexOfDim(index))
+    return 0;
+  auto min = index.getDefiningOp<arith::MinSIOp>();
+  if (!min)
+    return std::nullopt;
+  auto max = min.getLhs().getDefiningOp<arith::MaxSIOp>();
+  if (!max || !matchPattern(max.getRhs(), m_Zero()))
+    return std::nullopt;
+  auto sub = max.getLhs().getDefiningOp<arith::SubIOp>();
+  APInt low;
+  if (!sub || !isIndexOfDim(sub.getLhs()) || !matchPattern(sub.getRhs(), m_ConstantInt(&low)))
+    return std::nullopt;
+  return low.getSExtValue();
+}
+
+/// The float constant `v` is, if it is one.
+std::optional<APFloat> floatConstant(Value v) {
+  APFloat value(0.0f);
+  if (!v || !matchPattern(v, m_ConstantFloat(&value)))
+    return std::nullopt;
+  return value;
+}
+
+struct PaddedPooling {
+  Value source;           // The unpadded NHWC tensor.
+  int64_t padH = 0, padW = 0; // Low pads.
+};
+
+/// `pool`'s input as a pad gather of an NHWC source padded in H and W only,
+/// with `pool`'s initial value, where every window overlaps the source.
+std::optional<PaddedPooling> matchPaddedPooling(linalg::PoolingNhwcMaxOp pool) {
+  if (!pool.hasPureTensorSemantics())
+    return std::nullopt;
+  Value padded = pool.getInputs()[0];
+  auto gather = padded.getDefiningOp<linalg::GenericOp>();
+  if (!gather || !isPadGather(gather) || !padded.hasOneUse() ||
+      !gather.getIndexingMapsArray()[0].isIdentity())
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(gather.getBody()->getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto extract = select.getTrueValue().getDefiningOp<tensor::ExtractOp>();
+  // The pad value must be the pooling's initial value.
+  auto fill = pool.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  std::optional<APFloat> padValue = floatConstant(select.getFalseValue());
+  std::optional<APFloat> initValue = fill ? floatConstant(fill.value()) : std::nullopt;
+  if (!padValue || !initValue || !padValue->bitwiseIsEqual(*initValue))
+    return std::nullopt;
+  auto sourceType = dyn_cast<RankedTensorType>(extract.getTensor().getType());
+  auto outType = dyn_cast<RankedTensorType>(pool.getResultTypes()[0]);
+  if (!sourceType || sourceType.getRank() != 4 || !outType)
+    return std::nullopt;
+  SmallVector<int64_t> lows;
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    std::optional<int64_t> low = clampedIndexLow(index, dim);
+    if (!low)
+      return std::nullopt;
+    lows.push_back(*low);
+  }
+  // Batch and channels must not be padded (a pad gather of such a dim
+  // would select the pad value for some of its elements).
+  if (lows[0] != 0 || lows[3] != 0 || !isa<linalg::IndexOp>(extract.getIndices()[0].getDefiningOp()) ||
+      !isa<linalg::IndexOp>(extract.getIndices()[3].getDefiningOp()))
+    return std::nullopt;
+  auto window = cast<RankedTensorType>(pool.getInputs()[1].getType());
+  for (int axis = 0; axis < 2; ++axis) {
+    if (pool.getDilations().getValues<int64_t>()[axis] != 1)
+      return std::nullopt;
+    int64_t size = sourceType.getDimSize(1 + axis), out = outType.getDimSize(1 + axis);
+    int64_t kernel = window.getDimSize(axis), stride = pool.getStrides().getValues<int64_t>()[axis];
+    int64_t low = lows[1 + axis];
+    if (ShapedType::isDynamic(size) || ShapedType::isDynamic(out) ||
+        ShapedType::isDynamic(kernel) || low < 0)
+      return std::nullopt;
+    // The first window must end at or after the source's start, the last
+    // one start at or before its end.
+    if (kernel - 1 - low < 0 || (out - 1) * stride - low > size - 1)
+      return std::nullopt;
+  }
+  return PaddedPooling{extract.getTensor(), lows[1], lows[2]};
+}
+
+/// Replaces `pool` (matched as `padded`) by the clamped-window generic.
+void rewriteToClampedWindow(RewriterBase &rewriter, linalg::PoolingNhwcMaxOp pool,
+                            const PaddedPooling &padded) {
+  Location loc = pool.getLoc();
+  MLIRContext *ctx = pool.getContext();
+  auto sourceType = cast<RankedTensorType>(padded.source.getType());
+  int64_t strides[2] = {pool.getStrides().getValues<int64_t>()[0],
+                        pool.getStrides().getValues<int64_t>()[1]};
+  int64_t lows[2] = {padded.padH, padded.padW};
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  // Loops (n, oh, ow, kh, kw, c): channels innermost, so that the
+  // vectorizer sees the source read as contiguous along the vector.
+  SmallVector<AffineMap> maps = {AffineMap::get(6, 0, {d3, d4}, ctx),
+                                 AffineMap::get(6, 0, {d0, d1, d2, d5}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel,  utils::IteratorType::parallel,
+      utils::IteratorType::parallel,  utils::IteratorType::reduction,
+      utils::IteratorType::reduction, utils::IteratorType::parallel};
+  Operation *gather = pool.getInputs()[0].getDefiningOp();
+  rewriter.setInsertionPoint(pool);
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, pool.getResultTypes(), ValueRange{pool.getInputs()[1]},
+      ValueRange{pool.getOutputs()[0]}, maps, iterators,
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
+        SmallVector<Value> indices = {linalg::IndexOp::create(b, l, 0)};
+        for (int axis = 0; axis < 2; ++axis) {
+          // clamp(o * stride + k - low, 0, size - 1)
+          Value o = linalg::IndexOp::create(b, l, 1 + axis);
+          Value k = linalg::IndexOp::create(b, l, 3 + axis);
+          Value scaled = arith::MulIOp::create(
+              b, l, o, arith::ConstantIndexOp::create(b, l, strides[axis]));
+          Value shifted = arith::AddIOp::create(b, l, scaled, k);
+          if (lows[axis] != 0)
+            shifted = arith::SubIOp::create(b, l, shifted,
+                                            arith::ConstantIndexOp::create(b, l, lows[axis]));
+          Value last = arith::ConstantIndexOp::create(b, l, sourceType.getDimSize(1 + axis) - 1);
+          indices.push_back(arith::MinSIOp::create(
+              b, l, arith::MaxSIOp::create(b, l, shifted, zero), last));
+        }
+        indices.push_back(linalg::IndexOp::create(b, l, 5));
+        Value element = tensor::ExtractOp::create(b, l, padded.source, indices);
+        Value max = arith::MaximumFOp::create(b, l, args[1], element);
+        linalg::YieldOp::create(b, l, max);
+      });
+  generic->setAttr(kClampedMaxPoolingMarker, UnitAttr::get(ctx));
+  rewriter.replaceOp(pool, generic->getResults());
+  if (gather->use_empty())
+    rewriter.eraseOp(gather);
+}
+
+} // namespace
+
+void rewritePaddedMaxPoolings(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<std::pair<linalg::PoolingNhwcMaxOp, PaddedPooling>> matched;
+  kernel.walk([&](linalg::PoolingNhwcMaxOp pool) {
+    if (std::optional<PaddedPooling> padded = matchPaddedPooling(pool))
+      matched.push_back({pool, *padded});
+  });
+  for (auto &[pool, padded] : matched)
+    rewriteToClampedWindow(rewriter, pool, padded);
+}
+
+bool isClampedMaxPooling(Operation *op) {
+  return isa<linalg::GenericOp>(op) && op->hasAttr(kClampedMaxPoolingMarker);
+}
+
+} // namespace turbine::compiler
