@@ -39,7 +39,8 @@ namespace {
 constexpr llvm::StringLiteral kClampedMaxPoolingMarker = "turbine.clamped_max_pooling";
 
 /// The constant `low` if `index` is min(max(linalg.index `dim` - low, 0),
-/// last) (LowerPads.cpp's clamped index), 0 if it is linalg.index `dim`.
+/// last) (LowerPads.cpp's clamped index, where canonicalization drops a
+/// zero `low` and may drop the max), 0 if it is linalg.index `dim`.
 std::optional<int64_t> clampedIndexLow(Value index, int64_t dim) {
   auto isIndexOfDim = [&](Value v) {
     auto op = v.getDefiningOp<linalg::IndexOp>();
@@ -50,10 +51,15 @@ std::optional<int64_t> clampedIndexLow(Value index, int64_t dim) {
   auto min = index.getDefiningOp<arith::MinSIOp>();
   if (!min)
     return std::nullopt;
-  auto max = min.getLhs().getDefiningOp<arith::MaxSIOp>();
-  if (!max || !matchPattern(max.getRhs(), m_Zero()))
-    return std::nullopt;
-  auto sub = max.getLhs().getDefiningOp<arith::SubIOp>();
+  Value shifted = min.getLhs();
+  if (auto max = shifted.getDefiningOp<arith::MaxSIOp>()) {
+    if (!matchPattern(max.getRhs(), m_Zero()))
+      return std::nullopt;
+    shifted = max.getLhs();
+  }
+  if (isIndexOfDim(shifted))
+    return 0;
+  auto sub = shifted.getDefiningOp<arith::SubIOp>();
   APInt low;
   if (!sub || !isIndexOfDim(sub.getLhs()) || !matchPattern(sub.getRhs(), m_ConstantInt(&low)))
     return std::nullopt;
