@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "ClampedMaxPooling.h"
 #include "LowerPads.h"
+#include "PadGatherIndex.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,34 +38,6 @@ namespace turbine::compiler {
 namespace {
 
 constexpr llvm::StringLiteral kClampedMaxPoolingMarker = "turbine.clamped_max_pooling";
-
-/// The constant `low` if `index` is min(max(linalg.index `dim` - low, 0),
-/// last) (LowerPads.cpp's clamped index, where canonicalization drops a
-/// zero `low` and may drop the max), 0 if it is linalg.index `dim`.
-std::optional<int64_t> clampedIndexLow(Value index, int64_t dim) {
-  auto isIndexOfDim = [&](Value v) {
-    auto op = v.getDefiningOp<linalg::IndexOp>();
-    return op && static_cast<int64_t>(op.getDim()) == dim;
-  };
-  if (isIndexOfDim(index))
-    return 0;
-  auto min = index.getDefiningOp<arith::MinSIOp>();
-  if (!min)
-    return std::nullopt;
-  Value shifted = min.getLhs();
-  if (auto max = shifted.getDefiningOp<arith::MaxSIOp>()) {
-    if (!matchPattern(max.getRhs(), m_Zero()))
-      return std::nullopt;
-    shifted = max.getLhs();
-  }
-  if (isIndexOfDim(shifted))
-    return 0;
-  auto sub = shifted.getDefiningOp<arith::SubIOp>();
-  APInt low;
-  if (!sub || !isIndexOfDim(sub.getLhs()) || !matchPattern(sub.getRhs(), m_ConstantInt(&low)))
-    return std::nullopt;
-  return low.getSExtValue();
-}
 
 /// The float constant `v` is, if it is one.
 std::optional<APFloat> floatConstant(Value v) {
@@ -102,18 +75,17 @@ std::optional<PaddedPooling> matchPaddedPooling(linalg::PoolingNhwcMaxOp pool) {
   auto outType = dyn_cast<RankedTensorType>(pool.getResultTypes()[0]);
   if (!sourceType || sourceType.getRank() != 4 || !outType)
     return std::nullopt;
+  // Source dim d read at loop d, shifted by lows[d]; batch and channels not
+  // padded (a pad gather of such a dim would select the pad value for some
+  // of its elements).
   SmallVector<int64_t> lows;
   for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
-    std::optional<int64_t> low = clampedIndexLow(index, dim);
-    if (!low)
+    std::optional<PadGatherIndex> read = matchPadGatherIndex(index);
+    if (!read || read->loop != static_cast<int64_t>(dim) ||
+        ((dim == 0 || dim == 3) && read->clamped))
       return std::nullopt;
-    lows.push_back(*low);
+    lows.push_back(read->low);
   }
-  // Batch and channels must not be padded (a pad gather of such a dim
-  // would select the pad value for some of its elements).
-  if (lows[0] != 0 || lows[3] != 0 || !isa<linalg::IndexOp>(extract.getIndices()[0].getDefiningOp()) ||
-      !isa<linalg::IndexOp>(extract.getIndices()[3].getDefiningOp()))
-    return std::nullopt;
   auto window = cast<RankedTensorType>(pool.getInputs()[1].getType());
   for (int axis = 0; axis < 2; ++axis) {
     if (pool.getDilations().getValues<int64_t>()[axis] != 1)

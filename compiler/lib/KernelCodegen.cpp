@@ -26,6 +26,7 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "ChannelsLastInputGather.h"
 #include "ClampedMaxPooling.h"
 #include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
@@ -734,8 +735,11 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
 
 LogicalResult codegenKernel(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
-  // Before workgroup tiling, so that no padded scratch tile is made.
+  // Before workgroup tiling: no padded scratch tile for a padded max
+  // pooling; the NCHW image's padded NHWC copy recognized while its index
+  // arithmetic is still plain.
   rewritePaddedMaxPoolings(rewriter, kernel);
+  markChannelsLastInputGathers(kernel);
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
@@ -825,6 +829,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       linalgOps.push_back(op);
   });
   for (linalg::LinalgOp op : linalgOps) {
+    if (lowerChannelsLastInputGather(rewriter, op))
+      continue;
     if (isMatmulLike(op))
       tileMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
