@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -69,6 +70,9 @@ std::optional<SmallVector<int64_t>> matchGather(linalg::GenericOp gather) {
   SmallVector<bool> loopUsed(4, false);
   for (Value index : extract.getIndices()) {
     std::optional<PadGatherIndex> read = matchPadGatherIndex(index);
+    // One channel: canonicalization made its index the constant 0.
+    if (!read && channels == 1 && matchPattern(index, m_Zero()))
+      read = PadGatherIndex{3, 0, false};
     if (!read || loopUsed[read->loop])
       return std::nullopt;
     loopUsed[read->loop] = true;

@@ -59,6 +59,11 @@ struct ConvCase {
   // (ClampedMaxPooling.h: dilation 1, every window overlapping the source),
   // checked on the kernel: no padded scratch tile, no select.
   bool expectClampedPooling = false;
+  // Whether the padded NHWC copy of the input (a pad gather reading the
+  // NCHW input transposed) is built by rows with shuffles
+  // (ChannelsLastInputGather.h: few channels, static width): checked on the
+  // kernels (shuffles, no element gathers).
+  bool expectInterleavedInput = false;
   // Height and width dynamic too (the register tiles need static ones: the
   // convolution then runs unvectorized, packed or not).
   bool dynamicSpatial = false;
@@ -325,6 +330,14 @@ void runCase(const ConvCase &c) {
     EXPECT_EQ(clamped, c.expectClampedPooling) << poolKernel;
   }
 
+  if (c.expectInterleavedInput) {
+    std::string lowered;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+        << error;
+    EXPECT_NE(lowered.find("llvm.shufflevector"), std::string::npos) << lowered;
+    EXPECT_EQ(lowered.find("llvm.intr.masked.gather"), std::string::npos) << lowered;
+  }
+
   turbine::artifact::Module artifact;
   ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
   auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
@@ -507,6 +520,25 @@ TEST(ConvolutionStrategies, ResNetStemMaxPoolClamped) {
   c.poolStride = 2;
   c.poolPads[0] = 1, c.poolPads[1] = 1, c.poolPads[2] = 1, c.poolPads[3] = 1;
   c.expectClampedPooling = true;
+  c.expectInterleavedInput = true; // 17 = 16 + 1 pixels per row
+  runCase(c);
+}
+
+// A one-channel image 40 wide (two 16-pixel blocks and 8 left over), 5x5
+// window, pads 2; batch 2 of a dynamic batch.
+TEST(ConvolutionStrategies, GrayscaleImageInterleavedInput) {
+  ConvCase c{1, 16, 9, 40, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, false, {2}, false};
+  c.poolAfter = true;
+  c.expectInterleavedInput = true;
+  runCase(c);
+}
+
+// Four channels, width exactly one block, padding on the left and bottom
+// only (the padded rows at the bottom, none at the top); stride 2.
+TEST(ConvolutionStrategies, FourChannelImageInterleavedInput) {
+  ConvCase c{4, 64, 7, 16, 3, 3, {2, 2}, {1, 1}, {0, 3, 1, 0}, true, false, {1, 2}, true};
+  c.poolAfter = true;
+  c.expectInterleavedInput = true;
   runCase(c);
 }
 
