@@ -17,7 +17,11 @@
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
-//       become one such convolution per 32-channel tile;
+//       become one such convolution per 32-channel tile; a max pooling
+//       whose pad joined its kernel reads the unpadded source at clamped
+//       indices (ClampedMaxPooling.h), one pixel x 32 channels at a time;
+//       the padded NHWC copy of a few-channel NCHW image is built by rows
+//       with shuffles (ChannelsLastInputGather.h);
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
 //       reductions, pads); other gathers stay scalar for now.
