@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "ChannelsLastInputGather.h"
 #include "LowerPads.h"
-#include "PadGatherIndex.h"
+#include "GatherIndexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,7 +29,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -91,34 +90,6 @@ std::optional<SmallVector<int64_t>> matchGather(linalg::GenericOp gather) {
   return SmallVector<int64_t>{outWidth, channels, padLeft, sourceWidth};
 }
 
-/// The gather tile's index arithmetic at output position `position`: the
-/// source indices and the in-bounds flag of that element.
-struct ElementRead {
-  SmallVector<Value> indices;
-  Value inside;
-};
-
-ElementRead cloneIndexArithmetic(OpBuilder &b, linalg::GenericOp tile, ValueRange position) {
-  IRMapping mapping;
-  auto yield = cast<linalg::YieldOp>(tile.getBody()->getTerminator());
-  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  auto extract = select.getTrueValue().getDefiningOp<tensor::ExtractOp>();
-  for (Operation &op : tile.getBody()->without_terminator()) {
-    if (&op == select.getOperation() || &op == extract.getOperation())
-      continue;
-    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      mapping.map(index.getResult(), position[index.getDim()]);
-      continue;
-    }
-    b.clone(op, mapping);
-  }
-  ElementRead read;
-  for (Value index : extract.getIndices())
-    read.indices.push_back(mapping.lookupOrDefault(index));
-  read.inside = mapping.lookupOrDefault(select.getCondition());
-  return read;
-}
-
 /// Writes `pixels` (<= kBlockPixels) interior pixels of the output row
 /// (n, h) starting at pixel `w` into `row` (the tile, collapsed to
 /// (n, h, w * c)); returns the updated tile.
@@ -126,18 +97,23 @@ Value emitBlock(OpBuilder &b, Location loc, linalg::GenericOp tile, Value row, V
                 Value w, int64_t pixels, int64_t channels, Value padValue) {
   auto yield = cast<linalg::YieldOp>(tile.getBody()->getTerminator());
   auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  Value source = select.getTrueValue().getDefiningOp<tensor::ExtractOp>().getTensor();
+  auto extract = select.getTrueValue().getDefiningOp<tensor::ExtractOp>();
+  Value source = extract.getTensor();
   auto vectorType = VectorType::get({pixels}, b.getF32Type());
   Value padVector = vector::BroadcastOp::create(b, loc, vectorType, padValue);
   SmallVector<Value> perChannel;
   for (int64_t k = 0; k < channels; ++k) {
     Value c = arith::ConstantIndexOp::create(b, loc, k);
-    ElementRead read = cloneIndexArithmetic(b, tile, {n, h, w, c});
-    Value loaded = vector::TransferReadOp::create(b, loc, vectorType, source, read.indices,
+    // The source indices and the in-bounds flag of the block's first pixel.
+    SmallVector<Value> wanted(extract.getIndices());
+    wanted.push_back(select.getCondition());
+    SmallVector<Value> read = evaluateAt(b, tile, wanted, {n, h, w, c});
+    Value inside = read.pop_back_val();
+    Value loaded = vector::TransferReadOp::create(b, loc, vectorType, source, read,
                                                   /*padding=*/std::nullopt,
                                                   ArrayRef<bool>{true});
     // The block's pixels are all inside in w: `inside` is the row's flag.
-    perChannel.push_back(arith::SelectOp::create(b, loc, read.inside, loaded, padVector));
+    perChannel.push_back(arith::SelectOp::create(b, loc, inside, loaded, padVector));
   }
   // Output float j of the block is channel j % C of pixel j / C.
   Value start = arith::MulIOp::create(b, loc, w, arith::ConstantIndexOp::create(b, loc, channels));

@@ -21,12 +21,13 @@
 //===----------------------------------------------------------------------===//
 #include "ClampedMaxPooling.h"
 #include "LowerPads.h"
-#include "PadGatherIndex.h"
+#include "GatherIndexing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
@@ -170,6 +171,70 @@ void rewritePaddedMaxPoolings(RewriterBase &rewriter, func::FuncOp kernel) {
 
 bool isClampedMaxPooling(Operation *op) {
   return isa<linalg::GenericOp>(op) && op->hasAttr(kClampedMaxPoolingMarker);
+}
+
+bool lowerClampedMaxPoolingTile(RewriterBase &rewriter, Operation *op) {
+  auto tile = dyn_cast<linalg::GenericOp>(op);
+  if (!tile || !isClampedMaxPooling(op) || !tile.hasPureTensorSemantics())
+    return false;
+  SmallVector<int64_t> ranges = tile.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges[0] != 1 || ranges[1] != 1 ||
+      ranges[2] != 1)
+    return false;
+  tensor::ExtractOp extract;
+  tile.getBody()->walk([&](tensor::ExtractOp e) { extract = e; });
+  if (!extract)
+    return false;
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  auto vectorType = VectorType::get({ranges[5]}, rewriter.getF32Type());
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  // The initial values: the fill's constant when the output tile is a fill
+  // (vectorized or not; then written over in full, its store dropped),
+  // else read from the tile.
+  Value out = tile.getDpsInits()[0];
+  SmallVector<Value> outIndices(4, zero);
+  Value init;
+  DenseElementsAttr splat;
+  if (auto fillWrite = out.getDefiningOp<vector::TransferWriteOp>();
+      fillWrite && matchPattern(fillWrite.getVector(), m_Constant(&splat)) && splat.isSplat()) {
+    init = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(vectorType, splat.getSplatValue<Attribute>()));
+    out = fillWrite.getBase();
+  } else if (auto fill = out.getDefiningOp<linalg::FillOp>()) {
+    init = vector::BroadcastOp::create(rewriter, loc, vectorType, fill.value());
+    out = fill.getDpsInits()[0];
+  } else {
+    init = vector::TransferReadOp::create(rewriter, loc, vectorType, out, outIndices,
+                                          /*padding=*/std::nullopt, ArrayRef<bool>{true});
+  }
+  SmallVector<Value> values = {init};
+  for (int64_t kh = 0; kh < ranges[3]; ++kh)
+    for (int64_t kw = 0; kw < ranges[4]; ++kw) {
+      Value khValue = arith::ConstantIndexOp::create(rewriter, loc, kh);
+      Value kwValue = arith::ConstantIndexOp::create(rewriter, loc, kw);
+      SmallVector<Value> indices = evaluateAt(rewriter, op, extract.getIndices(),
+                                              {zero, zero, zero, khValue, kwValue, zero});
+      values.push_back(vector::TransferReadOp::create(rewriter, loc, vectorType,
+                                                      extract.getTensor(), indices,
+                                                      /*padding=*/std::nullopt,
+                                                      ArrayRef<bool>{true}));
+    }
+  // Pairwise: maximum is associative and commutative (NaN absorbing,
+  // -0 < +0), so the tree gives the same value as the window loop.
+  while (values.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      next.push_back(arith::MaximumFOp::create(rewriter, loc, values[i], values[i + 1]));
+    if (values.size() % 2)
+      next.push_back(values.back());
+    values = std::move(next);
+  }
+  Value written = vector::TransferWriteOp::create(rewriter, loc, values[0], out, outIndices,
+                                                  ArrayRef<bool>{true})
+                      .getResult();
+  rewriter.replaceOp(op, written);
+  return true;
 }
 
 } // namespace turbine::compiler

@@ -29,6 +29,17 @@ void rewritePaddedMaxPoolings(mlir::RewriterBase &rewriter, mlir::func::FuncOp k
 /// source[n, clamp(oh*sh + kh - ph), clamp(ow*sw + kw - pw), c]).
 bool isClampedMaxPooling(mlir::Operation *op);
 
+/// Replaces `op`, a tile of a clamped-window max pooling of one pixel by
+/// one vector of channels (loop ranges 1, 1, 1, KH, KW, C with C static)
+/// whose output tile holds the initial values, by vector code: the KH x KW
+/// window's channel vectors read from the source (contiguous; indices from
+/// the tile's own clamped index arithmetic) and max-ed with the initial
+/// vector as a balanced tree, so the dependency chain is log2(KH*KW + 1)
+/// maxima deep instead of KH*KW (each is several instructions on x86: NaN
+/// and signed-zero handling). False (op left as it was) if `op` is not such
+/// a tile.
+bool lowerClampedMaxPoolingTile(mlir::RewriterBase &rewriter, mlir::Operation *op);
+
 } // namespace turbine::compiler
 
 #endif // TURBINE_COMPILER_LIB_CLAMPEDMAXPOOLING_H

@@ -389,10 +389,9 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
 
 /// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
 /// a workgroup tile, the fill of its output fused: tiles of one pixel by up
-/// to 32 channels whose window loops are tiled by 1 and vectorized, so each
-/// window step is one contiguous channel vector read from the unpadded
-/// source (the clamps are scalar index arithmetic) and the accumulator,
-/// starting from the fill's vector, stays in registers across the window.
+/// to 32 channels, each lowered to one contiguous channel vector read from
+/// the unpadded source per window position (the clamps are scalar index
+/// arithmetic) max-ed as a tree with the fill's vector, all in registers.
 /// Returns the ops it made that the caller must leave alone; empty if it
 /// could not tile (the op is then as it was).
 SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op) {
@@ -446,13 +445,8 @@ SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::L
       made.push_back(fused);
       continue;
     }
-    Operation *step = tileOp(rewriter, cast<TilingInterface>(fused), {0, 0, 0, 1, 1, 0});
-    if (!step) {
+    if (!lowerClampedMaxPoolingTile(rewriter, fused))
       made.push_back(fused);
-      continue;
-    }
-    if (!vectorizeOp(rewriter, step, cast<linalg::LinalgOp>(step).getStaticLoopRanges()))
-      made.push_back(step);
   }
   return made;
 }
