@@ -62,29 +62,29 @@ std::optional<SmallVector<int64_t>> matchGather(linalg::GenericOp gather) {
   auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
   if (sourceType.getRank() != 4)
     return std::nullopt;
-  // Which loop reads each source dim: each loop exactly once; the source's
-  // innermost (contiguous) dim by the output's w, unclamped-or-clamped; the
-  // output's c and n not padded.
-  SmallVector<PadGatherIndex> reads;
+  // Which loop reads each source dim: each loop at most once (a unit dim's
+  // index folds to the constant 0: a static batch of 1, one channel); the
+  // source's innermost (contiguous) dim by the output's w, and no other;
+  // the output's n and c not padded. The emitted code evaluates the
+  // gather's own index arithmetic per channel, so that is all it needs.
   SmallVector<bool> loopUsed(4, false);
-  for (Value index : extract.getIndices()) {
+  std::optional<PadGatherIndex> width;
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    if (sourceType.getDimSize(dim) == 1 && matchPattern(index, m_Zero()))
+      continue;
     std::optional<PadGatherIndex> read = matchPadGatherIndex(index);
-    // One channel: canonicalization made its index the constant 0.
-    if (!read && channels == 1 && matchPattern(index, m_Zero()))
-      read = PadGatherIndex{3, 0, false};
-    if (!read || loopUsed[read->loop])
+    if (!read || loopUsed[read->loop] || ((read->loop == 0 || read->loop == 3) && read->clamped))
       return std::nullopt;
     loopUsed[read->loop] = true;
-    reads.push_back(*read);
+    if (read->loop == 2) {
+      if (dim != 3)
+        return std::nullopt;
+      width = read;
+    }
   }
-  if (reads[3].loop != 2)
+  if (!width)
     return std::nullopt;
-  for (const PadGatherIndex &read : reads)
-    if ((read.loop == 0 || read.loop == 3) && read.clamped)
-      return std::nullopt;
-  // The output's c must not be the source's batch-like outer dim read in
-  // blocks: any source dim but the innermost is fine (one load per channel).
-  int64_t sourceWidth = sourceType.getDimSize(3), padLeft = reads[3].low;
+  int64_t sourceWidth = sourceType.getDimSize(3), padLeft = width->low;
   if (ShapedType::isDynamic(sourceWidth) || padLeft < 0 || padLeft + sourceWidth > outWidth)
     return std::nullopt;
   return SmallVector<int64_t>{outWidth, channels, padLeft, sourceWidth};

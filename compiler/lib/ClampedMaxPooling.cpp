@@ -81,6 +81,11 @@ std::optional<PaddedPooling> matchPaddedPooling(linalg::PoolingNhwcMaxOp pool) {
   // of its elements).
   SmallVector<int64_t> lows;
   for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    // A unit dim's index folds to the constant 0 (a static batch of 1).
+    if (sourceType.getDimSize(dim) == 1 && matchPattern(index, m_Zero())) {
+      lows.push_back(0);
+      continue;
+    }
     std::optional<PadGatherIndex> read = matchPadGatherIndex(index);
     if (!read || read->loop != static_cast<int64_t>(dim) ||
         ((dim == 0 || dim == 3) && read->clamped))
