@@ -81,8 +81,11 @@ std::optional<PaddedPooling> matchPaddedPooling(linalg::PoolingNhwcMaxOp pool) {
   // of its elements).
   SmallVector<int64_t> lows;
   for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
-    // A unit dim's index folds to the constant 0 (a static batch of 1).
-    if (sourceType.getDimSize(dim) == 1 && matchPattern(index, m_Zero())) {
+    // A unit dim's index folds to the constant 0 (a static batch of 1);
+    // so does a unit dim's clamp when that dim is padded, which this
+    // rewrite does not handle (the padded dim must be a unit dim too).
+    if (sourceType.getDimSize(dim) == 1 && matchPattern(index, m_Zero()) &&
+        cast<RankedTensorType>(padded.getType()).getDimSize(dim) == 1) {
       lows.push_back(0);
       continue;
     }
