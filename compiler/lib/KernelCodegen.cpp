@@ -17,7 +17,11 @@
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
-//       become one such convolution per 32-channel tile;
+//       become one such convolution per 32-channel tile; a max pooling
+//       whose pad joined its kernel reads the unpadded source at clamped
+//       indices (ClampedMaxPooling.h), one pixel x 32 channels at a time;
+//       the padded NHWC copy of a few-channel NCHW image is built by rows
+//       with shuffles (ChannelsLastInputGather.h);
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
 //       reductions, pads); other gathers stay scalar for now.
@@ -26,6 +30,8 @@
 //  3. One-shot bufferization writing results in place into output bindings,
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
+#include "ChannelsLastInputGather.h"
+#include "ClampedMaxPooling.h"
 #include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
@@ -103,8 +109,9 @@ bool isMatmulLike(Operation *op) {
 }
 
 /// Vectorizes `op` with the given vector sizes (masked where its shape is
-/// dynamic). Leaves the op alone if the vectorizer cannot handle it.
-void vectorizeOp(RewriterBase &rewriter, Operation *op,
+/// dynamic). Leaves the op alone if the vectorizer cannot handle it (returns
+/// false then; true once `op` is replaced and erased).
+bool vectorizeOp(RewriterBase &rewriter, Operation *op,
                  ArrayRef<int64_t> vectorSizes) {
   rewriter.setInsertionPoint(op);
   // One flag per vector dim: the vectorizer indexes them unchecked.
@@ -115,11 +122,12 @@ void vectorizeOp(RewriterBase &rewriter, Operation *op,
       /*assumeDynamicDimsMatchVecSizes=*/false,
       /*createNamedContraction=*/isMatmulLike(op));
   if (failed(result))
-    return;
+    return false;
   if (op->getNumResults() == 0)
     rewriter.eraseOp(op);
   else
     rewriter.replaceOp(op, result->replacements);
+  return true;
 }
 
 /// Static upper bounds of `op`'s loops: its static extents, or for a dynamic
@@ -399,6 +407,70 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (ranges.size() == 7)
     tiles.push_back(1);
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
+/// a workgroup tile, the fill of its output fused: tiles of one pixel by up
+/// to 32 channels, each lowered to one contiguous channel vector read from
+/// the unpadded source per window position (the clamps are scalar index
+/// arithmetic) max-ed as a tree with the fill's vector, all in registers.
+/// Returns the ops it made that the caller must leave alone; empty if it
+/// could not tile (the op is then as it was).
+SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return {};
+  // Loops: n, oh, ow, kh, kw, c.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[5], kMatmulRegisterN);
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(op.getContext(), {1, 1, 1, 0, 0, channels}));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // The untiled pooling and the fill of its output are dead now, but for
+  // loop bounds read off the fill: read them off the fill's destination.
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  if (fill) {
+    for (Operation *user : llvm::make_early_inc_range(fill->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, fill.getDpsInits()[0], dim.getIndex());
+      }
+    if (fill->use_empty())
+      rewriter.eraseOp(fill);
+  }
+  // Ops left as they are (not vectorized) go to `made`; the others are
+  // replaced and erased.
+  SmallVector<Operation *> made;
+  for (Operation *fused : result->tiledAndFusedOps) {
+    auto tile = dyn_cast<linalg::LinalgOp>(fused);
+    if (!tile)
+      continue;
+    SmallVector<int64_t> shape = tile.getStaticLoopRanges();
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      made.push_back(fused);
+      continue;
+    }
+    if (isa<linalg::FillOp>(fused)) {
+      if (!vectorizeOp(rewriter, fused, shape))
+        made.push_back(fused);
+      continue;
+    }
+    if (!isClampedMaxPooling(fused)) {
+      made.push_back(fused);
+      continue;
+    }
+    if (!lowerClampedMaxPoolingTile(rewriter, fused))
+      made.push_back(fused);
+  }
+  return made;
 }
 
 /// An NHWC convolution (named, depthwise or packed-filter) whose only use is
@@ -689,6 +761,11 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
 
 LogicalResult codegenKernel(func::FuncOp kernel) {
   IRRewriter rewriter(kernel.getContext());
+  // Before workgroup tiling: no padded scratch tile for a padded max
+  // pooling; the NCHW image's padded NHWC copy recognized while its index
+  // arithmetic is still plain.
+  rewritePaddedMaxPoolings(rewriter, kernel);
+  markChannelsLastInputGathers(kernel);
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
@@ -763,6 +840,14 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     for (auto [epilogue, conv] : withEpilogue)
       for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
         registerTiled.insert(tiled);
+    SmallVector<linalg::LinalgOp> clampedPoolings;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (isClampedMaxPooling(op))
+        clampedPoolings.push_back(op);
+    });
+    for (linalg::LinalgOp pooling : clampedPoolings)
+      for (Operation *tiled : tileClampedMaxPooling(rewriter, pooling))
+        registerTiled.insert(tiled);
   }
   SmallVector<linalg::LinalgOp> linalgOps;
   kernel.walk([&](linalg::LinalgOp op) {
@@ -770,6 +855,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
       linalgOps.push_back(op);
   });
   for (linalg::LinalgOp op : linalgOps) {
+    if (lowerChannelsLastInputGather(rewriter, op))
+      continue;
     if (isMatmulLike(op))
       tileMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))

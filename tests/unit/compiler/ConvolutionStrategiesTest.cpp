@@ -55,6 +55,15 @@ struct ConvCase {
   // (DispatchFormation.cpp) and is computed per workgroup tile.
   int64_t poolKernel = 1, poolStride = 1, poolDilation = 1;
   int64_t poolPads[4] = {0, 0, 0, 0};
+  // Whether that padded pooling should read its source at clamped indices
+  // (ClampedMaxPooling.h: dilation 1, every window overlapping the source),
+  // checked on the kernel: no padded scratch tile, no select.
+  bool expectClampedPooling = false;
+  // Whether the padded NHWC copy of the input (a pad gather reading the
+  // NCHW input transposed) is built by rows with shuffles
+  // (ChannelsLastInputGather.h: few channels, static width): checked on the
+  // kernels (shuffles, no element gathers).
+  bool expectInterleavedInput = false;
   // Height and width dynamic too (the register tiles need static ones: the
   // convolution then runs unvectorized, packed or not).
   bool dynamicSpatial = false;
@@ -300,6 +309,35 @@ void runCase(const ConvCase &c) {
     }
     EXPECT_EQ(poolKernels, 1) << dispatched;
     EXPECT_EQ(padKernels, 0) << dispatched;
+
+    // The pooling's kernel (maxima, no multiplications): read at clamped
+    // indices it has no scratch allocation and no select of the padding.
+    std::string lowered;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+        << error;
+    std::string poolKernel;
+    start = lowered.find("llvm.func @main_dispatch_");
+    while (start != std::string::npos) {
+      size_t end = lowered.find("llvm.func @main_dispatch_", start + 1);
+      std::string kernel = lowered.substr(start, end - start);
+      if (kernel.find("llvm.intr.maximum") != std::string::npos &&
+          kernel.find("llvm.intr.fmuladd") == std::string::npos &&
+          kernel.find("llvm.fmul") == std::string::npos)
+        poolKernel = kernel;
+      start = end;
+    }
+    ASSERT_FALSE(poolKernel.empty()) << lowered;
+    bool clamped = poolKernel.find("llvm.call @malloc") == std::string::npos &&
+                   poolKernel.find("llvm.select") == std::string::npos;
+    EXPECT_EQ(clamped, c.expectClampedPooling) << poolKernel;
+  }
+
+  if (c.expectInterleavedInput) {
+    std::string lowered;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+        << error;
+    EXPECT_NE(lowered.find("llvm.shufflevector"), std::string::npos) << lowered;
+    EXPECT_EQ(lowered.find("llvm.intr.masked.gather"), std::string::npos) << lowered;
   }
 
   turbine::artifact::Module artifact;
@@ -469,6 +507,65 @@ TEST(ConvolutionStrategies, PaddedMaxPoolStride2AfterConvolution) {
   c.poolKernel = 3;
   c.poolStride = 2;
   c.poolPads[0] = 1, c.poolPads[1] = 0, c.poolPads[2] = 2, c.poolPads[3] = 1;
+  c.expectClampedPooling = true;
+  runCase(c);
+}
+
+// ResNet-18's stem pooling in small: 3x3 stride 2, pads 1 on every side,
+// after a 7x7 stride-2 convolution of a 3-channel image; odd width (the
+// last window's right column is padding), 64 channels, batches 1 and 3
+// (dynamic batch): read at clamped indices.
+TEST(ConvolutionStrategies, ResNetStemMaxPoolClamped) {
+  ConvCase c{3, 64, 22, 17, 7, 7, {2, 2}, {1, 1}, {3, 3, 3, 3}, true, false, {1, 3}, true};
+  c.poolAfter = true;
+  c.poolKernel = 3;
+  c.poolStride = 2;
+  c.poolPads[0] = 1, c.poolPads[1] = 1, c.poolPads[2] = 1, c.poolPads[3] = 1;
+  c.expectClampedPooling = true;
+  c.expectInterleavedInput = true; // 17 = 16 + 1 pixels per row
+  runCase(c);
+}
+
+// A one-channel image 40 wide (two 16-pixel blocks and 8 left over), 5x5
+// window, pads 2; batch 2 of a dynamic batch.
+TEST(ConvolutionStrategies, GrayscaleImageInterleavedInput) {
+  ConvCase c{1, 16, 9, 40, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, false, {2}, false};
+  c.poolAfter = true;
+  c.expectInterleavedInput = true;
+  runCase(c);
+}
+
+// Four channels, width exactly one block, padding on the left and bottom
+// only (the padded rows at the bottom, none at the top); stride 2.
+TEST(ConvolutionStrategies, FourChannelImageInterleavedInput) {
+  ConvCase c{4, 64, 7, 16, 3, 3, {2, 2}, {1, 1}, {0, 3, 1, 0}, true, false, {1, 2}, true};
+  c.poolAfter = true;
+  c.expectInterleavedInput = true;
+  runCase(c);
+}
+
+// Stride 1, 16 channels (16-channel vectors), pads only at the bottom and
+// right: clamped.
+TEST(ConvolutionStrategies, SameMaxPoolStride1Clamped) {
+  ConvCase c{5, 16, 9, 10, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {2}, false};
+  c.poolAfter = true;
+  c.poolKernel = 3;
+  c.poolStride = 1;
+  c.poolPads[0] = 0, c.poolPads[1] = 0, c.poolPads[2] = 2, c.poolPads[3] = 2;
+  c.expectClampedPooling = true;
+  runCase(c);
+}
+
+// A window entirely in the padding (bottom pad 3 with a 2x2 stride-2
+// window: the last row of windows sees only padding, -inf): clamping would
+// read a source row, so the pooling keeps its padded tile.
+TEST(ConvolutionStrategies, MaxPoolWindowInPaddingNotClamped) {
+  ConvCase c{4, 32, 6, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, false};
+  c.poolAfter = true;
+  c.poolKernel = 2;
+  c.poolStride = 2;
+  c.poolPads[0] = 0, c.poolPads[1] = 0, c.poolPads[2] = 3, c.poolPads[3] = 1;
+  c.expectClampedPooling = false;
   runCase(c);
 }
 
