@@ -27,6 +27,7 @@
 //     vector lowering, and lowering to the LLVM dialect.
 //===----------------------------------------------------------------------===//
 #include "ConvolutionFilterPacking.h"
+#include "ConvolutionReductionBlocking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
 #include "Phases.h"
@@ -493,14 +494,70 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
 /// 32-channel tile becomes an NHWC convolution over its contiguous filter
 /// slice, tiled like any other; if that is not possible (output channels
 /// not static), the generic strategy keeps it correct.
-void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// `dest` <- `source` (same shape), as an all-parallel generic.
+linalg::GenericOp copyTile(RewriterBase &rewriter, Location loc, Value source, Value dest) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{source}, ValueRange{dest},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+}
+
+/// Makes a blocked convolution accumulate in a tile-sized scratch tensor
+/// (contiguous, so that its pixels do not collide in L1 as those of a wide
+/// NHWC result, 2 KB apart, do) unless it already does (its accumulator is
+/// a fill of a tensor.empty: the convolution feeds an epilogue); the result
+/// is copied to the original accumulator's place after the reduction. The
+/// fill or copy in and the copy out are vectorized here.
+void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  Value init = conv.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return;
+  auto type = cast<RankedTensorType>(init.getType());
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value dest = init;
+  linalg::LinalgOp copyIn;
+  if (fill) {
+    copyIn = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
+    dest = fill.getOutputs()[0];
+  } else {
+    copyIn = copyTile(rewriter, loc, init, empty);
+  }
+  rewriter.modifyOpInPlace(conv, [&] { conv.getDpsInitsMutable()[0].set(copyIn->getResult(0)); });
+  rewriter.setInsertionPointAfter(conv);
+  linalg::GenericOp copyOut = copyTile(rewriter, loc, conv->getResult(0), dest);
+  rewriter.replaceAllUsesExcept(conv->getResult(0), copyOut.getResult(0), copyOut);
+  tileAndVectorizeGeneric(rewriter, copyIn);
+  tileAndVectorizeGeneric(rewriter, copyOut);
+}
+
+///
+/// With `blockReduction` (ConvolutionReductionBlocking.h), each channel
+/// tile's reduction is first tiled into blocks (kernel position, up to 64
+/// input channels) outside its register tiles.
+void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op,
+                           bool blockReduction) {
   SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
   if (convolutions.empty()) {
     tileAndVectorizeGeneric(rewriter, op);
     return;
   }
-  for (Operation *convolution : convolutions)
+  for (Operation *convolution : convolutions) {
+    if (blockReduction) {
+      accumulateInScratch(rewriter, cast<linalg::LinalgOp>(convolution));
+      if (Operation *block = tileReductionBlocks(rewriter, convolution))
+        convolution = block;
+    }
     tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
+  }
 }
 
 /// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
@@ -665,6 +722,18 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
   WorkgroupTiling tiling = getWorkgroupTiling(kernel);
+  // Decided on the untiled convolution, as dispatch formation did for its
+  // workgroup tiles: reduction blocks, the epilogue after the last block.
+  bool blockReduction =
+      root->getNumResults() > 0 &&
+      blocksConvolutionReduction(packedConvolutionBehind(root->getResult(0)));
+  if (blockReduction) {
+    auto conv = cast<linalg::LinalgOp>(packedConvolutionBehind(root->getResult(0)));
+    int64_t channels = conv.getStaticLoopRanges()[6];
+    kernel->setAttr(kFilterPrefetchAttr,
+                    rewriter.getI64IntegerAttr(
+                        filterPrefetchDistance(reductionBlockChannels(channels))));
+  }
   Value state = kernel.getArgument(0);
   uniquifyEmptyTensors(rewriter, kernel);
 
@@ -729,7 +798,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   {
     SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> withEpilogue;
     kernel.walk([&](linalg::GenericOp op) {
-      if (linalg::LinalgOp conv = convolutionBeforeEpilogue(op))
+      linalg::LinalgOp conv = convolutionBeforeEpilogue(op);
+      if (conv && !(blockReduction && isPackedConvolution(conv)))
         withEpilogue.push_back({op, conv});
     });
     for (auto [epilogue, conv] : withEpilogue)
@@ -750,7 +820,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
                  linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
       tileChannelsLastWindow(rewriter, op);
     else if (isPackedConvolution(op))
-      tilePackedConvolution(rewriter, op);
+      tilePackedConvolution(rewriter, op, blockReduction);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }
@@ -869,6 +939,7 @@ LogicalResult runCodegenPhase(ModuleOp module, const CompileOptions &options) {
   dealloc.addNestedPass<func::FuncOp>(createCSEPass());
   if (failed(dealloc.run(kernels)))
     return failure();
+  insertFilterPrefetches(kernels);
   if (failed(lowerVectors(kernels)))
     return failure();
   return lowerKernelsToLLVM(kernels, options);
