@@ -17,7 +17,10 @@
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
-//       become one such convolution per 32-channel tile;
+//       become one such convolution per 32-channel tile; those with large
+//       filter slices and small images (ConvolutionReductionBlocking.h)
+//       first get their reduction tiled into blocks outside the register
+//       tiles, accumulate in a scratch tile and prefetch filter blocks;
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
 //       reductions, pads); other gathers stay scalar for now.
