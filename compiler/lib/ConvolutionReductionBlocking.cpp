@@ -28,12 +28,12 @@ constexpr int64_t kBlockedSliceBytes = 256 * 1024;
 /// accumulators (8 KB for 64 pixels x 32 channels) stay in L1.
 constexpr int64_t kBlockedMaxPixels = 64;
 /// Input channels per reduction block: 8 KB of filter, which every pixel
-/// row of the image reads from L1. Measured on ResNet-18's 7x7 x 512
-/// convolutions with their weights coming from memory (six in a row, 1
-/// thread, Zen 5): 64 channels with a one-block prefetch 1000 us per
-/// convolution; 32 channels 1080-1110; 128 channels 1080; 512 (one block per
-/// kernel position) 1060-1140; 64 without prefetch 1580 (the first row of
-/// each block waits for memory); unblocked 1140-1190.
+/// row of the image reads from L1. Measured on six 7x7 x 512 convolutions
+/// in a row (weights from memory; 1 thread, Zen 5, user CPU time per call
+/// / 6, loaded machine): 64 channels with a one-block prefetch ~1000 us per
+/// convolution, 128 or 32 channels ~1080-1110, one block per kernel
+/// position (512) ~1060-1140, a two-block prefetch ~1060-1090, 64 channels
+/// without prefetch ~1580, unblocked ~1130-1190.
 constexpr int64_t kBlockChannels = 64;
 } // namespace
 
