@@ -493,10 +493,6 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   return made;
 }
 
-/// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
-/// 32-channel tile becomes an NHWC convolution over its contiguous filter
-/// slice, tiled like any other; if that is not possible (output channels
-/// not static), the generic strategy keeps it correct.
 /// `dest` <- `source` (same shape), as an all-parallel generic.
 linalg::GenericOp copyTile(RewriterBase &rewriter, Location loc, Value source, Value dest) {
   auto type = cast<RankedTensorType>(dest.getType());
@@ -542,7 +538,10 @@ void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
   tileAndVectorizeGeneric(rewriter, copyOut);
 }
 
-///
+/// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
+/// 32-channel tile becomes an NHWC convolution over its contiguous filter
+/// slice, tiled like any other; if that is not possible (output channels
+/// not static), the generic strategy keeps it correct.
 /// With `blockReduction` (ConvolutionReductionBlocking.h), each channel
 /// tile's reduction is first tiled into blocks (kernel position, up to 64
 /// input channels) outside its register tiles.
