@@ -12,7 +12,10 @@
 // partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
 // exact in any order: results must be equal. Each case also checks on the
 // global-opt IR whether the filter was packed channel-tile-major
-// (ConvolutionFilterPacking.cpp), so the test exercises the path it names.
+// (ConvolutionFilterPacking.cpp), and for packed filters on the dispatch
+// and codegen IR whether the reduction was blocked (whole-image workgroup
+// tiles, filter prefetches: ConvolutionReductionBlocking.h), so the test
+// exercises the path it names.
 //===----------------------------------------------------------------------===//
 #include "CompileAndRun.h"
 
