@@ -17,11 +17,14 @@
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
-//       become one such convolution per 32-channel tile; a max pooling
-//       whose pad joined its kernel reads the unpadded source at clamped
-//       indices (ClampedMaxPooling.h), one pixel x 32 channels at a time;
-//       the padded NHWC copy of a few-channel NCHW image is built by rows
-//       with shuffles (ChannelsLastInputGather.h);
+//       become one such convolution per 32-channel tile; those with large
+//       filter slices and small images (ConvolutionReductionBlocking.h)
+//       first get their reduction tiled into blocks outside the register
+//       tiles, accumulate in a scratch tile and prefetch filter blocks; a
+//       max pooling whose pad joined its kernel reads the unpadded source at
+//       clamped indices (ClampedMaxPooling.h), one pixel x 32 channels at a
+//       time; the padded NHWC copy of a few-channel NCHW image is built by
+//       rows with shuffles (ChannelsLastInputGather.h);
 //       everything else: inner loop tiled by 64, outer loops by 1, vectorized
 //       with masks for partial tiles (elementwise, broadcast, transpose,
 //       reductions, pads); other gathers stay scalar for now.
@@ -33,6 +36,7 @@
 #include "ChannelsLastInputGather.h"
 #include "ClampedMaxPooling.h"
 #include "ConvolutionFilterPacking.h"
+#include "ConvolutionReductionBlocking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
 #include "MatmulKernelPacking.h"
@@ -583,18 +587,73 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   return made;
 }
 
+/// `dest` <- `source` (same shape), as an all-parallel generic.
+linalg::GenericOp copyTile(RewriterBase &rewriter, Location loc, Value source, Value dest) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{source}, ValueRange{dest},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+}
+
+/// Makes a blocked convolution accumulate in a tile-sized scratch tensor
+/// (contiguous, so that its pixels do not collide in L1 as those of a wide
+/// NHWC result, 2 KB apart, do) unless it already does (its accumulator is
+/// a fill of a tensor.empty: the convolution feeds an epilogue); the result
+/// is copied to the original accumulator's place after the reduction. The
+/// fill or copy in and the copy out are vectorized here.
+void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  Value init = conv.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return;
+  auto type = cast<RankedTensorType>(init.getType());
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value dest = init;
+  linalg::LinalgOp copyIn;
+  if (fill) {
+    copyIn = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
+    dest = fill.getOutputs()[0];
+  } else {
+    copyIn = copyTile(rewriter, loc, init, empty);
+  }
+  rewriter.modifyOpInPlace(conv, [&] { conv.getDpsInitsMutable()[0].set(copyIn->getResult(0)); });
+  rewriter.setInsertionPointAfter(conv);
+  linalg::GenericOp copyOut = copyTile(rewriter, loc, conv->getResult(0), dest);
+  rewriter.replaceAllUsesExcept(conv->getResult(0), copyOut.getResult(0), copyOut);
+  tileAndVectorizeGeneric(rewriter, copyIn);
+  tileAndVectorizeGeneric(rewriter, copyOut);
+}
+
 /// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
 /// 32-channel tile becomes an NHWC convolution over its contiguous filter
 /// slice, tiled like any other; if that is not possible (output channels
 /// not static), the generic strategy keeps it correct.
-void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// With `blockReduction` (ConvolutionReductionBlocking.h), each channel
+/// tile's reduction is first tiled into blocks (kernel position, up to 64
+/// input channels) outside its register tiles.
+void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op,
+                           bool blockReduction) {
   SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
   if (convolutions.empty()) {
     tileAndVectorizeGeneric(rewriter, op);
     return;
   }
-  for (Operation *convolution : convolutions)
+  for (Operation *convolution : convolutions) {
+    if (blockReduction) {
+      accumulateInScratch(rewriter, cast<linalg::LinalgOp>(convolution));
+      if (Operation *block = tileReductionBlocks(rewriter, convolution))
+        convolution = block;
+    }
     tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
+  }
 }
 
 /// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
@@ -770,6 +829,18 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
   WorkgroupTiling tiling = getWorkgroupTiling(kernel);
+  // Decided on the untiled convolution, as dispatch formation did for its
+  // workgroup tiles: reduction blocks, the epilogue after the last block.
+  bool blockReduction =
+      root->getNumResults() > 0 &&
+      blocksConvolutionReduction(packedConvolutionBehind(root->getResult(0)));
+  if (blockReduction) {
+    auto conv = cast<linalg::LinalgOp>(packedConvolutionBehind(root->getResult(0)));
+    int64_t channels = conv.getStaticLoopRanges()[6];
+    kernel->setAttr(kFilterPrefetchAttr,
+                    rewriter.getI64IntegerAttr(
+                        filterPrefetchDistance(reductionBlockChannels(channels))));
+  }
   Value state = kernel.getArgument(0);
   uniquifyEmptyTensors(rewriter, kernel);
 
@@ -834,7 +905,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   {
     SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> withEpilogue;
     kernel.walk([&](linalg::GenericOp op) {
-      if (linalg::LinalgOp conv = convolutionBeforeEpilogue(op))
+      linalg::LinalgOp conv = convolutionBeforeEpilogue(op);
+      if (conv && !(blockReduction && isPackedConvolution(conv)))
         withEpilogue.push_back({op, conv});
     });
     for (auto [epilogue, conv] : withEpilogue)
@@ -865,7 +937,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
                  linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
       tileChannelsLastWindow(rewriter, op);
     else if (isPackedConvolution(op))
-      tilePackedConvolution(rewriter, op);
+      tilePackedConvolution(rewriter, op, blockReduction);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }
@@ -984,6 +1056,7 @@ LogicalResult runCodegenPhase(ModuleOp module, const CompileOptions &options) {
   dealloc.addNestedPass<func::FuncOp>(createCSEPass());
   if (failed(dealloc.run(kernels)))
     return failure();
+  insertFilterPrefetches(kernels);
   if (failed(lowerVectors(kernels)))
     return failure();
   return lowerKernelsToLLVM(kernels, options);

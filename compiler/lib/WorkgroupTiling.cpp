@@ -3,6 +3,8 @@
 #include "MatmulDataTiling.h"
 #include "MatmulKernelPacking.h"
 
+#include "ConvolutionReductionBlocking.h"
+
 #include <algorithm>
 #include <array>
 
@@ -125,6 +127,13 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
   // for a handful of pixels).
   if (kind == RegionKind::ChannelsLastWindow && rank == 4)
     std::copy_n(std::array<int64_t, 3>{2, 1, 3}.begin(), 3, tiling.gridDims);
+  // Late, small images with large filter slices: the whole image of one
+  // channel tile per workgroup, whose reduction codegen blocks so that each
+  // block of filter serves every pixel from L1
+  // (ConvolutionReductionBlocking.h).
+  if (kind == RegionKind::ChannelsLastWindow && rank == 4 && !type.isDynamicDim(1) &&
+      blocksConvolutionReduction(packedConvolutionBehind(result)))
+    tiling.tileSizes[1] = std::max<int64_t>(type.getDimSize(1), 1);
   return tiling;
 }
 

@@ -12,7 +12,10 @@
 // partial sum is a multiple of 1/64 far below 2^18 and f32 arithmetic is
 // exact in any order: results must be equal. Each case also checks on the
 // global-opt IR whether the filter was packed channel-tile-major
-// (ConvolutionFilterPacking.cpp), so the test exercises the path it names.
+// (ConvolutionFilterPacking.cpp), and for packed filters on the dispatch
+// and codegen IR whether the reduction was blocked (whole-image workgroup
+// tiles, filter prefetches: ConvolutionReductionBlocking.h), so the test
+// exercises the path it names.
 //===----------------------------------------------------------------------===//
 #include "CompileAndRun.h"
 
@@ -67,6 +70,11 @@ struct ConvCase {
   // Height and width dynamic too (the register tiles need static ones: the
   // convolution then runs unvectorized, packed or not).
   bool dynamicSpatial = false;
+  // Whether the packed convolution's reduction is blocked
+  // (ConvolutionReductionBlocking.h: a filter slice of 256 KiB or more per
+  // 32 output channels, at most 64 output pixels): its kernel's workgroup
+  // tile is the whole image and its codegen prefetches filter blocks.
+  bool expectBlocked = false;
 
   int64_t oh() const {
     return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
@@ -288,6 +296,23 @@ void runCase(const ConvCase &c) {
   EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
   if (c.depthwise)
     EXPECT_NE(ir.find("linalg.depthwise_conv_2d_nhwc_hwc"), std::string::npos) << ir;
+
+  if (c.expectPacked) {
+    // The blocked path: whole-image workgroup tiles of 32 channels at
+    // dispatch, the filter prefetches of the reduction blocks at codegen.
+    std::string dispatched, lowered;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
+        << error;
+    std::string wholeImage = "turbine.workgroup_tiles = array<i64: 0, " + std::to_string(c.oh()) +
+                             ", " + std::to_string(c.ow()) + ", 32>";
+    EXPECT_EQ(dispatched.find(wholeImage) != std::string::npos, c.expectBlocked) << dispatched;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+        << error;
+    EXPECT_EQ(lowered.find("turbine.filter_prefetch") != std::string::npos, c.expectBlocked);
+    EXPECT_EQ(lowered.find("llvm.intr.prefetch") != std::string::npos ||
+                  lowered.find("llvm.prefetch") != std::string::npos,
+              c.expectBlocked);
+  }
 
   if (c.poolAfter && (c.poolPads[0] || c.poolPads[1] || c.poolPads[2] || c.poolPads[3])) {
     // The pooling's pad gather (a select of a tensor.extract) is in the
@@ -577,6 +602,49 @@ TEST(ConvolutionStrategies, PaddedMaxPoolDilatedNarrow) {
   c.poolDilation = 2;
   c.poolPads[0] = 1, c.poolPads[1] = 2, c.poolPads[2] = 1, c.poolPads[3] = 0;
   runCase(c);
+}
+
+// Blocked reductions (ConvolutionReductionBlocking.h), small images with
+// large filter slices: the reduction runs in blocks (kernel position x up to
+// 64 input channels) outside the pixel register tiles, accumulating across
+// blocks in a scratch tile; the epilogue runs once after the last block.
+// 240 input channels: blocks of 60 (four per kernel position, 36 in all),
+// two 32-channel tiles, a 7x6 image (6-pixel register tiles), bias + ReLU
+// (a bias added per block, or a ReLU between blocks, would not match).
+TEST(ConvolutionStrategies, BlockedReductionBiasRelu) {
+  ConvCase c{240, 64, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  c.expectBlocked = true;
+  runCase(c);
+}
+
+// Stride 2, uneven padding, 250 input channels (blocks of 50), three
+// channel tiles, no epilogue: the convolution is its kernel's root and
+// accumulates in a scratch tile copied to the result after the last block.
+TEST(ConvolutionStrategies, BlockedReductionStride2NoEpilogue) {
+  ConvCase c{250, 96, 13, 11, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, false, false, {1, 3}, true};
+  c.expectBlocked = true;
+  runCase(c);
+}
+
+// A 7x5 window over 64 channels (one block per kernel position, 35 blocks)
+// with a residual add, the epilogue in NHWC (a pooling reads it), dilation
+// in one axis; and 229 input channels (prime: one block per kernel
+// position) with dilation 2.
+TEST(ConvolutionStrategies, BlockedReductionResidualAndPrimeChannels) {
+  ConvCase residual{64, 64, 5, 9, 7, 5, {1, 1}, {1, 1}, {3, 2, 3, 2}, true, true, {1, 2}, true};
+  residual.expectBlocked = true;
+  residual.poolAfter = true;
+  runCase(residual);
+  ConvCase prime{229, 32 * 2, 7, 7, 3, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, true, false, {2}, true};
+  prime.expectBlocked = true;
+  runCase(prime);
+}
+
+// Just past the thresholds: 65 output pixels (13 x 5), and a filter slice
+// just under 256 KiB (3x3 x 227 channels): the plain register tiles.
+TEST(ConvolutionStrategies, NotBlockedPastThresholds) {
+  runCase({240, 64, 13, 5, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true});
+  runCase({227, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true});
 }
 
 } // namespace
