@@ -35,6 +35,7 @@
 #include "ConvolutionFilterPacking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
+#include "MatmulEpilogueInPlace.h"
 #include "MatmulKernelPacking.h"
 #include "PaddedResults.h"
 #include "Phases.h"
@@ -766,6 +767,9 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   // arithmetic is still plain.
   rewritePaddedMaxPoolings(rewriter, kernel);
   markChannelsLastInputGathers(kernel);
+  // A matmul's elementwise epilogue updates the matmul's result in place:
+  // the matmul accumulates into the output tile, no temporary tile.
+  makeMatmulEpiloguesInPlace(rewriter, kernel);
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
