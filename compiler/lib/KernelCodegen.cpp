@@ -584,6 +584,88 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   return made;
 }
 
+/// A plain or batch matmul inside a workgroup tile whose result is updated
+/// in place by `epilogue` (MatmulEpilogueInPlace.h: the epilogue's
+/// destination is the matmul's result), when one register-tile pass covers
+/// it: static shapes, batch 1, rows a multiple of 8, columns of 32, K within
+/// one 256-deep K tile (attention's Q.K^T / 8, K = 64). The matmul, or null.
+/// Others (partial tiles, K tiles, packed B) keep the in-place epilogue as a
+/// pass over the output tile after the matmul.
+linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
+  if (!epilogue.hasPureTensorSemantics() || epilogue.getNumResults() != 1 ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  Value init = epilogue.getDpsInits()[0];
+  auto matmul = init.getDefiningOp<linalg::LinalgOp>();
+  if (!matmul || !init.hasOneUse() ||
+      !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(matmul.getOperation()) ||
+      packsBInKernel(matmul) || !matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    return nullptr;
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      llvm::any_of(epilogue.getStaticLoopRanges(), ShapedType::isDynamic))
+    return nullptr;
+  unsigned numLoops = ranges.size();
+  for (unsigned batch = 0; batch + 3 < numLoops; ++batch)
+    if (ranges[batch] != 1)
+      return nullptr;
+  if (ranges[numLoops - 3] % kMatmulRegisterM != 0 ||
+      ranges[numLoops - 2] % kMatmulRegisterN != 0 || ranges.back() > kMatmulTileK)
+    return nullptr;
+  return matmul;
+}
+
+/// A matmul and its in-place epilogue, register tile by register tile (as
+/// tileConvolutionWithEpilogue does for convolutions): the epilogue is tiled
+/// 8 x 32 with the matmul and the fill of its accumulator fused into each
+/// tile, whose k loop is then tiled by 1. Vectorized, the accumulators start
+/// as zeros in registers, stay there across k and go through the epilogue
+/// before the one store of the tile. Returns the matmul tiles it made (for
+/// the caller to leave alone), empty if it could not tile (the ops are then
+/// as they were).
+SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
+                                                linalg::GenericOp epilogue,
+                                                linalg::LinalgOp matmul) {
+  unsigned numLoops = epilogue.getNumLoops();
+  SmallVector<int64_t> tiles(numLoops, 1);
+  tiles[numLoops - 1] = kMatmulRegisterN;
+  tiles[numLoops - 2] = kMatmulRegisterM;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(epilogue.getContext(), tiles));
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  Operation *fill = matmul.getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {epilogue.getOperation(), matmul.getOperation(), fill})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+  SmallVector<Operation *> made;
+  for (Operation *op : result->tiledAndFusedOps) {
+    auto fused = dyn_cast<linalg::LinalgOp>(op);
+    if (!fused)
+      continue;
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+      SmallVector<int64_t> kByOne(fused.getNumLoops(), 0);
+      kByOne.back() = 1;
+      if (Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op), kByOne))
+        made.push_back(tiled);
+      continue;
+    }
+    // The fill and epilogue tiles: one vector each, so that the zeros and
+    // the matmul's result reach the accumulators and the epilogue by
+    // forwarding, not through memory.
+    SmallVector<int64_t> shape = fused.getStaticLoopRanges();
+    if (llvm::any_of(shape, ShapedType::isDynamic) || !vectorizeOp(rewriter, op, shape))
+      made.push_back(op);
+  }
+  return made;
+}
+
 /// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
 /// 32-channel tile becomes an NHWC convolution over its contiguous filter
 /// slice, tiled like any other; if that is not possible (output channels
@@ -843,6 +925,15 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     });
     for (auto [epilogue, conv] : withEpilogue)
       for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
+        registerTiled.insert(tiled);
+    // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
+    SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
+    kernel.walk([&](linalg::GenericOp op) {
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op))
+        matmulsWithEpilogue.push_back({op, matmul});
+    });
+    for (auto [epilogue, matmul] : matmulsWithEpilogue)
+      for (Operation *tiled : tileMatmulWithEpilogue(rewriter, epilogue, matmul))
         registerTiled.insert(tiled);
     SmallVector<linalg::LinalgOp> clampedPoolings;
     kernel.walk([&](linalg::LinalgOp op) {
