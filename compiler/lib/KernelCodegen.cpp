@@ -584,13 +584,19 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   return made;
 }
 
-/// A plain or batch matmul inside a workgroup tile whose result is updated
-/// in place by `epilogue` (MatmulEpilogueInPlace.h: the epilogue's
-/// destination is the matmul's result), when one register-tile pass covers
-/// it: static shapes, batch 1, rows a multiple of 8, columns of 32, K within
-/// one 256-deep K tile (attention's Q.K^T / 8, K = 64). The matmul, or null.
-/// Others (partial tiles, K tiles, packed B) keep the in-place epilogue as a
-/// pass over the output tile after the matmul.
+/// Marks the fill and epilogue tiles of tileMatmulWithEpilogue, vectorized
+/// (with masks where partial) once canonicalization made the peeled full
+/// tiles static (vectorizeRegisterEpilogues).
+constexpr llvm::StringLiteral kRegisterEpilogueAttr = "turbine.register_epilogue";
+
+/// A matmul inside a workgroup tile whose result is updated in place by
+/// `epilogue` (MatmulEpilogueInPlace.h: the epilogue's destination is the
+/// matmul's result), when one register-tile pass covers it: a plain or
+/// batch matmul (batch 1, static columns, a multiple of 32) or a packed-B
+/// contract, K static within one 256-deep K tile (attention's Q.K^T / 8,
+/// K = 64; the transformer's projections, K = 256), rows static or dynamic.
+/// The matmul, or null. Others (K tiles, B packed in the kernel) keep the
+/// in-place epilogue as a pass over the output tile after the matmul.
 linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
   if (!epilogue.hasPureTensorSemantics() || epilogue.getNumResults() != 1 ||
       epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
@@ -599,38 +605,45 @@ linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
   Value init = epilogue.getDpsInits()[0];
   auto matmul = init.getDefiningOp<linalg::LinalgOp>();
   if (!matmul || !init.hasOneUse() ||
-      !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(matmul.getOperation()) ||
+      !(isa<linalg::MatmulOp, linalg::BatchMatmulOp>(matmul.getOperation()) ||
+        isPackedMatmul(matmul)) ||
       packsBInKernel(matmul) || !matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
     return nullptr;
   SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
-      llvm::any_of(epilogue.getStaticLoopRanges(), ShapedType::isDynamic))
-    return nullptr;
   unsigned numLoops = ranges.size();
+  if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
+    return nullptr;
+  if (isPackedMatmul(matmul))
+    return ranges[0] == 1 || !ShapedType::isDynamic(ranges[0]) ? matmul : nullptr;
   for (unsigned batch = 0; batch + 3 < numLoops; ++batch)
     if (ranges[batch] != 1)
       return nullptr;
-  if (ranges[numLoops - 3] % kMatmulRegisterM != 0 ||
-      ranges[numLoops - 2] % kMatmulRegisterN != 0 || ranges.back() > kMatmulTileK)
+  int64_t columns = ranges[numLoops - 2];
+  if (ShapedType::isDynamic(columns) || columns % kMatmulRegisterN != 0)
     return nullptr;
   return matmul;
 }
 
 /// A matmul and its in-place epilogue, register tile by register tile (as
 /// tileConvolutionWithEpilogue does for convolutions): the epilogue is tiled
-/// 8 x 32 with the matmul and the fill of its accumulator fused into each
-/// tile, whose k loop is then tiled by 1. Vectorized, the accumulators start
+/// 8 rows x 32 columns (a packed contract: one panel) with the matmul and
+/// the fill of its accumulator fused into each tile, the row loop peeled so
+/// that full tiles get static shapes (the last partial one is masked), and
+/// each matmul tile's k loop tiled by 1. Vectorized, the accumulators start
 /// as zeros in registers, stay there across k and go through the epilogue
-/// before the one store of the tile. Returns the matmul tiles it made (for
-/// the caller to leave alone), empty if it could not tile (the ops are then
-/// as they were).
+/// before the one store of the tile. Returns the matmul, fill and epilogue
+/// tiles it made (for the caller to leave alone), empty if it could not
+/// tile (the ops are then as they were).
 SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
                                                 linalg::GenericOp epilogue,
                                                 linalg::LinalgOp matmul) {
+  bool packed = isPackedMatmul(matmul);
   unsigned numLoops = epilogue.getNumLoops();
+  // Epilogue loops: a packed contract's (m, nb, n0), else (batch..., m, n).
   SmallVector<int64_t> tiles(numLoops, 1);
-  tiles[numLoops - 1] = kMatmulRegisterN;
-  tiles[numLoops - 2] = kMatmulRegisterM;
+  unsigned rowDim = packed ? 0 : numLoops - 2;
+  tiles[rowDim] = kMatmulRegisterM;
+  tiles[numLoops - 1] = packed ? 0 : kMatmulRegisterN;
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(epilogue.getContext(), tiles));
   rewriter.setInsertionPoint(epilogue);
@@ -640,30 +653,76 @@ SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
     return {};
   for (auto [original, replacement] : result->replacements)
     rewriter.replaceAllUsesWith(original, replacement);
+  // Loop bounds read off the untiled ops: read them off the tensor the
+  // chain of destinations starts from.
+  Value shapeSource = matmul.getDpsInits()[0];
+  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
+    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
+  for (Operation *untiled : {epilogue.getOperation(), matmul.getOperation()})
+    for (Operation *user : llvm::make_early_inc_range(untiled->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
+      }
   Operation *fill = matmul.getDpsInits()[0].getDefiningOp();
   for (Operation *dead : {epilogue.getOperation(), matmul.getOperation(), fill})
     if (dead && dead->use_empty())
       rewriter.eraseOp(dead);
-  SmallVector<Operation *> made;
+  // Tagged before peeling, which copies them into the partial tile's loop.
+  constexpr llvm::StringLiteral matmulTag = "turbine.register_matmul_tile";
   for (Operation *op : result->tiledAndFusedOps) {
-    auto fused = dyn_cast<linalg::LinalgOp>(op);
-    if (!fused)
+    if (!isa<linalg::LinalgOp>(op))
       continue;
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
-      SmallVector<int64_t> kByOne(fused.getNumLoops(), 0);
-      kByOne.back() = 1;
-      if (Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op), kByOne))
-        made.push_back(tiled);
+    op->setAttr(isMatmulLike(op) ? matmulTag : kRegisterEpilogueAttr, rewriter.getUnitAttr());
+  }
+  // The row loop (one loop per tiled dim, outermost first): full tiles
+  // first, the partial one peeled off.
+  unsigned rowLoop = 0;
+  for (unsigned d = 0; d < rowDim; ++d)
+    rowLoop += tiles[d] > 0;
+  Operation *outermost = result->loops.empty() ? nullptr : result->loops.front().getOperation();
+  if (rowLoop < result->loops.size())
+    if (auto loop = dyn_cast<scf::ForOp>(result->loops[rowLoop].getOperation())) {
+      scf::ForOp remainder;
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder);
+    }
+  SmallVector<Operation *> made;
+  if (!outermost)
+    return made;
+  SmallVector<Operation *> tagged;
+  outermost->getParentOp()->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(matmulTag) || op->hasAttr(kRegisterEpilogueAttr))
+      tagged.push_back(op);
+  });
+  for (Operation *op : tagged) {
+    if (!op->hasAttr(matmulTag)) {
+      made.push_back(op);
       continue;
     }
-    // The fill and epilogue tiles: one vector each, so that the zeros and
-    // the matmul's result reach the accumulators and the epilogue by
-    // forwarding, not through memory.
-    SmallVector<int64_t> shape = fused.getStaticLoopRanges();
-    if (llvm::any_of(shape, ShapedType::isDynamic) || !vectorizeOp(rewriter, op, shape))
-      made.push_back(op);
+    op->removeAttr(matmulTag);
+    SmallVector<int64_t> kByOne(cast<linalg::LinalgOp>(op).getNumLoops(), 0);
+    kByOne.back() = 1;
+    if (Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op), kByOne))
+      made.push_back(tiled);
   }
   return made;
+}
+
+std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op);
+
+/// Vectorizes the fill and epilogue tiles of tileMatmulWithEpilogue: full
+/// tiles as they are, the partial row tile with masks over 8 rows.
+void vectorizeRegisterEpilogues(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> tiles;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kRegisterEpilogueAttr) && op.hasPureTensorSemantics())
+      tiles.push_back(op);
+  });
+  for (linalg::LinalgOp op : tiles) {
+    op->removeAttr(kRegisterEpilogueAttr);
+    if (std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op))
+      vectorizeOp(rewriter, op, *bounds);
+  }
 }
 
 /// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
@@ -970,6 +1029,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
+  vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
   auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());
