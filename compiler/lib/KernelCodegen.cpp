@@ -628,8 +628,8 @@ linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
 /// tileConvolutionWithEpilogue does for convolutions): the epilogue is tiled
 /// 8 rows x 32 columns (a packed contract: one panel) with the matmul and
 /// the fill of its accumulator fused into each tile, the row loop peeled so
-/// that full tiles get static shapes (the last partial one is masked), and
-/// each matmul tile's k loop tiled by 1. Vectorized, the accumulators start
+/// that full tiles get static shapes (the last partial one is tiled again
+/// by one row), and each matmul tile's k loop tiled by 1. Vectorized, the accumulators start
 /// as zeros in registers, stay there across k and go through the epilogue
 /// before the one store of the tile. Returns the matmul, fill and epilogue
 /// tiles it made (for the caller to leave alone), empty if it could not
@@ -681,11 +681,51 @@ SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
   for (unsigned d = 0; d < rowDim; ++d)
     rowLoop += tiles[d] > 0;
   Operation *outermost = result->loops.empty() ? nullptr : result->loops.front().getOperation();
+  scf::ForOp remainder;
   if (rowLoop < result->loops.size())
-    if (auto loop = dyn_cast<scf::ForOp>(result->loops[rowLoop].getOperation())) {
-      scf::ForOp remainder;
+    if (auto loop = dyn_cast<scf::ForOp>(result->loops[rowLoop].getOperation()))
       (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder);
+  // The partial tile's rows (fewer than 8) one at a time, as tileMatmulRows
+  // does: static 1-row tiles, no masks, accumulators in registers.
+  linalg::GenericOp partial;
+  if (remainder)
+    remainder->walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kRegisterEpilogueAttr) && !isMatmulLike(op))
+        partial = op;
+    });
+  if (partial) {
+    SmallVector<int64_t> rowTiles = tiles;
+    rowTiles[rowDim] = 1;
+    scf::SCFTileAndFuseOptions rowOptions;
+    rowOptions.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(epilogue.getContext(), rowTiles));
+    rewriter.setInsertionPoint(partial);
+    FailureOr<scf::SCFTileAndFuseResult> rows = scf::tileConsumerAndFuseProducersUsingSCF(
+        rewriter, cast<TilingInterface>(partial.getOperation()), rowOptions);
+    if (succeeded(rows)) {
+      for (auto [original, replacement] : rows->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      for (Operation *op : rows->tiledAndFusedOps)
+        if (isa<linalg::LinalgOp>(op))
+          op->setAttr(isMatmulLike(op) ? matmulTag : kRegisterEpilogueAttr,
+                      rewriter.getUnitAttr());
+      // The 8-row partial tiles it replaces: epilogue, matmul, fill.
+      SmallVector<Operation *> chain;
+      for (Value v = partial->getResult(0); auto op = v.getDefiningOp<linalg::LinalgOp>();
+           v = op.getDpsInits()[0])
+        chain.push_back(op);
+      Value start = cast<linalg::LinalgOp>(chain.back()).getDpsInits()[0];
+      for (Operation *op : chain)
+        for (Operation *user : llvm::make_early_inc_range(op->getResult(0).getUsers()))
+          if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+            rewriter.setInsertionPoint(dim);
+            rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, start, dim.getIndex());
+          }
+      for (Operation *dead : chain)
+        if (dead->use_empty())
+          rewriter.eraseOp(dead);
     }
+  }
   SmallVector<Operation *> made;
   if (!outermost)
     return made;

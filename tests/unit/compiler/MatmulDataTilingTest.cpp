@@ -393,6 +393,24 @@ TEST(SmallMatmul, StaticOneRowPackedGemv) { // N a multiple of 32: panels
 // twice or once per 256-deep K tile (K = 301, 515) changes the result.
 // Plain, packed-B (constant and run-time), kernel-packed and batch matmuls,
 // M dynamic and odd.
+// K within one 256-deep K tile and columns a multiple of 32: the epilogue
+// runs on the register tile's accumulators (KernelCodegen.cpp,
+// tileMatmulWithEpilogue), full 8-row tiles and the masked partial one.
+TEST(MatmulEpilogue, BiasReluPlainRegisterTileDynamicRows) {
+  runCase({64, 100, false, true, {1, 7, 9, 70}, false, nullptr, false, false, nullptr,
+           Epilogue::BiasRelu});
+}
+
+TEST(MatmulEpilogue, ResidualConstantBPackedRegisterTile) {
+  runCase({96, 200, true, true, {1, 9, 67, 261}, true, nullptr, false, false, nullptr,
+           Epilogue::Residual});
+}
+
+TEST(MatmulEpilogue, ScaleBatchMatmulRegisterTileStaticOddRows) {
+  runCase({64, 64, false, true, {13}, false, nullptr, true, false, nullptr, Epilogue::Scale,
+           /*batch=*/2});
+}
+
 TEST(MatmulEpilogue, ScalePlainOddSizes) {
   runCase({100, 301, false, true, {1, 7, 9, 70}, false, nullptr, false, false, nullptr,
            Epilogue::Scale});
