@@ -39,6 +39,7 @@
 #include "ConvolutionReductionBlocking.h"
 #include "LowerPads.h"
 #include "MatmulDataTiling.h"
+#include "MatmulEpilogueInPlace.h"
 #include "MatmulKernelPacking.h"
 #include "PaddedResults.h"
 #include "Phases.h"
@@ -632,6 +633,187 @@ void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
   tileAndVectorizeGeneric(rewriter, copyOut);
 }
 
+/// Marks the fill and epilogue tiles of tileMatmulWithEpilogue, vectorized
+/// (with masks where partial) once canonicalization made the peeled full
+/// tiles static (vectorizeRegisterEpilogues).
+constexpr llvm::StringLiteral kRegisterEpilogueAttr = "turbine.register_epilogue";
+
+/// A matmul inside a workgroup tile whose result is updated in place by
+/// `epilogue` (MatmulEpilogueInPlace.h: the epilogue's destination is the
+/// matmul's result), when one register-tile pass covers it: a plain or
+/// batch matmul (batch 1, static columns, a multiple of 32) or a packed-B
+/// contract, K static within one 256-deep K tile (attention's Q.K^T / 8,
+/// K = 64; the transformer's projections, K = 256), rows static or dynamic.
+/// The matmul, or null. Others (K tiles, B packed in the kernel) keep the
+/// in-place epilogue as a pass over the output tile after the matmul.
+linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
+  if (!epilogue.hasPureTensorSemantics() || epilogue.getNumResults() != 1 ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  Value init = epilogue.getDpsInits()[0];
+  auto matmul = init.getDefiningOp<linalg::LinalgOp>();
+  if (!matmul || !init.hasOneUse() ||
+      !(isa<linalg::MatmulOp, linalg::BatchMatmulOp>(matmul.getOperation()) ||
+        isPackedMatmul(matmul)) ||
+      packsBInKernel(matmul) || !matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    return nullptr;
+  SmallVector<int64_t> ranges = matmul.getStaticLoopRanges();
+  unsigned numLoops = ranges.size();
+  if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
+    return nullptr;
+  if (isPackedMatmul(matmul))
+    return ranges[0] == 1 || !ShapedType::isDynamic(ranges[0]) ? matmul : nullptr;
+  for (unsigned batch = 0; batch + 3 < numLoops; ++batch)
+    if (ranges[batch] != 1)
+      return nullptr;
+  int64_t columns = ranges[numLoops - 2];
+  if (ShapedType::isDynamic(columns) || columns % kMatmulRegisterN != 0)
+    return nullptr;
+  return matmul;
+}
+
+/// A matmul and its in-place epilogue, register tile by register tile (as
+/// tileConvolutionWithEpilogue does for convolutions): the epilogue is tiled
+/// 8 rows x 32 columns (a packed contract: one panel) with the matmul and
+/// the fill of its accumulator fused into each tile, the row loop peeled so
+/// that full tiles get static shapes (the last partial one is tiled again
+/// by one row), and each matmul tile's k loop tiled by 1. Vectorized, the accumulators start
+/// as zeros in registers, stay there across k and go through the epilogue
+/// before the one store of the tile. Returns the matmul, fill and epilogue
+/// tiles it made (for the caller to leave alone), empty if it could not
+/// tile (the ops are then as they were).
+SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
+                                                linalg::GenericOp epilogue,
+                                                linalg::LinalgOp matmul) {
+  bool packed = isPackedMatmul(matmul);
+  unsigned numLoops = epilogue.getNumLoops();
+  // Epilogue loops: a packed contract's (m, nb, n0), else (batch..., m, n).
+  SmallVector<int64_t> tiles(numLoops, 1);
+  unsigned rowDim = packed ? 0 : numLoops - 2;
+  tiles[rowDim] = kMatmulRegisterM;
+  tiles[numLoops - 1] = packed ? 0 : kMatmulRegisterN;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(epilogue.getContext(), tiles));
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // Loop bounds read off the untiled ops: read them off the tensor the
+  // chain of destinations starts from.
+  Value shapeSource = matmul.getDpsInits()[0];
+  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
+    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
+  for (Operation *untiled : {epilogue.getOperation(), matmul.getOperation()})
+    for (Operation *user : llvm::make_early_inc_range(untiled->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
+      }
+  Operation *fill = matmul.getDpsInits()[0].getDefiningOp();
+  for (Operation *dead : {epilogue.getOperation(), matmul.getOperation(), fill})
+    if (dead && dead->use_empty())
+      rewriter.eraseOp(dead);
+  // Tagged before peeling, which copies them into the partial tile's loop.
+  constexpr llvm::StringLiteral matmulTag = "turbine.register_matmul_tile";
+  for (Operation *op : result->tiledAndFusedOps) {
+    if (!isa<linalg::LinalgOp>(op))
+      continue;
+    op->setAttr(isMatmulLike(op) ? matmulTag : kRegisterEpilogueAttr, rewriter.getUnitAttr());
+  }
+  // The row loop (one loop per tiled dim, outermost first): full tiles
+  // first, the partial one peeled off.
+  unsigned rowLoop = 0;
+  for (unsigned d = 0; d < rowDim; ++d)
+    rowLoop += tiles[d] > 0;
+  Operation *outermost = result->loops.empty() ? nullptr : result->loops.front().getOperation();
+  scf::ForOp remainder;
+  if (rowLoop < result->loops.size())
+    if (auto loop = dyn_cast<scf::ForOp>(result->loops[rowLoop].getOperation()))
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder);
+  // The partial tile's rows (fewer than 8) one at a time, as tileMatmulRows
+  // does: static 1-row tiles, no masks, accumulators in registers.
+  linalg::GenericOp partial;
+  if (remainder)
+    remainder->walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kRegisterEpilogueAttr) && !isMatmulLike(op))
+        partial = op;
+    });
+  if (partial) {
+    SmallVector<int64_t> rowTiles = tiles;
+    rowTiles[rowDim] = 1;
+    scf::SCFTileAndFuseOptions rowOptions;
+    rowOptions.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(epilogue.getContext(), rowTiles));
+    rewriter.setInsertionPoint(partial);
+    FailureOr<scf::SCFTileAndFuseResult> rows = scf::tileConsumerAndFuseProducersUsingSCF(
+        rewriter, cast<TilingInterface>(partial.getOperation()), rowOptions);
+    if (succeeded(rows)) {
+      for (auto [original, replacement] : rows->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      for (Operation *op : rows->tiledAndFusedOps)
+        if (isa<linalg::LinalgOp>(op))
+          op->setAttr(isMatmulLike(op) ? matmulTag : kRegisterEpilogueAttr,
+                      rewriter.getUnitAttr());
+      // The 8-row partial tiles it replaces: epilogue, matmul, fill.
+      SmallVector<Operation *> chain;
+      for (Value v = partial->getResult(0); auto op = v.getDefiningOp<linalg::LinalgOp>();
+           v = op.getDpsInits()[0])
+        chain.push_back(op);
+      Value start = cast<linalg::LinalgOp>(chain.back()).getDpsInits()[0];
+      for (Operation *op : chain)
+        for (Operation *user : llvm::make_early_inc_range(op->getResult(0).getUsers()))
+          if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+            rewriter.setInsertionPoint(dim);
+            rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, start, dim.getIndex());
+          }
+      for (Operation *dead : chain)
+        if (dead->use_empty())
+          rewriter.eraseOp(dead);
+    }
+  }
+  SmallVector<Operation *> made;
+  if (!outermost)
+    return made;
+  SmallVector<Operation *> tagged;
+  outermost->getParentOp()->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(matmulTag) || op->hasAttr(kRegisterEpilogueAttr))
+      tagged.push_back(op);
+  });
+  for (Operation *op : tagged) {
+    if (!op->hasAttr(matmulTag)) {
+      made.push_back(op);
+      continue;
+    }
+    op->removeAttr(matmulTag);
+    SmallVector<int64_t> kByOne(cast<linalg::LinalgOp>(op).getNumLoops(), 0);
+    kByOne.back() = 1;
+    if (Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op), kByOne))
+      made.push_back(tiled);
+  }
+  return made;
+}
+
+std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op);
+
+/// Vectorizes the fill and epilogue tiles of tileMatmulWithEpilogue: full
+/// tiles as they are, the partial row tile with masks over 8 rows.
+void vectorizeRegisterEpilogues(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> tiles;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kRegisterEpilogueAttr) && op.hasPureTensorSemantics())
+      tiles.push_back(op);
+  });
+  for (linalg::LinalgOp op : tiles) {
+    op->removeAttr(kRegisterEpilogueAttr);
+    if (std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op))
+      vectorizeOp(rewriter, op, *bounds);
+  }
+}
+
 /// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
 /// 32-channel tile becomes an NHWC convolution over its contiguous filter
 /// slice, tiled like any other; if that is not possible (output channels
@@ -825,6 +1007,9 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   // arithmetic is still plain.
   rewritePaddedMaxPoolings(rewriter, kernel);
   markChannelsLastInputGathers(kernel);
+  // A matmul's elementwise epilogue updates the matmul's result in place:
+  // the matmul accumulates into the output tile, no temporary tile.
+  makeMatmulEpiloguesInPlace(rewriter, kernel);
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
@@ -912,6 +1097,15 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     for (auto [epilogue, conv] : withEpilogue)
       for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
         registerTiled.insert(tiled);
+    // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
+    SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
+    kernel.walk([&](linalg::GenericOp op) {
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op))
+        matmulsWithEpilogue.push_back({op, matmul});
+    });
+    for (auto [epilogue, matmul] : matmulsWithEpilogue)
+      for (Operation *tiled : tileMatmulWithEpilogue(rewriter, epilogue, matmul))
+        registerTiled.insert(tiled);
     SmallVector<linalg::LinalgOp> clampedPoolings;
     kernel.walk([&](linalg::LinalgOp op) {
       if (isClampedMaxPooling(op))
@@ -947,6 +1141,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
+  vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
   auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());

@@ -34,6 +34,11 @@ using namespace turbine::testing;
 using turbine::runtime::DType;
 using turbine::runtime::Tensor;
 
+/// Elementwise epilogues of the matmul's result (MatmulEpilogueInPlace.h):
+/// + bias[n] then ReLU; / 8 (attention's Q.K^T scale); + residual[m, n].
+/// Each changes the result if applied twice or once per K tile.
+enum class Epilogue { BiasRelu, Scale, Residual };
+
 struct MatmulCase {
   int64_t n, k;
   bool constantB;
@@ -44,26 +49,32 @@ struct MatmulCase {
   bool staticRows = false;        // M static: rows must then hold one value
   bool expectKernelPacked = false;
   const char *kernelPackMode = nullptr; // TURBINE_MATMUL_KERNEL_PACK, or null
+  Epilogue epilogueKind = Epilogue::BiasRelu; // which one, if `epilogue`
+  int64_t batch = 0; // > 0: a linalg.batch_matmul over that many (run-time B)
 };
 
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 9 - 4) / 4; }
 float bValue(int64_t k, int64_t j) { return float((7 * k + 3 * j) % 11 - 5) / 8; }
 float biasValue(int64_t j) { return float(j % 5 - 2) / 2; }
+float residualValue(int64_t i, int64_t j) { return float((5 * i + 3 * j) % 7 - 3) / 4; }
 
-/// func.func @main(%a: ?xK[, %b: KxN][, %bias: N]) -> ?xN.
+/// func.func @main(%a: [B x]?xK[, %b: [B x]KxN][, %bias: N | %res: [B x]?xN])
+///   -> [B x]?xN.
 std::string matmulSource(const MatmulCase &c) {
   std::string rows = c.staticRows ? std::to_string(c.rows.front()) : "?";
-  std::string a = "tensor<" + rows + "x" + std::to_string(c.k) + "xf32>";
-  std::string b = "tensor<" + std::to_string(c.k) + "x" + std::to_string(c.n) + "xf32>";
-  std::string r = "tensor<" + rows + "x" + std::to_string(c.n) + "xf32>";
+  std::string batch = c.batch > 0 ? std::to_string(c.batch) + "x" : "";
+  std::string a = "tensor<" + batch + rows + "x" + std::to_string(c.k) + "xf32>";
+  std::string b = "tensor<" + batch + std::to_string(c.k) + "x" + std::to_string(c.n) + "xf32>";
+  std::string r = "tensor<" + batch + rows + "x" + std::to_string(c.n) + "xf32>";
   // With M static, %m is unused and the empties take no size.
   std::string emptySize = c.staticRows ? "()" : "(%m)";
-  std::string bias = "tensor<" + std::to_string(c.n) + "xf32>";
+  std::string bias = c.epilogueKind == Epilogue::Residual ? r
+                     : "tensor<" + std::to_string(c.n) + "xf32>";
   std::ostringstream os;
   os << "func.func @main(%a: " << a;
   if (!c.constantB)
     os << ", %b: " << b;
-  if (c.epilogue)
+  if (c.epilogue && c.epilogueKind != Epilogue::Scale)
     os << ", %bias: " << bias;
   os << ") -> " << r << " {\n";
   if (c.constantB) {
@@ -76,27 +87,53 @@ std::string matmulSource(const MatmulCase &c) {
     }
     os << "]> : " << b << "\n";
   }
-  os << "  %c0 = arith.constant 0 : index\n"
-     << "  %m = tensor.dim %a, %c0 : " << a << "\n"
+  os << "  %c" << (c.batch > 0 ? 1 : 0) << " = arith.constant " << (c.batch > 0 ? 1 : 0)
+     << " : index\n"
+     << "  %m = tensor.dim %a, %c" << (c.batch > 0 ? 1 : 0) << " : " << a << "\n"
      << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %eight = arith.constant 8.0 : f32\n"
      << "  %e = tensor.empty" << emptySize << " : " << r << "\n"
      << "  %f = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
-     << "  %p = linalg.matmul ins(%a, %b : " << a << ", " << b << ") outs(%f : " << r
-     << ") -> " << r << "\n";
+     << "  %p = linalg." << (c.batch > 0 ? "batch_matmul" : "matmul") << " ins(%a, %b : " << a
+     << ", " << b << ") outs(%f : " << r << ") -> " << r << "\n";
   if (!c.epilogue) {
     os << "  return %p : " << r << "\n}\n";
     return os.str();
   }
-  os << "  %e2 = tensor.empty" << emptySize << " : " << r << "\n"
-     << "  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, "
-        "affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = "
-        "[\"parallel\", \"parallel\"]} ins(%p, %bias : "
-     << r << ", " << bias << ") outs(%e2 : " << r << ") {\n"
-     << "  ^bb0(%x: f32, %bb: f32, %o: f32):\n"
-     << "    %s = arith.addf %x, %bb : f32\n"
-     << "    %z = arith.maximumf %s, %zero : f32\n"
-     << "    linalg.yield %z : f32\n"
-     << "  } -> " << r << "\n"
+  std::string dims = c.batch > 0 ? "(h, i, j)" : "(i, j)";
+  std::string identity = "affine_map<" + dims + " -> " + dims + ">";
+  std::string iterators = c.batch > 0 ? "[\"parallel\", \"parallel\", \"parallel\"]"
+                                      : "[\"parallel\", \"parallel\"]";
+  os << "  %e2 = tensor.empty" << emptySize << " : " << r << "\n";
+  switch (c.epilogueKind) {
+  case Epilogue::BiasRelu:
+    os << "  %y = linalg.generic {indexing_maps = [" << identity << ", affine_map<" << dims
+       << " -> (j)>, " << identity << "], iterator_types = " << iterators
+       << "} ins(%p, %bias : " << r << ", " << bias << ") outs(%e2 : " << r << ") {\n"
+       << "  ^bb0(%x: f32, %bb: f32, %o: f32):\n"
+       << "    %s = arith.addf %x, %bb : f32\n"
+       << "    %z = arith.maximumf %s, %zero : f32\n"
+       << "    linalg.yield %z : f32\n";
+    break;
+  case Epilogue::Scale:
+    os << "  %y = linalg.generic {indexing_maps = [" << identity << ", " << identity
+       << "], iterator_types = " << iterators << "} ins(%p : " << r << ") outs(%e2 : " << r
+       << ") {\n"
+       << "  ^bb0(%x: f32, %o: f32):\n"
+       << "    %z = arith.divf %x, %eight : f32\n"
+       << "    linalg.yield %z : f32\n";
+    break;
+  case Epilogue::Residual:
+    // The residual first: the matmul's operand is not always the first.
+    os << "  %y = linalg.generic {indexing_maps = [" << identity << ", " << identity << ", "
+       << identity << "], iterator_types = " << iterators << "} ins(%bias, %p : " << r << ", "
+       << r << ") outs(%e2 : " << r << ") {\n"
+       << "  ^bb0(%rr: f32, %x: f32, %o: f32):\n"
+       << "    %z = arith.addf %rr, %x : f32\n"
+       << "    linalg.yield %z : f32\n";
+    break;
+  }
+  os << "  } -> " << r << "\n"
      << "  return %y : " << r << "\n}\n";
   return os.str();
 }
@@ -123,18 +160,41 @@ private:
   std::optional<std::string> previous_;
 };
 
+/// Row `i` of batch `h`: A's and the residual's values continue across
+/// batches (row h * M + i); B is the same in every batch.
 std::vector<float> reference(const MatmulCase &c, int64_t m) {
-  std::vector<float> out(m * c.n);
-  for (int64_t i = 0; i < m; ++i)
+  int64_t batches = std::max<int64_t>(c.batch, 1);
+  std::vector<float> out(batches * m * c.n);
+  for (int64_t row = 0; row < batches * m; ++row)
     for (int64_t j = 0; j < c.n; ++j) {
       double sum = 0;
       for (int64_t k = 0; k < c.k; ++k)
-        sum += double(aValue(i, k)) * double(bValue(k, j));
-      if (c.epilogue)
-        sum = std::max(sum + biasValue(j), 0.0);
-      out[i * c.n + j] = float(sum);
+        sum += double(aValue(row, k)) * double(bValue(k, j));
+      if (c.epilogue) {
+        switch (c.epilogueKind) {
+        case Epilogue::BiasRelu:
+          sum = std::max(sum + biasValue(j), 0.0);
+          break;
+        case Epilogue::Scale:
+          sum /= 8;
+          break;
+        case Epilogue::Residual:
+          sum += residualValue(row, j);
+          break;
+        }
+      }
+      out[row * c.n + j] = float(sum);
     }
   return out;
+}
+
+/// How many heap allocations `codegenIr` makes.
+size_t countMallocs(const std::string &codegenIr) {
+  size_t count = 0;
+  for (size_t at = codegenIr.find("llvm.call @malloc"); at != std::string::npos;
+       at = codegenIr.find("llvm.call @malloc", at + 1))
+    ++count;
+  return count;
 }
 
 void runCase(const MatmulCase &c) {
@@ -150,21 +210,26 @@ void runCase(const MatmulCase &c) {
   if (kernelPacked) {
     // The scratch is on the stack: as many heap allocations (an epilogue's
     // tile temporary) as without the pack.
-    auto countMallocs = [&](const char *kernelPackMode, std::string &codegenIr) {
+    auto compileMallocs = [&](const char *kernelPackMode, std::string &codegenIr) {
       ScopedEnvironment scoped("TURBINE_MATMUL_KERNEL_PACK", kernelPackMode);
       EXPECT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr,
                                 nullptr, error))
           << error;
-      size_t count = 0;
-      for (size_t at = codegenIr.find("llvm.call @malloc"); at != std::string::npos;
-           at = codegenIr.find("llvm.call @malloc", at + 1))
-        ++count;
-      return count;
+      return countMallocs(codegenIr);
     };
     std::string withPack, withoutPack;
-    size_t mallocs = countMallocs(c.kernelPackMode ? c.kernelPackMode : "auto", withPack);
+    size_t mallocs = compileMallocs(c.kernelPackMode ? c.kernelPackMode : "auto", withPack);
     EXPECT_NE(withPack.find("llvm.alloca"), std::string::npos) << withPack;
-    EXPECT_EQ(mallocs, countMallocs("0", withoutPack)) << withPack;
+    EXPECT_EQ(mallocs, compileMallocs("0", withoutPack)) << withPack;
+  }
+  if (c.epilogue) {
+    // The matmul accumulates into the output tile and the epilogue updates
+    // it in place: no heap temporary tile.
+    std::string codegenIr;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr, nullptr,
+                              error))
+        << error;
+    EXPECT_EQ(countMallocs(codegenIr), 0u) << codegenIr;
   }
   if (packed && c.constantB) {
     // Folded: the packed constant is there and no run-time transpose of B
@@ -192,19 +257,35 @@ void runCase(const MatmulCase &c) {
     auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
     ASSERT_TRUE(device.ok()) << device.message();
     for (int64_t m : c.rows) {
+      // Shapes with the batch dim in front when there is one.
+      auto shape = [&](int64_t rows, int64_t columns) {
+        std::vector<int64_t> dims;
+        if (c.batch > 0)
+          dims.push_back(c.batch);
+        dims.push_back(rows);
+        dims.push_back(columns);
+        return dims;
+      };
+      int64_t batches = std::max<int64_t>(c.batch, 1);
       std::vector<Tensor> inputs;
-      inputs.push_back(filledTensor({m, c.k}, [&](int64_t e) { return aValue(e / c.k, e % c.k); }));
+      inputs.push_back(filledTensor(shape(m, c.k), [&](int64_t e) { return aValue(e / c.k, e % c.k); }));
       if (!c.constantB)
-        inputs.push_back(filledTensor({c.k, c.n}, [&](int64_t e) { return bValue(e / c.n, e % c.n); }));
-      if (c.epilogue)
+        inputs.push_back(filledTensor(shape(c.k, c.n), [&](int64_t e) {
+          return bValue((e / c.n) % c.k, e % c.n);
+        }));
+      if (c.epilogue && c.epilogueKind == Epilogue::BiasRelu)
         inputs.push_back(filledTensor({c.n}, [&](int64_t e) { return biasValue(e); }));
+      if (c.epilogue && c.epilogueKind == Epilogue::Residual)
+        inputs.push_back(filledTensor(shape(m, c.n), [&](int64_t e) {
+          return residualValue(e / c.n, e % c.n);
+        }));
       auto results = function.value().invoke(*device.value(), inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);
-      ASSERT_EQ(out.elementCount(), m * c.n);
+      ASSERT_EQ(out.elementCount(), batches * m * c.n);
       std::vector<float> expected = reference(c, m);
       int64_t mismatches = 0, first = -1;
-      for (int64_t e = 0; e < m * c.n; ++e)
+      for (int64_t e = 0; e < batches * m * c.n; ++e)
         if (out.dataAs<float>()[e] != expected[e] && mismatches++ == 0)
           first = e;
       EXPECT_EQ(mismatches, 0) << deviceName << " M=" << m << " N=" << c.n << " K=" << c.k
@@ -304,6 +385,70 @@ TEST(SmallMatmul, StaticThreeRowsTenColumns) {
 
 TEST(SmallMatmul, StaticOneRowPackedGemv) { // N a multiple of 32: panels
   runCase({96, 300, true, true, {1}, true, nullptr, true});
+}
+
+// Epilogues other than bias + ReLU (MatmulEpilogueInPlace.h): the matmul
+// accumulates into the output tile and the epilogue updates it in place, so
+// the kernel allocates no temporary (checked in runCase); an epilogue run
+// twice or once per 256-deep K tile (K = 301, 515) changes the result.
+// Plain, packed-B (constant and run-time), kernel-packed and batch matmuls,
+// M dynamic and odd.
+// K within one 256-deep K tile and columns a multiple of 32: the epilogue
+// runs on the register tile's accumulators (KernelCodegen.cpp,
+// tileMatmulWithEpilogue), full 8-row tiles and the masked partial one.
+TEST(MatmulEpilogue, BiasReluPlainRegisterTileDynamicRows) {
+  runCase({64, 100, false, true, {1, 7, 9, 70}, false, nullptr, false, false, nullptr,
+           Epilogue::BiasRelu});
+}
+
+TEST(MatmulEpilogue, ResidualConstantBPackedRegisterTile) {
+  runCase({96, 200, true, true, {1, 9, 67, 261}, true, nullptr, false, false, nullptr,
+           Epilogue::Residual});
+}
+
+TEST(MatmulEpilogue, ScaleBatchMatmulRegisterTileStaticOddRows) {
+  runCase({64, 64, false, true, {13}, false, nullptr, true, false, nullptr, Epilogue::Scale,
+           /*batch=*/2});
+}
+
+TEST(MatmulEpilogue, ScalePlainOddSizes) {
+  runCase({100, 301, false, true, {1, 7, 9, 70}, false, nullptr, false, false, nullptr,
+           Epilogue::Scale});
+}
+
+TEST(MatmulEpilogue, ResidualPlainOddSizes) {
+  runCase({33, 301, false, true, {3, 17, 130}, false, nullptr, false, false, nullptr,
+           Epilogue::Residual});
+}
+
+TEST(MatmulEpilogue, ResidualConstantBPacked) {
+  runCase({96, 259, true, true, {1, 9, 67}, true, nullptr, false, false, nullptr,
+           Epilogue::Residual});
+}
+
+TEST(MatmulEpilogue, ScaleRuntimeBPackedByDispatch) {
+  runCase({64, 33, false, true, {5, 61}, true, "all", false, false, nullptr,
+           Epilogue::Scale});
+}
+
+TEST(MatmulEpilogue, ResidualKernelPackedDeepK) {
+  runCase({160, 515, false, true, {3, 67, 129}, false, "0", false, true, "all",
+           Epilogue::Residual});
+}
+
+TEST(MatmulEpilogue, ScaleBatchMatmulOddSizes) { // attention's Q.K^T / 8
+  runCase({40, 65, false, true, {1, 9, 70}, false, nullptr, false, false, nullptr,
+           Epilogue::Scale, /*batch=*/3});
+}
+
+TEST(MatmulEpilogue, BiasReluBatchMatmulDeepK) {
+  runCase({33, 300, false, true, {7, 17}, false, nullptr, false, false, nullptr,
+           Epilogue::BiasRelu, /*batch=*/2});
+}
+
+TEST(MatmulEpilogue, ResidualBatchMatmulStaticRows) {
+  runCase({128, 64, false, true, {128}, false, nullptr, true, false, nullptr,
+           Epilogue::Residual, /*batch=*/4});
 }
 
 } // namespace
