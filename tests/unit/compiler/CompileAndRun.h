@@ -11,7 +11,12 @@
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
+#include "turbine/runtime/Device.h"
+#include "turbine/runtime/Function.h"
+#include "turbine/runtime/Module.h"
 #include "turbine/runtime/Tensor.h"
+
+#include <gtest/gtest.h>
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -70,6 +75,30 @@ inline runtime::Tensor filledTensor(std::vector<int64_t> shape,
   for (int64_t i = 0; i < t.elementCount(); ++i)
     t.dataAs<float>()[i] = value(i);
   return t;
+}
+
+/// Compiles `source` to an artifact, loads it and calls `run` with its
+/// `main` on each device a strategy must give the same answer on:
+/// local-sync, and local-task with 2 workers (workgroups split across
+/// threads).
+inline void runOnEachDevice(
+    const std::string &source,
+    const std::function<void(runtime::Function &, runtime::Device &, const char *deviceName)>
+        &run) {
+  std::string ir, error;
+  artifact::Module artifact;
+  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
+  auto module = runtime::Module::loadFromBytes(artifact::serialize(artifact));
+  ASSERT_TRUE(module.ok()) << module.message();
+  auto function = module.value()->lookupFunction("main");
+  ASSERT_TRUE(function.ok()) << function.message();
+  for (const char *deviceName : {"local-sync", "local-task"}) {
+    runtime::DeviceOptions deviceOptions;
+    deviceOptions.taskWorkers = 2;
+    auto device = runtime::Device::create(deviceName, deviceOptions);
+    ASSERT_TRUE(device.ok()) << device.message();
+    run(function.value(), *device.value(), deviceName);
+  }
 }
 
 } // namespace turbine::testing

@@ -365,17 +365,8 @@ void runCase(const ConvCase &c) {
     EXPECT_EQ(lowered.find("llvm.intr.masked.gather"), std::string::npos) << lowered;
   }
 
-  turbine::artifact::Module artifact;
-  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
-  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
-  ASSERT_TRUE(module.ok()) << module.message();
-  auto function = module.value()->lookupFunction("main");
-  ASSERT_TRUE(function.ok()) << function.message();
-  for (const char *deviceName : {"local-sync", "local-task"}) {
-    turbine::runtime::DeviceOptions deviceOptions;
-    deviceOptions.taskWorkers = 2;
-    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
-    ASSERT_TRUE(device.ok()) << device.message();
+  runOnEachDevice(source, [&](turbine::runtime::Function &function,
+                              turbine::runtime::Device &device, const char *deviceName) {
     for (int64_t batch : c.batches) {
       Tensor x = Tensor::allocate(DType::f32, {batch, c.c, c.h, c.w}).value();
       for (int64_t e = 0; e < x.elementCount(); ++e) {
@@ -385,7 +376,7 @@ void runCase(const ConvCase &c) {
       }
       std::vector<Tensor> inputs;
       inputs.push_back(std::move(x));
-      auto results = function.value().invoke(*device.value(), inputs);
+      auto results = function.invoke(device, inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);
       std::vector<float> expected = reference(c, batch);
@@ -399,7 +390,7 @@ void runCase(const ConvCase &c) {
                                << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
                                << (first >= 0 ? expected[first] : 0.f);
     }
-  }
+  });
 }
 
 // Packed filter (F = 64, two 32-channel tiles), odd image, same padding,

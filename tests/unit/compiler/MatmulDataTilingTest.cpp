@@ -245,17 +245,8 @@ void runCase(const MatmulCase &c) {
     EXPECT_EQ(generics, c.epilogue ? 1u : 0u) << ir;
   }
 
-  turbine::artifact::Module artifact;
-  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
-  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
-  ASSERT_TRUE(module.ok()) << module.message();
-  auto function = module.value()->lookupFunction("main");
-  ASSERT_TRUE(function.ok()) << function.message();
-  for (const char *deviceName : {"local-sync", "local-task"}) {
-    turbine::runtime::DeviceOptions deviceOptions;
-    deviceOptions.taskWorkers = 2;
-    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
-    ASSERT_TRUE(device.ok()) << device.message();
+  runOnEachDevice(source, [&](turbine::runtime::Function &function,
+                              turbine::runtime::Device &device, const char *deviceName) {
     for (int64_t m : c.rows) {
       // Shapes with the batch dim in front when there is one.
       auto shape = [&](int64_t rows, int64_t columns) {
@@ -279,7 +270,7 @@ void runCase(const MatmulCase &c) {
         inputs.push_back(filledTensor(shape(m, c.n), [&](int64_t e) {
           return residualValue(e / c.n, e % c.n);
         }));
-      auto results = function.value().invoke(*device.value(), inputs);
+      auto results = function.invoke(device, inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);
       ASSERT_EQ(out.elementCount(), batches * m * c.n);
@@ -293,7 +284,7 @@ void runCase(const MatmulCase &c) {
                                << "): " << out.dataAs<float>()[first] << " vs "
                                << expected[first];
     }
-  }
+  });
 }
 
 // Constant B, folded at compile time; M below, at and over the 8-row and

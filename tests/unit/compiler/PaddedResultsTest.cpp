@@ -311,17 +311,8 @@ TEST(PaddedResults, ResidualNetworkWritesPadsInProducers) {
   }
   EXPECT_EQ(padKernels, 1) << ir;
 
-  turbine::artifact::Module artifact;
-  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
-  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
-  ASSERT_TRUE(module.ok()) << module.message();
-  auto function = module.value()->lookupFunction("main");
-  ASSERT_TRUE(function.ok()) << function.message();
-  for (const char *deviceName : {"local-sync", "local-task"}) {
-    turbine::runtime::DeviceOptions deviceOptions;
-    deviceOptions.taskWorkers = 2;
-    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
-    ASSERT_TRUE(device.ok()) << device.message();
+  runOnEachDevice(source, [&](turbine::runtime::Function &function,
+                              turbine::runtime::Device &device, const char *deviceName) {
     for (int64_t batch : {1, 3}) {
       Tensor x = Tensor::allocate(DType::f32, {batch, kChannels, kHeight, kWidth}).value();
       for (int64_t e = 0; e < x.elementCount(); ++e) {
@@ -331,7 +322,7 @@ TEST(PaddedResults, ResidualNetworkWritesPadsInProducers) {
       }
       std::vector<Tensor> inputs;
       inputs.push_back(std::move(x));
-      auto results = function.value().invoke(*device.value(), inputs);
+      auto results = function.invoke(device, inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);
       std::vector<float> expected = reference(batch);
@@ -349,7 +340,7 @@ TEST(PaddedResults, ResidualNetworkWritesPadsInProducers) {
                                << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
                                << (first >= 0 ? expected[first] : 0.f);
     }
-  }
+  });
 }
 
 } // namespace

@@ -39,26 +39,17 @@ void compileAndCompare(const std::string &source, const std::vector<int64_t> &di
                        const std::function<float(int64_t)> &value,
                        const std::function<std::vector<float>(int64_t)> &reference,
                        std::string &lowered) {
-  std::string error, ir;
+  std::string error;
   ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
       << error;
-  turbine::artifact::Module artifact;
-  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
-  auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
-  ASSERT_TRUE(module.ok()) << module.message();
-  auto function = module.value()->lookupFunction("main");
-  ASSERT_TRUE(function.ok()) << function.message();
-  for (const char *deviceName : {"local-sync", "local-task"}) {
-    turbine::runtime::DeviceOptions deviceOptions;
-    deviceOptions.taskWorkers = 2;
-    auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
-    ASSERT_TRUE(device.ok()) << device.message();
+  runOnEachDevice(source, [&](turbine::runtime::Function &function,
+                              turbine::runtime::Device &device, const char *deviceName) {
     for (int64_t batch : {1, 3}) {
       std::vector<int64_t> shape = {batch};
       shape.insert(shape.end(), dims.begin(), dims.end());
       std::vector<Tensor> inputs;
       inputs.push_back(filledTensor(shape, value));
-      auto results = function.value().invoke(*device.value(), inputs);
+      auto results = function.invoke(device, inputs);
       ASSERT_TRUE(results.ok()) << results.message();
       const Tensor &out = results.value().at(0);
       std::vector<float> expected = reference(batch);
@@ -78,7 +69,7 @@ void compileAndCompare(const std::string &source, const std::vector<int64_t> &di
                                << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
                                << (first >= 0 ? expected[first] : 0.f);
     }
-  }
+  });
 }
 
 /// IEEE 754-2019 maximum (arith.maximumf): NaN if either is, -0 < +0.
