@@ -503,6 +503,38 @@ linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
   return nullptr;
 }
 
+/// Tiles `epilogue` by `options` with `root` (a convolution or matmul whose
+/// result it reads) and the fill of root's accumulator fused into each
+/// tile, then erases the untiled ops. Loop bounds that were read off the
+/// untiled results (tensor.dim) are read off the tensor root's chain of
+/// destinations starts from (its tensor.empty, or the output it writes).
+/// On failure the IR is as it was.
+FailureOr<scf::SCFTileAndFuseResult>
+tileEpilogueWithProducers(RewriterBase &rewriter, linalg::GenericOp epilogue,
+                          linalg::LinalgOp root, const scf::SCFTileAndFuseOptions &options) {
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  Value shapeSource = root.getDpsInits()[0];
+  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
+    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
+  for (Operation *untiled : {epilogue.getOperation(), root.getOperation()})
+    for (Operation *user : llvm::make_early_inc_range(untiled->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
+      }
+  for (Operation *dead : {epilogue.getOperation(), root.getOperation(),
+                          root.getDpsInits()[0].getDefiningOp()})
+    if (dead && isa<linalg::LinalgOp>(dead) && dead->use_empty())
+      rewriter.eraseOp(dead);
+  return result;
+}
+
 /// A convolution and its elementwise epilogue, register tile by register
 /// tile: the epilogue is tiled (1, 1, pixels, channels) with the
 /// convolution and the fill of its accumulator fused into each tile, whose
@@ -532,28 +564,10 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });
-  rewriter.setInsertionPoint(epilogue);
-  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
-      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      tileEpilogueWithProducers(rewriter, epilogue, conv, options);
   if (failed(result))
     return {};
-  for (auto [original, replacement] : result->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  // The untiled epilogue, convolution and fill are dead now, but for loop
-  // bounds read off the convolution's result: read them off the tensor the
-  // chain of destinations starts from (its tensor.empty).
-  Value shapeSource = conv.getDpsInits()[0];
-  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
-    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
-  for (Operation *user : llvm::make_early_inc_range(conv->getResult(0).getUsers()))
-    if (auto dim = dyn_cast<tensor::DimOp>(user)) {
-      rewriter.setInsertionPoint(dim);
-      rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
-    }
-  for (Operation *dead : {epilogue.getOperation(), conv.getOperation(),
-                          conv.getDpsInits()[0].getDefiningOp()})
-    if (dead && isa<linalg::LinalgOp>(dead) && dead->use_empty())
-      rewriter.eraseOp(dead);
   SmallVector<Operation *> made;
   for (Operation *op : result->tiledAndFusedOps) {
     auto fused = dyn_cast<linalg::LinalgOp>(op);
@@ -695,28 +709,10 @@ SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
   tiles[numLoops - 1] = packed ? 0 : kMatmulRegisterN;
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(epilogue.getContext(), tiles));
-  rewriter.setInsertionPoint(epilogue);
-  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
-      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      tileEpilogueWithProducers(rewriter, epilogue, matmul, options);
   if (failed(result))
     return {};
-  for (auto [original, replacement] : result->replacements)
-    rewriter.replaceAllUsesWith(original, replacement);
-  // Loop bounds read off the untiled ops: read them off the tensor the
-  // chain of destinations starts from.
-  Value shapeSource = matmul.getDpsInits()[0];
-  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
-    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
-  for (Operation *untiled : {epilogue.getOperation(), matmul.getOperation()})
-    for (Operation *user : llvm::make_early_inc_range(untiled->getResult(0).getUsers()))
-      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
-        rewriter.setInsertionPoint(dim);
-        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
-      }
-  Operation *fill = matmul.getDpsInits()[0].getDefiningOp();
-  for (Operation *dead : {epilogue.getOperation(), matmul.getOperation(), fill})
-    if (dead && dead->use_empty())
-      rewriter.eraseOp(dead);
   // Tagged before peeling, which copies them into the partial tile's loop.
   constexpr llvm::StringLiteral matmulTag = "turbine.register_matmul_tile";
   for (Operation *op : result->tiledAndFusedOps) {

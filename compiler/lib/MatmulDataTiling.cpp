@@ -60,8 +60,10 @@ constexpr llvm::StringLiteral kPackBInKernelAttr = "turbine.pack_b_in_kernel";
 
 enum class DataTilingMode { Off, Auto, All };
 
-DataTilingMode dataTilingMode() {
-  const char *env = std::getenv("TURBINE_MATMUL_DATA_TILING");
+/// A strategy switch: unset or anything else `Auto`, "0"/"off" `Off`,
+/// "all" `All`.
+DataTilingMode modeFromEnvironment(const char *variable) {
+  const char *env = std::getenv(variable);
   if (!env)
     return DataTilingMode::Auto;
   std::string_view value(env);
@@ -72,17 +74,9 @@ DataTilingMode dataTilingMode() {
   return DataTilingMode::Auto;
 }
 
-DataTilingMode kernelPackMode() {
-  const char *env = std::getenv("TURBINE_MATMUL_KERNEL_PACK");
-  if (!env)
-    return DataTilingMode::Auto;
-  std::string_view value(env);
-  if (value == "0" || value == "off")
-    return DataTilingMode::Off;
-  if (value == "all")
-    return DataTilingMode::All;
-  return DataTilingMode::Auto;
-}
+DataTilingMode dataTilingMode() { return modeFromEnvironment("TURBINE_MATMUL_DATA_TILING"); }
+
+DataTilingMode kernelPackMode() { return modeFromEnvironment("TURBINE_MATMUL_KERNEL_PACK"); }
 
 /// The constant B of `matmul`, if it is a plain dense constant.
 DenseElementsAttr constantB(linalg::MatmulOp matmul) {
