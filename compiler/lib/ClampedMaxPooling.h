@@ -3,7 +3,7 @@
 // Internal to the compiler library (KernelCodegen.cpp): a max pooling whose
 // input is a pad gather (LowerPads.h) fused into its kernel reads the
 // unpadded source at clamped indices instead (ClampedMaxPooling.cpp says why
-// that is exact); KernelCodegen.cpp tiles and vectorizes that reading the
+// that is exact); ConvolutionCodegen.cpp tiles and vectorizes that reading the
 // source directly: no padded scratch tile, no per-element bounds checks.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_LIB_CLAMPEDMAXPOOLING_H

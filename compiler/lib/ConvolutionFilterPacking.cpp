@@ -1,6 +1,6 @@
 //===- ConvolutionFilterPacking.cpp - Channel-tile-major conv filters -----===//
 //
-// An NHWC convolution's register tile (KernelCodegen.cpp) is 8 output pixels
+// An NHWC convolution's register tile (ConvolutionCodegen.cpp) is 8 output pixels
 // by 32 output channels, one input channel at a time: per step it reads 32
 // filter values w[kh][kw][c][f0 .. f0+31]. In HWCF order consecutive steps
 // are F floats apart, so a tile of a 3x3x512x512 filter reads 128 bytes out

@@ -14,7 +14,7 @@
 namespace turbine::compiler {
 
 /// Output channels per filter tile: the width of the convolution register
-/// tile (KernelCodegen.cpp), so one tile's filter slice is contiguous.
+/// tile (ConvolutionCodegen.cpp), so one tile's filter slice is contiguous.
 inline constexpr int64_t kFilterTileChannels = 32;
 
 /// Part of global-opt (its last step): every linalg.conv_2d_nhwc_hwcf whose

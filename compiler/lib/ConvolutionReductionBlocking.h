@@ -9,7 +9,7 @@
 // first pixel row of each channel tile, which pulls the slice from memory,
 // was waiting for it. For those, dispatch formation gives a workgroup the
 // whole output image of one channel tile (WorkgroupTiling.cpp), and codegen
-// (KernelCodegen.cpp) tiles the reduction into blocks (one kernel position,
+// (ConvolutionCodegen.cpp) tiles the reduction into blocks (one kernel position,
 // up to 64 input channels: 8 KB of filter) outside the pixel register
 // tiles, so a block stays in L1 while every pixel row uses it; the
 // accumulators wait between blocks in a contiguous scratch tile, and the
