@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
 #include "turbine/kernels/KernelLibrary.h"
+#include "ParseModule.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -62,26 +63,11 @@ func.func @main(%x: tensor<3x20xf32>) -> tensor<3x20xf32> {
 }
 )mlir";
 
-struct Compiled {
-  std::unique_ptr<mlir::MLIRContext> context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-};
-
-Compiled parse(const std::string &text) {
-  mlir::DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  Compiled c;
-  c.context = std::make_unique<mlir::MLIRContext>(registry);
-  c.context->loadAllAvailableDialects();
-  c.module = mlir::parseSourceString<mlir::ModuleOp>(text, c.context.get());
-  return c;
-}
-
 } // namespace
 
 TEST(CustomOpInModel, BecomesItsOwnDispatch) {
   registerOnce();
-  Compiled c = parse(kModel);
+  turbine::testing::ParsedModule c = turbine::testing::parseModule(kModel);
   ASSERT_TRUE(c.module);
   Status expanded = expandCustomOpCalls(*c.module);
   ASSERT_TRUE(expanded.ok()) << expanded.message();
@@ -115,7 +101,7 @@ TEST(CustomOpInModel, BecomesItsOwnDispatch) {
 
 TEST(CustomOpInModel, ErrorsNameTheOpAndCall) {
   registerOnce();
-  Compiled wrongResult = parse(R"mlir(
+  turbine::testing::ParsedModule wrongResult = turbine::testing::parseModule(R"mlir(
 func.func private @softmax(tensor<3x20xf32>) -> tensor<3x21xf32>
     attributes {turbine.custom_op = "model.softmax"}
 func.func @main(%x: tensor<3x20xf32>) -> tensor<3x21xf32> {
@@ -129,7 +115,7 @@ func.func @main(%x: tensor<3x20xf32>) -> tensor<3x21xf32> {
   EXPECT_NE(s.message().find("custom op 'model.softmax' at "), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("result 0 of the call disagrees"), std::string::npos) << s.message();
 
-  Compiled unknown = parse(R"mlir(
+  turbine::testing::ParsedModule unknown = turbine::testing::parseModule(R"mlir(
 func.func private @f(tensor<?x4xf32>) -> tensor<?x4xf32>
     attributes {turbine.custom_op = "model.unknown"}
 func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
@@ -143,7 +129,7 @@ func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   EXPECT_NE(u.message().find("custom op 'model.unknown'"), std::string::npos);
   EXPECT_NE(u.message().find("not registered"), std::string::npos) << u.message();
 
-  Compiled dynamic = parse(R"mlir(
+  turbine::testing::ParsedModule dynamic = turbine::testing::parseModule(R"mlir(
 func.func private @f(tensor<?x4xf32>) -> tensor<?x4xf32>
     attributes {turbine.custom_op = "model.softmax"}
 func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
@@ -199,7 +185,7 @@ TEST(CustomOpMLIRBody, EagerAndInAModel) {
   ASSERT_TRUE(eager.ok()) << eager.message();
   EXPECT_EQ(valuesOf((*eager)[0]), (std::vector<float>{2, -4, 7, 8, 10, 12, 14}));
 
-  Compiled c = parse(R"mlir(
+  turbine::testing::ParsedModule c = turbine::testing::parseModule(R"mlir(
 func.func private @double(tensor<7xf32>) -> tensor<7xf32>
     attributes {turbine.custom_op = "model.double"}
 func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {

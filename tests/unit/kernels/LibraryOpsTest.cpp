@@ -6,6 +6,7 @@
 // for the argument dtype); select errors and a non-number attribute.
 //===----------------------------------------------------------------------===//
 #include "ExampleSupport.h"
+#include "ParseModule.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
@@ -27,20 +28,6 @@ using namespace turbine::examples;
 
 namespace {
 
-struct Parsed {
-  std::unique_ptr<mlir::MLIRContext> context;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-};
-
-Parsed parse(const std::string &text) {
-  mlir::DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  Parsed p;
-  p.context = std::make_unique<mlir::MLIRContext>(registry);
-  p.context->loadAllAvailableDialects();
-  p.module = mlir::parseSourceString<mlir::ModuleOp>(text, p.context.get());
-  return p;
-}
 
 std::string layerNormModel(const std::string &attributes) {
   return R"mlir(
@@ -70,7 +57,7 @@ TEST(LibraryOps, LayerNormEpsEagerAndInModel) {
   ASSERT_TRUE(eager.ok()) << eager.message();
   EXPECT_LE(maxAbsError(valuesOf((*eager)[0]), expected), 1e-5);
 
-  Parsed p = parse(layerNormModel("{turbine.custom_op_attributes = {eps = 5.0e-01 : f64}}"));
+  turbine::testing::ParsedModule p = turbine::testing::parseModule(layerNormModel("{turbine.custom_op_attributes = {eps = 5.0e-01 : f64}}"));
   ASSERT_TRUE(p.module);
   kernels::Status expanded = kernels::expandCustomOpCalls(*p.module);
   ASSERT_TRUE(expanded.ok()) << expanded.message();
@@ -126,7 +113,7 @@ TEST(LibraryOps, Errors) {
   EXPECT_NE(unknown.message().find("unknown attribute 'epsilon'"), std::string::npos)
       << unknown.message();
 
-  Parsed p = parse(layerNormModel("{turbine.custom_op_attributes = {eps = \"small\"}}"));
+  turbine::testing::ParsedModule p = turbine::testing::parseModule(layerNormModel("{turbine.custom_op_attributes = {eps = \"small\"}}"));
   ASSERT_TRUE(p.module);
   kernels::Status s = kernels::expandCustomOpCalls(*p.module);
   ASSERT_FALSE(s.ok());
