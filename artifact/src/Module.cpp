@@ -42,7 +42,10 @@ constexpr std::string_view kOpcodeNames[] = {
     "alloc", "param",   "reshape",  "dispatch", "return",
     "load",  "string_normalize", "to_string", "from_string",
     "move",  "move_buffer", "loop", "break_unless", "end_loop",
+    "global_load", "global_store",
 };
+
+constexpr std::string_view kGlobalInitNames[] = {"zero", "parameter", "uninitialized"};
 
 constexpr std::string_view kStringCaseNames[] = {"none", "lower", "upper"};
 
@@ -87,6 +90,18 @@ std::string_view stringCaseName(StringCase c) {
   size_t i = static_cast<size_t>(c);
   return i < std::size(kStringCaseNames) ? kStringCaseNames[i]
                                          : "<invalid string case>";
+}
+
+std::string_view globalInitName(GlobalInit init) {
+  size_t i = static_cast<size_t>(init);
+  return i < std::size(kGlobalInitNames) ? kGlobalInitNames[i] : "<invalid global init>";
+}
+
+std::optional<GlobalInit> parseGlobalInit(std::string_view name) {
+  for (size_t i = 0; i < std::size(kGlobalInitNames); ++i)
+    if (kGlobalInitNames[i] == name)
+      return static_cast<GlobalInit>(i);
+  return std::nullopt;
 }
 
 std::optional<StringCase> parseStringCase(std::string_view name) {
@@ -224,6 +239,16 @@ json instructionToJson(const Instruction &inst) {
   case Opcode::EndLoop:
     j["imm"] = inst.imm;
     break;
+  case Opcode::GlobalLoad:
+    j["dst"] = inst.dst;
+    j["imm"] = inst.imm;
+    if (!inst.requiresInitialized)
+      j["requires_initialized"] = false;
+    break;
+  case Opcode::GlobalStore:
+    j["a"] = inst.a;
+    j["imm"] = inst.imm;
+    break;
   }
   return j;
 }
@@ -263,6 +288,21 @@ json metaToJson(const Module &module) {
   meta["target"] = module.target;
   meta["kernels"] = module.kernels;
   meta["parameters"] = std::move(parameters);
+  if (!module.globals.empty()) {
+    json globals = json::array();
+    for (const Global &g : module.globals) {
+      json jg;
+      jg["name"] = g.name;
+      jg["dtype"] = std::string(dtypeName(g.dtype));
+      jg["shape"] = g.shape;
+      jg["mutable"] = g.isMutable;
+      jg["init"] = std::string(globalInitName(g.init));
+      if (g.init == GlobalInit::Parameter)
+        jg["parameter"] = g.parameter;
+      globals.push_back(std::move(jg));
+    }
+    meta["globals"] = std::move(globals);
+  }
   return meta;
 }
 
@@ -651,6 +691,25 @@ Instruction readInstruction(const json &j, const Function &function,
   case Opcode::EndLoop:
     inst.imm = intField(j, "imm", path);
     break;
+  case Opcode::GlobalLoad:
+  case Opcode::GlobalStore: {
+    if (inst.op == Opcode::GlobalLoad)
+      inst.dst = regs.buffer(j, "dst");
+    else
+      inst.a = regs.buffer(j, "a");
+    inst.imm = intField(j, "imm", path, 0, static_cast<int64_t>(module.globals.size()) - 1);
+    const Global &global = module.globals[static_cast<size_t>(inst.imm)];
+    if (!global.isMutable)
+      corrupt(path + ": " + opName + " of immutable global '" + global.name +
+              "' (immutable globals are parameters: use param)");
+    if (inst.op == Opcode::GlobalLoad && j.contains("requires_initialized")) {
+      const json &flag = j["requires_initialized"];
+      if (!flag.is_boolean())
+        corrupt(path + ".requires_initialized: expected a boolean");
+      inst.requiresInitialized = flag.get<bool>();
+    }
+    break;
+  }
   }
   return inst;
 }
@@ -741,6 +800,52 @@ void readMeta(const json &meta, Module &module) {
       corrupt(path + " ('" + p.name + "'): size " + std::to_string(p.size) +
               " does not match its type (" + std::to_string(expected) + " bytes)");
     module.parameters.push_back(std::move(p));
+  }
+
+  if (meta.contains("globals")) {
+    const json &globals = arrayField(meta, "globals", "metadata");
+    std::set<std::string> globalNames;
+    for (size_t i = 0; i < globals.size(); ++i) {
+      std::string path = "metadata.globals[" + std::to_string(i) + "]";
+      Global g;
+      g.name = stringField(globals[i], "name", path);
+      if (g.name.empty())
+        corrupt(path + ": empty global name");
+      path += " ('" + g.name + "')";
+      if (!globalNames.insert(g.name).second)
+        corrupt(path + ": duplicate global name");
+      g.dtype = dtypeField(globals[i], "dtype", path);
+      if (dtypeIsString(g.dtype))
+        corrupt(path + ": string globals are not supported");
+      g.shape = shapeField(globals[i], path, /*allowDynamic=*/false);
+      uint64_t bytes = dtypeSize(g.dtype);
+      for (int64_t d : g.shape) {
+        if (d != 0 && bytes > (uint64_t(1) << 40) / static_cast<uint64_t>(d))
+          corrupt(path + ": shape too large");
+        bytes *= static_cast<uint64_t>(d);
+      }
+      const json &isMutable = field(globals[i], "mutable", path);
+      if (!isMutable.is_boolean())
+        corrupt(path + ".mutable: expected a boolean");
+      g.isMutable = isMutable.get<bool>();
+      std::string initName = stringField(globals[i], "init", path);
+      std::optional<GlobalInit> init = parseGlobalInit(initName);
+      if (!init)
+        corrupt(path + ".init: unknown initial value '" + initName +
+                "' (expected zero, parameter or uninitialized)");
+      g.init = *init;
+      if (g.init == GlobalInit::Parameter) {
+        g.parameter = intField(globals[i], "parameter", path, 0,
+                               static_cast<int64_t>(module.parameters.size()) - 1);
+        const Parameter &p = module.parameters[static_cast<size_t>(g.parameter)];
+        if (p.dtype != g.dtype || p.shape != g.shape)
+          corrupt(path + ": initial value parameter '" + p.name +
+                  "' does not have the global's type");
+      }
+      if (!g.isMutable && g.init != GlobalInit::Parameter)
+        corrupt(path + ": an immutable global must be a parameter");
+      module.globals.push_back(std::move(g));
+    }
   }
 
   const json &functions = arrayField(meta, "functions", "metadata");

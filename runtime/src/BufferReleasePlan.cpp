@@ -23,7 +23,11 @@ template <typename Fn> bool forEachBuffer(const Instruction &inst, Fn use) {
     return true;
   case Opcode::Alloc:
   case Opcode::Param:
+  case Opcode::GlobalLoad:
     use(inst.dst);
+    return true;
+  case Opcode::GlobalStore:
+    use(inst.a);
     return true;
   case Opcode::Reshape:
   case Opcode::MoveBuffer:

@@ -7,6 +7,7 @@
 #include "turbine/runtime/Function.h"
 
 #include "HostProgram.h"
+#include "InstanceState.h"
 #include "LoadedModule.h"
 
 #include <exception>
@@ -39,6 +40,7 @@ Function::Function(std::shared_ptr<const detail::LoadedModule> module,
     inputs_.push_back(toSignature(t));
   for (const artifact::TensorType &t : f.outputs)
     outputs_.push_back(toSignature(t));
+  usesState_ = detail::usesModuleState(*module_, index_);
 }
 
 std::string Function::signatureString() const {
@@ -98,10 +100,23 @@ Status Function::validateInputs(const std::vector<Tensor> &inputs) const {
 Result<std::vector<Tensor>> Function::invoke(Device &device,
                                              const std::vector<Tensor> &inputs) const {
   try {
+    if (usesState_) {
+      std::string names;
+      const artifact::Module &a = module_->artifact;
+      for (const artifact::Instruction &inst : a.functions[index_].code) {
+        if (inst.op != artifact::Opcode::GlobalLoad && inst.op != artifact::Opcode::GlobalStore)
+          continue;
+        std::string name = "'" + a.globals[static_cast<size_t>(inst.imm)].name + "'";
+        if (names.find(name) == std::string::npos)
+          names += (names.empty() ? "" : ", ") + name;
+      }
+      return Status::error("function '" + name_ + "' uses module state (globals " + names +
+                           "): call it through an Instance (Module::createInstance())");
+    }
     if (Status s = validateInputs(inputs); !s)
       return s;
     return detail::runHostProgram(*module_, module_->artifact.functions[index_],
-                                  device, inputs);
+                                  device, inputs, nullptr);
   } catch (const std::exception &e) {
     // Only allocation failures can get here; report them as values.
     return Status::error("function '" + name_ + "': " + e.what());

@@ -13,6 +13,7 @@
 #include "HostProgram.h"
 
 #include "HostStringOps.h"
+#include "InstanceState.h"
 #include "LoadedModule.h"
 #include "turbine/runtime/Profiling.h"
 
@@ -116,8 +117,8 @@ bool evalBinary(BinaryKind kind, int64_t a, int64_t b, int64_t &out,
 class Interpreter {
 public:
   Interpreter(const LoadedModule &module, const artifact::Function &function,
-              Device &device)
-      : module_(module), function_(function), device_(device),
+              Device &device, InstanceState *state)
+      : module_(module), function_(function), device_(device), state_(state),
         releases_(releasePlanOf(module, function)),
         index_(static_cast<size_t>(function.numIndexRegisters), 0),
         buffers_(static_cast<size_t>(function.numBufferRegisters)),
@@ -289,10 +290,65 @@ private:
     case Opcode::BreakUnless:
     case Opcode::EndLoop:
       return stepControlFlow(inst);
+    case Opcode::GlobalLoad:
+    case Opcode::GlobalStore:
+      return stepGlobal(inst);
     case Opcode::Return:
       break;
     }
     return fail("unexpected opcode");
+  }
+
+  /// global_load: a view of the instance's storage (no copy). global_store:
+  /// the register becomes the global's value: nothing to do when it already
+  /// is the storage (a dispatch updated it in place); adopted without a
+  /// copy when it is a buffer of this call that nothing else owns; copied
+  /// otherwise (an input the caller may change, a read-only parameter, or
+  /// the storage of another global).
+  Status stepGlobal(const Instruction &inst) {
+    const std::vector<artifact::Global> &globals = module_.artifact.globals;
+    if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= globals.size())
+      return fail("global index " + std::to_string(inst.imm) + " out of range");
+    size_t g = static_cast<size_t>(inst.imm);
+    const artifact::Global &global = globals[g];
+    if (!state_ || g >= state_->storage.size())
+      return fail("global '" + global.name + "' is module state: call '" + function_.name +
+                  "' through an Instance (Module::createInstance())");
+    if (!global.isMutable)
+      return fail("global '" + global.name + "' is immutable");
+    Tensor &storage = state_->storage[g];
+    if (inst.op == Opcode::GlobalLoad) {
+      if (inst.requiresInitialized && !state_->initialized[g])
+        return fail("global '" + global.name + "' is read before any function stored it in "
+                    "this instance (it has no initial value): call the function that "
+                    "initializes it first");
+      return setBuffer(inst.dst, storage);
+    }
+    const Tensor *value;
+    if (Status s = buffer(inst.a, value); !s)
+      return s;
+    if (value->dtype() != global.dtype || value->shape() != global.shape)
+      return fail("storing a " + value->typeString() + " value into global '" + global.name +
+                  "' of type " + formatTensorType(global.dtype, global.shape));
+    if (value->data() == storage.data() && value->sharesStorageWith(storage)) {
+      state_->initialized[g] = true;
+      return Status::success();
+    }
+    bool shared = value->isReadOnly();
+    for (const Tensor &input : *inputs_)
+      shared = shared || value->sharesStorageWith(input);
+    for (size_t other = 0; other < state_->storage.size(); ++other)
+      shared = shared || (other != g && value->sharesStorageWith(state_->storage[other]));
+    if (!shared) {
+      storage = *value;
+    } else {
+      Result<Tensor> copy = value->clone();
+      if (!copy)
+        return fail("global '" + global.name + "': " + copy.message());
+      storage = std::move(*copy);
+    }
+    state_->initialized[g] = true;
+    return Status::success();
   }
 
   /// Moves and structured loops. A jump sets pc_ to the bracket it names;
@@ -472,6 +528,9 @@ private:
       bool aliases = t->isReadOnly();
       for (const Tensor &input : *inputs_)
         aliases = aliases || t->sharesStorageWith(input);
+      if (state_)
+        for (const Tensor &global : state_->storage)
+          aliases = aliases || t->sharesStorageWith(global);
       for (const Tensor &earlier : results)
         aliases = aliases || t->sharesStorageWith(earlier);
       if (aliases) {
@@ -504,6 +563,7 @@ private:
   const LoadedModule &module_;
   const artifact::Function &function_;
   Device &device_;
+  InstanceState *state_;
   const BufferReleasePlan *releases_;
   const std::vector<Tensor> *inputs_ = nullptr;
   size_t pc_ = 0;
@@ -519,8 +579,9 @@ private:
 Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
                                            const artifact::Function &function,
                                            Device &device,
-                                           const std::vector<Tensor> &inputs) {
-  Interpreter interpreter(module, function, device);
+                                           const std::vector<Tensor> &inputs,
+                                           InstanceState *state) {
+  Interpreter interpreter(module, function, device, state);
   return interpreter.run(inputs);
 }
 

@@ -16,14 +16,17 @@
 namespace turbine::runtime::detail {
 
 struct LoadedModule;
+struct InstanceState;
 
 /// Interprets `function`'s code with buffer registers 0..N-1 bound to
-/// `inputs`; returns the Return operands, copied where they alias inputs,
-/// parameters or each other.
+/// `inputs` and the globals of `state` (null for a stateless call: then a
+/// global_load / global_store is an error); returns the Return operands,
+/// copied where they alias inputs, parameters, globals or each other.
 Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
                                            const artifact::Function &function,
                                            Device &device,
-                                           const std::vector<Tensor> &inputs);
+                                           const std::vector<Tensor> &inputs,
+                                           InstanceState *state);
 
 } // namespace turbine::runtime::detail
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Module.h"
 
+#include "InstanceState.h"
 #include "LoadedModule.h"
 
 #include <cerrno>
@@ -116,6 +117,19 @@ Module::Module(std::shared_ptr<const detail::LoadedModule> state)
     : state_(std::move(state)) {
   for (size_t i = 0; i < state_->artifact.functions.size(); ++i)
     functions_.emplace_back(state_, i);
+  for (const artifact::Global &g : state_->artifact.globals)
+    globals_.push_back(GlobalSignature{g.name, g.dtype, g.shape, g.isMutable,
+                                       std::string(artifact::globalInitName(g.init))});
+}
+
+Result<std::unique_ptr<Instance>> Module::createInstance() const try {
+  Result<detail::InstanceState> state = detail::createInstanceState(*state_);
+  if (!state)
+    return Status::error("cannot create an instance of '" + label() + "': " + state.message());
+  return std::unique_ptr<Instance>(
+      new Instance(state_, std::make_unique<detail::InstanceState>(std::move(*state))));
+} catch (const std::exception &e) {
+  return Status::error("cannot create an instance of '" + label() + "': " + e.what());
 }
 
 const std::string &Module::label() const { return state_->label; }

@@ -114,7 +114,7 @@ TEST(Artifact, DTypeNamesRoundTrip) {
 }
 
 TEST(Artifact, OpcodeNamesRoundTrip) {
-  for (int i = 0; i <= static_cast<int>(Opcode::EndLoop); ++i)
+  for (int i = 0; i <= static_cast<int>(Opcode::GlobalStore); ++i)
     EXPECT_EQ(parseOpcode(opcodeName(static_cast<Opcode>(i))), static_cast<Opcode>(i));
   for (int i = 0; i <= static_cast<int>(BinaryKind::Uge); ++i)
     EXPECT_EQ(parseBinaryKind(binaryKindName(static_cast<BinaryKind>(i))),

@@ -167,6 +167,92 @@ inline artifact::Module makeLoopModule(const std::string &library) {
   return m;
 }
 
+inline Instruction makeGlobal(Opcode op, int64_t global, int32_t reg,
+                              bool requiresInitialized = true) {
+  Instruction i;
+  i.op = op;
+  i.imm = global;
+  (op == Opcode::GlobalLoad ? i.dst : i.a) = reg;
+  i.requiresInitialized = requiresInitialized;
+  return i;
+}
+
+/// A stateful module (makeAddModule's kernels plus test_write_at_f32 at
+/// index 3) with globals
+///   0 `acc`: 4xf32, mutable, zero-filled
+///   1 `cache`: 8xf32, mutable, uninitialized
+///   2 `bias`: 4xf32, mutable, initial value parameter 0 = [1 2 3 4]
+///   3 `scale`: 4xf32, immutable (parameter 1 = [2 2 2 2])
+/// and functions
+///   add(x, y) -> x + y                      stateless
+///   accumulate(x: 4xf32) -> acc             acc += x in place, returns acc
+///   write(x: 2xf32, pos: i64) -> ()         cache[pos:pos+2] = x in place,
+///                                           pos checked by an assert first
+///   read_cache() -> 8xf32                   the cache (must be initialized)
+///   add_bias(x: 4xf32) -> x + bias
+///   set_bias(x: 4xf32) -> ()                bias = x (a store of an input)
+inline artifact::Module makeStateModule(const std::string &library) {
+  artifact::Module m = makeAddModule(library);
+  m.kernels.push_back("test_write_at_f32");
+  auto f32Bytes = [](std::vector<float> v) {
+    return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(float));
+  };
+  m.paramData = f32Bytes({1, 2, 3, 4});
+  m.paramData.resize(64, '\0');
+  m.paramData += f32Bytes({2, 2, 2, 2});
+  m.parameters = {artifact::Parameter{"bias.initial", DType::f32, {4}, 0, 16, false},
+                  artifact::Parameter{"scale", DType::f32, {4}, 64, 16, false}};
+  using artifact::GlobalInit;
+  m.globals = {artifact::Global{"acc", DType::f32, {4}, true, GlobalInit::Zero, -1},
+               artifact::Global{"cache", DType::f32, {8}, true, GlobalInit::Uninitialized, -1},
+               artifact::Global{"bias", DType::f32, {4}, true, GlobalInit::Parameter, 0},
+               artifact::Global{"scale", DType::f32, {4}, false, GlobalInit::Parameter, 1}};
+  auto fn = [](std::string name, std::vector<artifact::TensorType> in,
+               std::vector<artifact::TensorType> out, int32_t idx, int32_t buf,
+               std::vector<Instruction> code) {
+    artifact::Function f;
+    f.name = std::move(name);
+    f.inputs = std::move(in);
+    f.outputs = std::move(out);
+    f.numIndexRegisters = idx;
+    f.numBufferRegisters = buf;
+    f.code = std::move(code);
+    return f;
+  };
+  // accumulate: idx 0 = 4, 1 = 1; buf 0 x, 1 acc.
+  m.functions.push_back(fn("accumulate", {vectorType("x", 4)}, {vectorType("acc", 4)}, 2, 2,
+                           {makeConst(0, 4), makeConst(1, 1),
+                            makeGlobal(Opcode::GlobalLoad, 0, 1),
+                            makeDispatch(0, 1, 1, 1, {1, 0, 1}, {0}),
+                            makeGlobal(Opcode::GlobalStore, 0, 1), makeReturn({1})}));
+  // write: idx 0 = 2, 1 = 1, 2 pos, 3 = 0, 4 = 8, 5 pos+2, 6 pos>=0,
+  // 7 pos+2<=8, 8 both; buf 0 x, 1 pos, 2 cache.
+  Instruction check;
+  check.op = Opcode::Assert;
+  check.a = 8;
+  check.message = "write: position out of range";
+  m.functions.push_back(fn(
+      "write", {vectorType("x", 2), artifact::TensorType{"pos", DType::i64, {}, {}}}, {}, 9, 3,
+      {makeConst(0, 2), makeConst(1, 1), makeConst(3, 0), makeConst(4, 8),
+       makeLoad(2, 1, DType::i64, {}), makeBinary(BinaryKind::Add, 5, 2, 0),
+       makeBinary(BinaryKind::Sge, 6, 2, 3), makeBinary(BinaryKind::Sle, 7, 5, 4),
+       makeBinary(BinaryKind::And, 8, 6, 7), check,
+       makeGlobal(Opcode::GlobalLoad, 1, 2, /*requiresInitialized=*/false),
+       makeDispatch(3, 1, 1, 1, {0, 2}, {0, 2}), makeGlobal(Opcode::GlobalStore, 1, 2),
+       makeReturn({})}));
+  m.functions.push_back(fn("read_cache", {}, {vectorType("cache", 8)}, 0, 1,
+                           {makeGlobal(Opcode::GlobalLoad, 1, 0), makeReturn({0})}));
+  // add_bias: idx 0 = 4, 1 = 1; buf 0 x, 1 bias, 2 out.
+  m.functions.push_back(fn("add_bias", {vectorType("x", 4)}, {vectorType("y", 4)}, 2, 3,
+                           {makeConst(0, 4), makeConst(1, 1),
+                            makeGlobal(Opcode::GlobalLoad, 2, 1),
+                            makeAlloc(2, DType::f32, {0}),
+                            makeDispatch(0, 1, 1, 1, {0, 1, 2}, {0}), makeReturn({2})}));
+  m.functions.push_back(fn("set_bias", {vectorType("x", 4)}, {}, 0, 1,
+                           {makeGlobal(Opcode::GlobalStore, 2, 0), makeReturn({})}));
+  return m;
+}
+
 } // namespace turbine::testing
 
 #endif // TURBINE_TESTS_UNIT_TESTARTIFACTS_H

@@ -47,3 +47,15 @@ void test_count_workgroups(const turbine_dispatch_state_t *s, int64_t x,
   int32_t *counts = (int32_t *)s->bindings[0];
   __atomic_fetch_add(&counts[linearWorkgroup(s, x, y, z)], 1, __ATOMIC_RELAXED);
 }
+
+/* dst[offset + i] = src[i] for i < n; bindings (src, dst) f32; constants
+   (n, offset). Writes a slice of dst in place (module state tests). */
+void test_write_at_f32(const turbine_dispatch_state_t *s, int64_t x, int64_t y,
+                       int64_t z) {
+  const float *src = (const float *)s->bindings[0];
+  float *dst = (float *)s->bindings[1];
+  int64_t n = s->constants[0], offset = s->constants[1];
+  for (int64_t t = linearWorkgroup(s, x, y, z); t * TILE < n; t += totalWorkgroups(s))
+    for (int64_t i = t * TILE; i < n && i < (t + 1) * TILE; ++i)
+      dst[offset + i] = src[i];
+}

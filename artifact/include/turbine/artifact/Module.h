@@ -29,6 +29,16 @@
 // gives each loop's positions). String tensors (DType::string) exist only in
 // buffer registers: the string opcodes below run on the host, kernels never
 // see them.
+//
+// Module state: `globals` are the module's variables (ml_program.global).
+// Mutable globals live in an instance of the loaded module (the runtime's
+// Instance), one storage per instance, created at instance creation from
+// the global's initial value (zero-filled, a parameter's bytes, or
+// uninitialized). `global_load` puts a view of that storage into a buffer
+// register (no copy); `global_store` makes a register's value the global's
+// value (nothing to do when the register already is the global's storage,
+// as after a dispatch that updated it in place). Immutable globals are
+// parameters and are listed for reflection only.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_ARTIFACT_MODULE_H
 #define TURBINE_ARTIFACT_MODULE_H
@@ -87,6 +97,13 @@ enum class Opcode : uint8_t {
   BreakUnless, // unless idx[a] != 0, continue after the EndLoop at imm (the
                // innermost loop enclosing this instruction)
   EndLoop,     // jump back to just after the Loop at imm
+  // Module state (see `Global`): imm is an index into Module::globals, which
+  // must name a mutable global.
+  GlobalLoad,  // buf[dst] = view of global #imm's storage in the calling
+               // instance; when `requiresInitialized`, an uninitialized
+               // global (never stored in this instance) is a run-time error
+  GlobalStore, // global #imm's value becomes buf[a] (a no-op when buf[a]
+               // already is the global's storage)
 };
 
 /// case_change_action of Opcode::StringNormalize.
@@ -126,6 +143,9 @@ struct Instruction {
   bool caseSensitive = false;
   std::vector<std::string> strings;  // stopwords
   std::string locale;                // "" = Unicode default case mapping
+  // GlobalLoad only: false for a load whose value is only the destination
+  // of an in-place update (it reads nothing the program observes).
+  bool requiresInitialized = true;
 };
 
 /// One entry function: its reflection and its host program.
@@ -148,6 +168,29 @@ struct Parameter {
   bool external = false; // bytes come from a parameter file named at load time
 };
 
+/// How a global's storage starts out in a new instance.
+enum class GlobalInit : uint8_t {
+  Zero,          ///< zero-filled
+  Parameter,     ///< a copy of parameter #parameter (same dtype and shape)
+  Uninitialized, ///< reading it before any store is a run-time error
+};
+
+/// One module variable (ml_program.global): reflection, and for mutable
+/// globals the per-instance storage the global_load / global_store opcodes
+/// work on. An immutable global is a parameter (`init` Parameter).
+struct Global {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<int64_t> shape; ///< static
+  bool isMutable = true;
+  GlobalInit init = GlobalInit::Zero;
+  int64_t parameter = -1;     ///< init == Parameter: index into Module::parameters
+};
+
+/// "zero", "parameter", "uninitialized".
+std::string_view globalInitName(GlobalInit init);
+std::optional<GlobalInit> parseGlobalInit(std::string_view name);
+
 /// The whole artifact in memory.
 struct Module {
   /// The compiler target the kernels were generated for ("cpu": `library`
@@ -157,6 +200,7 @@ struct Module {
   std::vector<Function> functions;
   std::vector<std::string> kernels;   // exported symbol names in `library`
   std::vector<Parameter> parameters;
+  std::vector<Global> globals;        // module variables (see Global)
   std::string library;                // ELF shared object bytes
   std::string paramData;              // parameter bytes (offsets above)
 };

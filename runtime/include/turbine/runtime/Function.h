@@ -2,7 +2,9 @@
 //
 // A Function describes its inputs and outputs (names, dtypes, shapes with -1
 // for dynamic dims and their symbolic names) and runs its host program on a
-// Device. Functions are cheap handles that keep their Module alive.
+// Device. Functions are cheap handles that keep their Module alive. A
+// function that loads or stores mutable globals (usesState()) runs through
+// an Instance (Instance.h), which holds that state; invoke() here refuses it.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_FUNCTION_H
 #define TURBINE_RUNTIME_FUNCTION_H
@@ -49,17 +51,24 @@ public:
   /// agreement of dims that share a symbolic name).
   Status validateInputs(const std::vector<Tensor> &inputs) const;
 
+  /// True when the function loads or stores a mutable global: it must be
+  /// called through an Instance.
+  bool usesState() const { return usesState_; }
+
   /// Validates the inputs, runs the host program on `device` and returns the
   /// results. Results own their storage (never alias inputs or parameters).
+  /// An error for a function that usesState().
   Result<std::vector<Tensor>> invoke(Device &device,
                                      const std::vector<Tensor> &inputs) const;
 
 private:
+  friend class Instance;
   std::shared_ptr<const detail::LoadedModule> module_;
   size_t index_;
   std::string name_;
   std::vector<TensorSignature> inputs_;
   std::vector<TensorSignature> outputs_;
+  bool usesState_ = false;
 };
 
 } // namespace turbine::runtime

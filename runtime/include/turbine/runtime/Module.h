@@ -5,11 +5,14 @@
 // every kernel symbol, copies embedded parameters into aligned, read-only
 // storage and binds external parameters by name to the parameter files given
 // (.irpa / .safetensors, memory-mapped; see ParameterArchive.h).
+// A Module is immutable once loaded and may be shared by any threads; the
+// mutable globals of a stateful program live in Instances (Instance.h).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_MODULE_H
 #define TURBINE_RUNTIME_MODULE_H
 
 #include "turbine/runtime/Function.h"
+#include "turbine/runtime/Instance.h"
 #include "turbine/runtime/ParameterArchive.h"
 #include "turbine/runtime/Status.h"
 
@@ -37,6 +40,13 @@ public:
   const std::vector<Function> &functions() const { return functions_; }
   /// The function named `name`, or an error listing the available ones.
   Result<Function> lookupFunction(const std::string &name) const;
+  /// The module's globals: mutable ones (per-instance state) and immutable
+  /// ones (parameters), in artifact order.
+  const std::vector<GlobalSignature> &globals() const { return globals_; }
+
+  /// A new Instance: every mutable global at its initial value. Stateless
+  /// modules have instances too (with nothing in them).
+  Result<std::unique_ptr<Instance>> createInstance() const;
 
 private:
   explicit Module(std::shared_ptr<const detail::LoadedModule> state);
@@ -46,6 +56,7 @@ private:
                 const std::vector<ParameterIndex> &parameterFiles);
   std::shared_ptr<const detail::LoadedModule> state_;
   std::vector<Function> functions_;
+  std::vector<GlobalSignature> globals_;
 };
 
 } // namespace turbine::runtime

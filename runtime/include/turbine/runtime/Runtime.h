@@ -7,6 +7,10 @@
 //   auto fn = (*module)->lookupFunction("main");
 //   auto results = fn->invoke(**device, {input});
 //
+// Stateful modules (mutable globals: a KV cache) run through an Instance:
+//   auto instance = (*module)->createInstance();
+//   auto logits = (*instance)->invoke("decode", **device, {token, position});
+//
 // The runtime links no compiler: only libc, libstdc++, libdl and pthreads.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_RUNTIME_H
@@ -14,6 +18,7 @@
 
 #include "turbine/runtime/Device.h"
 #include "turbine/runtime/Function.h"
+#include "turbine/runtime/Instance.h"
 #include "turbine/runtime/Module.h"
 #include "turbine/runtime/Profiling.h"
 #include "turbine/runtime/Status.h"
