@@ -36,6 +36,14 @@ LogicalResult DispatchOp::verify() {
     return emitOpError("results have ")
            << dynamicDims << " dynamic dims but " << getResultDims().size()
            << " result_dims were given";
+  if (getInPlace().size() > getResults().size())
+    return emitOpError("has ") << getInPlace().size() << " in_place operands but only "
+                               << getResults().size() << " results";
+  for (auto [i, target] : llvm::enumerate(getInPlace()))
+    if (target.getType() != getResult(i).getType())
+      return emitOpError("result ") << i << " is written in place into a "
+                                    << target.getType() << " but has type "
+                                    << getResult(i).getType();
   return success();
 }
 

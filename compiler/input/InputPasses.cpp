@@ -4,6 +4,10 @@
 // tensor / arith / math on ranked tensors (turbine-verify-input). TOSA is
 // lowered with upstream's TOSA->linalg pipeline (turbine-lower-tosa); then
 // the phase canonicalizes. What follows expects linalg on tensors only.
+// Module state and parameters come as upstream `ml_program` globals
+// (static-shaped tensors; a value, `#ml_program.extern`, or for mutable
+// globals none) read with global_load / global_load_const and written with
+// global_store; other ml_program ops (graph regions, tokens) are rejected.
 // String tensors (!turbine.string) may only meet the host string ops,
 // reshapes, tensor.dim/empty and return: anything else (a linalg op, which
 // would become a kernel) is rejected here, naming the op.
@@ -15,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
@@ -59,7 +64,36 @@ static LogicalResult checkInput(ModuleOp module) {
   }
   if (!sawFunction)
     return module.emitError("module has no function to compile");
+  for (auto global : module.getOps<ml_program::GlobalOp>()) {
+    auto type = dyn_cast<RankedTensorType>(global.getType());
+    if (!type || !type.hasStaticShape() || isa<StringType>(type.getElementType()) ||
+        !(type.getElementType().isIntOrFloat())) {
+      result = global.emitError("global '")
+               << global.getSymName() << "' has type " << global.getType()
+               << ": globals are tensors of numbers with a static shape";
+      continue;
+    }
+    Attribute value = global.getValueAttr();
+    if (!value) {
+      if (!global.getIsMutable())
+        result = global.emitError("immutable global '")
+                 << global.getSymName()
+                 << "' has no value (give dense<...> or #ml_program.extern<...>)";
+    } else if (!isa<ElementsAttr, ml_program::ExternAttr>(value)) {
+      result = global.emitError("global '")
+               << global.getSymName() << "' has value " << value
+               << ": expected dense<...>, dense_resource<...> or #ml_program.extern<...>";
+    }
+  }
   module.walk([&](Operation *op) {
+    if (isa<ml_program::MLProgramDialect>(op->getDialect()) &&
+        !isa<ml_program::GlobalOp, ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp,
+             ml_program::GlobalStoreOp>(op)) {
+      result = op->emitError("'") << op->getName()
+                                  << "' is not supported: module state is read with "
+                                     "ml_program.global_load and written with global_store";
+      return;
+    }
     if (takesStrings(op))
       return;
     for (Type t : llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))

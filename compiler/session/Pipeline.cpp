@@ -132,6 +132,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
   switch (phase) {
   case Phase::Input:
     pm.addPass(createVerifyInput());
+    pm.addPass(createInlineConstantGlobals());
     pm.addPass(createLowerTosa());
     pm.addPass(createCanonicalizerPass());
     return Status::success();
@@ -144,6 +145,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     return Status::success();
   case Phase::Dispatch: {
     pm.addPass(createWritePadsInProducers());
+    pm.addPass(createUpdateSlicesInPlace());
     FormDispatchesOptions formOptions;
     formOptions.target = std::string(target.name());
     pm.addPass(createFormDispatches(formOptions));

@@ -41,6 +41,21 @@ def LowerTosa : Pass<"turbine-lower-tosa", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }
 
+def InlineConstantGlobals : Pass<"turbine-inline-constant-globals", "mlir::ModuleOp"> {
+  let summary = "Immutable ml_program globals with a value become named constants";
+  let description = [{
+    Every `ml_program.global_load` / `global_load_const` of an immutable
+    global whose value is `dense<...>` or `dense_resource<...>` becomes an
+    `arith.constant` of that value named `turbine.param_name` (the global's
+    own `turbine.param_name`, else its symbol name), so constant folding and
+    packing see it and the artifact stores it as a parameter of that name;
+    the global itself is erased. Immutable globals whose value is
+    `#ml_program.extern` (bound from a parameter file at load) and mutable
+    globals (module state) are left alone.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // global-opt
 //===----------------------------------------------------------------------===//
@@ -136,6 +151,33 @@ def WritePadsInProducers : Pass<"turbine-write-pads-in-producers", "mlir::Module
     its other consumers read the interior through an extract_slice.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
+def UpdateSlicesInPlace : Pass<"turbine-update-slices-in-place", "mlir::ModuleOp"> {
+  let summary = "Host tensor.insert_slice ops become in-place slice updates, bounds checked";
+  let description = [{
+    For every `tensor.insert_slice %src into %dest[offsets][sizes][1...]` of
+    a host function: a `cf.assert` per dim whose offset or size is a run-time
+    value (0 <= offset, offset + size <= dim; a static violation is a compile
+    error), then the update in a form dispatch formation turns into one
+    kernel that writes only the slice: `%src` copied by an identity
+    `linalg.generic` (its root) into `tensor.insert_slice ... into %dest
+    {turbine.slice_update}`, whose result is `%dest`'s storage updated in
+    place (the dispatch's `in_place` operand).
+
+    In place into module state: when `%dest` is an `ml_program.global_load`
+    used only by this insert, the result is stored back into the same
+    global, and no other value holding that global's current storage is
+    read (another load since the previous store, or the value that store
+    stored), the kernel writes the global's storage itself: no copy of the
+    whole tensor (a KV-cache step costs the step's slice). That load then
+    reads nothing the program observes and is marked
+    `turbine.update_only` (an uninitialized global may be its target).
+    Otherwise (a function argument, a constant, a value with other readers)
+    `%dest` is first copied into a fresh tensor, which is updated instead.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect"];
 }
 
 def FormDispatches : Pass<"turbine-form-dispatches", "mlir::ModuleOp"> {

@@ -54,22 +54,41 @@ def Turbine_DispatchOp : Turbine_Op<"dispatch", [AttrSizedOperandSegments]> {
     `result_dims` (in order). Bindings seen by the kernel are `args` followed
     by the results; push constants are `constants`.
 
+    Results written in place: the first N results, for the N `in_place`
+    operands, are not new tensors but the storage of the matching `in_place`
+    tensor (same type), which the kernel updates where it writes (a slice
+    update of a KV cache held in a global); the result is that tensor with
+    the kernel's writes applied. The host program binds that tensor's
+    buffer as the result's binding and allocates nothing for it.
+
     ```mlir
     %r = turbine.dispatch @main_dispatch_0[%x, %y, %z]
            (%a, %b) constants(%d0) : (tensor<?x8xf32>, tensor<8x4xf32>)
            -> tensor<?x4xf32>{%d0}
+    %c2 = turbine.dispatch @update_0[%x, %y, %z] (%k) constants(%pos)
+           in_place(%cache) : (tensor<1x2x1x16xf32>) -> tensor<1x2x128x16xf32>
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                    Variadic<Index>:$workgroups,
                    Variadic<AnyRankedTensor>:$args,
                    Variadic<Index>:$constants,
-                   Variadic<Index>:$result_dims);
+                   Variadic<Index>:$result_dims,
+                   Variadic<AnyRankedTensor>:$in_place);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $kernel `[` $workgroups `]` `(` $args `)` (`constants` `(` $constants^ `)`)?
+    (`in_place` `(` $in_place^ `:` type($in_place) `)`)?
     attr-dict `:` functional-type($args, $results) (`dims` `(` $result_dims^ `)`)?
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$results, "::mlir::FlatSymbolRefAttr":$kernel,
+                   "::mlir::ValueRange":$workgroups, "::mlir::ValueRange":$args,
+                   "::mlir::ValueRange":$constants, "::mlir::ValueRange":$result_dims), [{
+      build($_builder, $_state, results, kernel, workgroups, args, constants, result_dims,
+            ::mlir::ValueRange{});
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
