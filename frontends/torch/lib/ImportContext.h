@@ -94,6 +94,8 @@ void registerElementwiseOps(OpRegistry &registry);
 void registerLinalgOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
+/// aten::lstm / gru / rnn_tanh / rnn_relu (the recurrence of frontends/common).
+void registerRecurrentOps(OpRegistry &registry);
 /// Turbine's own torch ops (turbine::softmax, ...; TurbineTorchOps.h).
 void registerTurbineOps(OpRegistry &registry);
 

@@ -29,6 +29,7 @@ const OpRegistry &opRegistry() {
     registerLinalgOps(r);
     registerShapeOps(r);
     registerNormalizationOps(r);
+    registerRecurrentOps(r);
     registerTurbineOps(r);
     return r;
   }();
