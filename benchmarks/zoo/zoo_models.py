@@ -134,7 +134,8 @@ class GptBlock(nn.Module):
         k = k.view(b, t, self.heads, c // self.heads).transpose(1, 2)
         q = q.view(b, t, self.heads, c // self.heads).transpose(1, 2)
         v = v.view(b, t, self.heads, c // self.heads).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        # Traced, `1.0 / size ** 0.5` records aten::reciprocal of a number.
+        att = (q @ k.transpose(-2, -1)) * (1.0 / k.size(-1) ** 0.5)
         att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
         att = F.softmax(att, dim=-1)
         y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)

@@ -307,8 +307,66 @@ OpHandler variadic(BinaryKind kindForSum, bool isMax, bool isMin) {
   };
 }
 
+/// `pred` on two import-time integers.
+bool evaluatePredicate(arith::CmpIPredicate pred, int64_t x, int64_t y) {
+  switch (pred) {
+  case arith::CmpIPredicate::eq: return x == y;
+  case arith::CmpIPredicate::ne: return x != y;
+  case arith::CmpIPredicate::slt: return x < y;
+  case arith::CmpIPredicate::sle: return x <= y;
+  case arith::CmpIPredicate::sgt: return x > y;
+  case arith::CmpIPredicate::sge: return x >= y;
+  case arith::CmpIPredicate::ult: return (uint64_t)x < (uint64_t)y;
+  case arith::CmpIPredicate::ule: return (uint64_t)x <= (uint64_t)y;
+  case arith::CmpIPredicate::ugt: return (uint64_t)x > (uint64_t)y;
+  case arith::CmpIPredicate::uge: return (uint64_t)x >= (uint64_t)y;
+  }
+  return false;
+}
+
+/// Elementwise `pred` of two shape tensors whose result is known at import
+/// time (constants, or the same symbolic dim for eq/ne/le/ge): a bool shape
+/// tensor. torch.onnx writes `x.expand(n, -1, -1)` as
+/// Where(Equal(shape, -1), ones, shape); folding it keeps the Expand static.
+std::optional<ShapeTensor> compareShapeTensors(ImportContext &ctx, const onnx::NodeProto &node,
+                                               arith::CmpIPredicate pred) {
+  if (!ctx.isShapeLike(node.input(0)) || !ctx.isShapeLike(node.input(1)))
+    return std::nullopt;
+  ShapeTensor lhs = *ctx.getShapeTensor(node.input(0)), rhs = *ctx.getShapeTensor(node.input(1));
+  size_t n = std::max(lhs.elements.size(), rhs.elements.size());
+  if ((lhs.elements.size() != n && lhs.elements.size() != 1) ||
+      (rhs.elements.size() != n && rhs.elements.size() != 1))
+    return std::nullopt;
+  ShapeTensor result;
+  result.elementType = ctx.builder.getI1Type();
+  result.isScalar = lhs.isScalar && rhs.isScalar;
+  for (size_t k = 0; k < n; ++k) {
+    const SymDim &x = lhs.elements[lhs.elements.size() == 1 ? 0 : k];
+    const SymDim &y = rhs.elements[rhs.elements.size() == 1 ? 0 : k];
+    bool value;
+    if (x.isConstant() && y.isConstant())
+      value = evaluatePredicate(pred, x.constant, y.constant);
+    else if (x == y && (pred == arith::CmpIPredicate::eq || pred == arith::CmpIPredicate::ne ||
+                        pred == arith::CmpIPredicate::sle || pred == arith::CmpIPredicate::sge ||
+                        pred == arith::CmpIPredicate::ule || pred == arith::CmpIPredicate::uge))
+      value = pred != arith::CmpIPredicate::ne;
+    else
+      return std::nullopt;
+    result.elements.push_back(SymDim::of(value ? 1 : 0));
+  }
+  return result;
+}
+
 OpHandler comparison(arith::CmpFPredicate fpred, arith::CmpIPredicate ipred) {
   return [=](ImportContext &ctx, const onnx::NodeProto &node) -> LogicalResult {
+    if (node.input_size() == 2) {
+      arith::CmpIPredicate pred =
+          ctx.isUnsigned(node.input(0)) ? unsignedPredicate(ipred) : ipred;
+      if (std::optional<ShapeTensor> folded = compareShapeTensors(ctx, node, pred)) {
+        ctx.setShapeTensor(node.output(0), *folded);
+        return success();
+      }
+    }
     auto inputs = tensorInputs(ctx, node);
     if (failed(inputs))
       return failure();
@@ -349,6 +407,42 @@ OpHandler logical(std::function<Value(OpBuilder &, Location, ValueRange)> fn) {
 }
 
 LogicalResult convertWhere(ImportContext &ctx, const onnx::NodeProto &node) {
+  // A condition known at import time selecting between shape tensors: a
+  // shape tensor (the other half of compareShapeTensors' pattern).
+  // (An all-constant shape tensor is kept as a constant: read bool ones here.)
+  std::optional<ShapeTensor> cond;
+  if (node.input_size() == 3) {
+    cond = ctx.getShapeTensor(node.input(0));
+    if (auto attr = ctx.getConstant(node.input(0));
+        !cond && attr && attr->getElementType().isInteger(1) && attr->getType().getRank() <= 1 &&
+        attr->getNumElements() <= 64) {
+      cond = ShapeTensor();
+      cond->elementType = attr->getElementType();
+      cond->isScalar = attr->getType().getRank() == 0;
+      for (bool b : attr->getValues<bool>())
+        cond->elements.push_back(SymDim::of(b ? 1 : 0));
+    }
+  }
+  if (cond && ctx.isShapeLike(node.input(1)) && ctx.isShapeLike(node.input(2))) {
+    ShapeTensor x = *ctx.getShapeTensor(node.input(1)), y = *ctx.getShapeTensor(node.input(2));
+    size_t n = std::max({cond->elements.size(), x.elements.size(), y.elements.size()});
+    auto fits = [n](const ShapeTensor &t) {
+      return t.elements.size() == n || t.elements.size() == 1;
+    };
+    if (cond->elementType && cond->elementType.isInteger(1) && cond->isConstant() && fits(*cond) &&
+        fits(x) && fits(y) && x.elementType == y.elementType) {
+      ShapeTensor result;
+      result.elementType = x.elementType;
+      result.isScalar = cond->isScalar && x.isScalar && y.isScalar;
+      auto at = [](const ShapeTensor &t, size_t k) {
+        return t.elements[t.elements.size() == 1 ? 0 : k];
+      };
+      for (size_t k = 0; k < n; ++k)
+        result.elements.push_back(at(*cond, k).constant != 0 ? at(x, k) : at(y, k));
+      ctx.setShapeTensor(node.output(0), result);
+      return success();
+    }
+  }
   auto inputs = tensorInputs(ctx, node);
   if (failed(inputs))
     return failure();

@@ -540,7 +540,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   {
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       llvm::raw_string_ostream os(diagnostics);
-      os << diag.str() << "\n";
+      os << diag.getLocation() << ": " << diag.str() << "\n";
       return success();
     });
     if (failed(verify(*module))) {

@@ -170,6 +170,30 @@ OpHandler binary(std::string op) {
       ctx.set(node.outputs[0], TValue::ofList(std::move(joined)));
       return success();
     }
+    // Int list equality (nn.LSTM's `hx.size() != expected_hidden_size`,
+    // scripted): equal when every element is the same constant or the same
+    // symbolic size; known unequal when a length or a constant differs.
+    if ((op == "eq" || op == "ne") && lhs.kind == TValue::Kind::List &&
+        rhs.kind == TValue::Kind::List) {
+      bool equal = lhs.elements.size() == rhs.elements.size();
+      bool unknown = false;
+      for (size_t i = 0; equal && i < lhs.elements.size(); ++i) {
+        const TValue &x = lhs.elements[i], &y = rhs.elements[i];
+        if (x.kind != TValue::Kind::Int || y.kind != TValue::Kind::Int)
+          return ctx.unsupported(node, "comparing lists of something other than ints");
+        if (x.intValue == y.intValue)
+          continue;
+        if (x.intValue.isConstant() && y.intValue.isConstant())
+          equal = false;
+        else
+          unknown = true;
+      }
+      if (equal && unknown)
+        return ctx.fail(node, "the comparison depends on a dynamic dim, so its result is not "
+                              "known at import time");
+      ctx.set(node.outputs[0], TValue::ofBool(op == "eq" ? equal : !equal));
+      return success();
+    }
     // String / device / None equality (option checks in scripted functionals).
     auto isText = [](const TValue &v) {
       return v.kind == TValue::Kind::String || v.kind == TValue::Kind::Device || v.isNone();

@@ -345,7 +345,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   {
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       llvm::raw_string_ostream os(diagnostics);
-      os << diag.str() << "\n";
+      os << diag.getLocation() << ": " << diag.str() << "\n";
       return success();
     });
     if (failed(verify(*module))) {
