@@ -36,8 +36,20 @@ const OpRegistry &opRegistry() {
   static const OpRegistry registry = [] {
     OpRegistry r;
     registerElementwiseOps(r);
-    registerLinalgOps(r);
+    registerLogicalOps(r);
+    registerCastOps(r);
+    registerPassThroughOps(r);
+    registerMatmulOps(r);
+    registerConvolutionOps(r);
+    registerPoolingOps(r);
+    registerPadOps(r);
     registerShapeOps(r);
+    registerLayoutOps(r);
+    registerSliceConcatOps(r);
+    registerGatherScatterOps(r);
+    registerSelectionOps(r);
+    registerGeneratorOps(r);
+    registerSamplingOps(r);
     registerReductionOps(r);
     registerNormalizationOps(r);
     registerLossOps(r);

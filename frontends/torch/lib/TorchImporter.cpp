@@ -26,7 +26,11 @@ const OpRegistry &opRegistry() {
     OpRegistry r;
     registerPrimOps(r);
     registerElementwiseOps(r);
-    registerLinalgOps(r);
+    registerMatmulOps(r);
+    registerAttentionOps(r);
+    registerConvolutionOps(r);
+    registerPoolingOps(r);
+    registerEmbeddingOps(r);
     registerShapeOps(r);
     registerNormalizationOps(r);
     registerRecurrentOps(r);
