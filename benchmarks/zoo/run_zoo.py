@@ -8,6 +8,7 @@
 #   --script         also check a torch.jit.script export per model
 #   --no-time        compile and check only
 #   --threads="1 2" --rounds=N --reps=N --warmup=N   timing knobs
+#   --turbine=PATH   another turbine binary (e.g. a copy of bin/ and lib/)
 #   --write-doc[=PATH]  replace the "Model zoo" section of docs/performance.md
 #                    (between its zoo-table markers) with this run's table
 #
@@ -354,6 +355,9 @@ def main(argv):
     parser.add_argument("--warmup", type=int, default=None)
     parser.add_argument("--round-seconds", type=float, default=None,
                         help="Turbine time per round that picks the calls per round")
+    parser.add_argument("--turbine", default=None,
+                        help="the turbine binary to use (default BUILD_DIR/bin/turbine; a copy "
+                             "of bin/ and lib/ lets the build go on while the zoo runs)")
     parser.add_argument("--write-doc", nargs="?", const=os.path.join(ROOT, "docs",
                                                                       "performance.md"))
     args = parser.parse_args(argv[1:])
@@ -364,7 +368,10 @@ def main(argv):
     args.round_seconds = args.round_seconds or (0.5 if args.quick else 2.0)
 
     build_dir = os.path.abspath(args.build_dir)
-    turbine = os.path.join(build_dir, "bin", "turbine")
+    turbine = os.path.abspath(args.turbine) if args.turbine else \
+        os.path.join(build_dir, "bin", "turbine")
+    if args.turbine:  # its own runtime library, over the RUNPATH into the build tree
+        os.environ["LD_LIBRARY_PATH"] = os.path.join(os.path.dirname(turbine), "..", "lib")
     if not os.path.exists(turbine):
         sys.stderr.write("run_zoo.py: error: no %s (build first)\n" % turbine)
         return 2
