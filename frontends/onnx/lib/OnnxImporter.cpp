@@ -185,9 +185,9 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
     shapes.assign(static_cast<size_t>(std::max<int64_t>(it->second, 0)), std::nullopt);
   } else {
     error = std::string(optional ? "optional sequence input '" : "sequence input '") +
-            info.name() + "' needs its length fixed at compile time (turbine compile "
-            "--sequence-length=" + info.name() + "=N or --sequence-shapes=" + info.name() +
-            "=2x3,4x3" + (optional ? ", or --optional-absent=" + info.name() : std::string()) +
+            info.name() + "' needs its length fixed at compile time (a sequence length " +
+            info.name() + "=N, or element shapes " + info.name() + "=2x3,4x3" +
+            (optional ? ", or the optional compiled as absent" : std::string()) +
             "): a compiled artifact takes one tensor per element";
     return failure();
   }
@@ -206,8 +206,8 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
       }
     } else if (!elementType.has_shape()) {
       error = "sequence input '" + info.name() +
-              "' declares no element shape; give the element shapes at compile time "
-              "(turbine compile --sequence-shapes=" + info.name() + "=2x3,4x3)";
+              "' declares no element shape; give its element shapes at compile time (" +
+              info.name() + "=2x3,4x3)";
       return failure();
     }
     auto sig = convertValueInfo(context, elementInfo, error);
@@ -571,9 +571,11 @@ void registerImportedDialects(MLIRContext &context) {
                       compiler::TurbineDialect>();
 }
 
-OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &bytes,
-                                      const std::string &origin, const ImportOptions &options,
-                                      std::string &error) {
+namespace {
+
+OwningOpRef<ModuleOp> parseAndImport(MLIRContext &context, const std::string &bytes,
+                                     const std::string &origin, const ImportOptions &options,
+                                     std::string &error) {
   onnx::ModelProto model;
   if (bytes.empty()) {
     error = "failed to parse ONNX model '" + origin + "': the input is empty";
@@ -625,16 +627,53 @@ OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &b
   }
 }
 
-OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
-                                     const ImportOptions &options, std::string &error) {
+} // namespace
+
+Result<OwningOpRef<ModuleOp>> importOnnxBytes(MLIRContext &context, const std::string &bytes,
+                                              const std::string &origin,
+                                              const ImportOptions &options) {
+  std::string error;
+  OwningOpRef<ModuleOp> module = parseAndImport(context, bytes, origin, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
+}
+
+Result<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &context, const std::string &path,
+                                             const ImportOptions &options) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "failed to parse ONNX model '" + path + "': cannot open the file";
-    return nullptr;
-  }
+  if (!file)
+    return Status::error("failed to parse ONNX model '" + path + "': cannot open the file");
   std::ostringstream contents;
   contents << file.rdbuf();
-  return importOnnxBytes(context, contents.str(), path, options, error);
+  return importOnnxBytes(context, contents.str(), path, options);
+}
+
+namespace {
+
+class OnnxSessionImporter final : public compiler::Importer {
+public:
+  explicit OnnxSessionImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "onnx"; }
+  std::string_view fileKinds() const override { return ".onnx"; }
+  bool recognizes(const std::string &path, std::string_view) const override {
+    return llvm::StringRef(path).ends_with(".onnx");
+  }
+  Result<OwningOpRef<ModuleOp>> import(MLIRContext &context,
+                                       const compiler::Source &source) const override {
+    if (source.path.empty())
+      return importOnnxBytes(context, source.bytes, source.origin, options_);
+    return importOnnxFile(context, source.path, options_);
+  }
+
+private:
+  ImportOptions options_;
+};
+
+} // namespace
+
+std::unique_ptr<compiler::Importer> createOnnxImporter(ImportOptions options) {
+  return std::make_unique<OnnxSessionImporter>(std::move(options));
 }
 
 } // namespace turbine::onnx_frontend

@@ -230,8 +230,8 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   if (options.inputs.size() != required) {
     error = origin + ": forward takes " + std::to_string(args.size()) + " input(s) (" + nameList +
             ") but " + std::to_string(options.inputs.size()) +
-            " input shape(s) were given; pass one --input-shape per input, e.g. "
-            "--input-shape=1x3x224x224xf32";
+            " input shape(s) were given; give one input shape per input, e.g. "
+            "1x3x224x224xf32";
     return nullptr;
   }
   std::vector<std::vector<bool>> dynamic(required);
@@ -246,14 +246,15 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
         if (names[i] == d.input)
           index = i;
     if (index < 0 || index >= (int64_t)required) {
-      error = "--dynamic-dim names input '" + d.input + "', but forward's inputs are (" +
+      error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " names input '" +
+              d.input + "', but forward's inputs are (" +
               nameList + ")";
       return nullptr;
     }
     int64_t rank = options.inputs[index].shape.size();
     auto dimIndex = normalizeDim(d.dim, rank);
     if (!dimIndex || rank == 0) {
-      error = "--dynamic-dim " + d.input + ":" + std::to_string(d.dim) + " is out of range for "
+      error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " is out of range for "
               "an input of rank " + std::to_string(rank);
       return nullptr;
     }
@@ -362,52 +363,57 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
 
 } // namespace
 
-bool parseInputSpec(const std::string &text, InputSpec &out, std::string &error) {
-  out = InputSpec();
+Result<InputSpec> parseInputSpec(const std::string &text) {
+  InputSpec out;
   llvm::SmallVector<llvm::StringRef> parts;
   llvm::StringRef(text).split(parts, 'x');
-  if (text.empty() || parts.empty()) {
-    error = "malformed input shape '" + text + "': expected e.g. 1x3x224x224xf32";
-    return false;
-  }
+  if (text.empty() || parts.empty())
+    return Status::error("malformed input shape '" + text + "': expected e.g. 1x3x224x224xf32");
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     int64_t d;
-    if (parts[i].getAsInteger(10, d) || d < 0) {
-      error = "malformed input shape '" + text + "': '" + parts[i].str() +
-              "' is not a dim size (expected e.g. 1x3x224x224xf32)";
-      return false;
-    }
+    if (parts[i].getAsInteger(10, d) || d < 0)
+      return Status::error("malformed input shape '" + text + "': '" + parts[i].str() +
+                           "' is not a dim size (expected e.g. 1x3x224x224xf32)");
     out.shape.push_back(d);
   }
   out.dtype = parts.back().str();
   static const char *known[] = {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "i1"};
-  if (!llvm::is_contained(known, out.dtype)) {
-    error = "malformed input shape '" + text + "': unknown element type '" + out.dtype +
-            "' (f32 f64 f16 bf16 i64 i32 i16 i8 u8 i1)";
-    return false;
-  }
-  return true;
+  if (!llvm::is_contained(known, out.dtype))
+    return Status::error("malformed input shape '" + text + "': unknown element type '" +
+                         out.dtype + "' (f32 f64 f16 bf16 i64 i32 i16 i8 u8 i1)");
+  return out;
 }
 
-bool parseDynamicDim(const std::string &text, DynamicDim &out, std::string &error) {
+Result<DynamicDim> parseDynamicDim(const std::string &text) {
+  DynamicDim out;
   size_t colon = text.rfind(':');
   llvm::StringRef dimText = colon == std::string::npos ? "" : llvm::StringRef(text).substr(colon + 1);
-  if (colon == std::string::npos || colon == 0 || dimText.getAsInteger(10, out.dim)) {
-    error = "malformed dynamic dim '" + text + "': expected <input index or name>:<dim>, e.g. 0:0";
-    return false;
-  }
+  if (colon == std::string::npos || colon == 0 || dimText.getAsInteger(10, out.dim))
+    return Status::error("malformed dynamic dim '" + text +
+                         "': expected <input index or name>:<dim>, e.g. 0:0");
   out.input = text.substr(0, colon);
-  return true;
+  return out;
 }
 
-bool looksLikeTorchScriptFile(const std::string &path) {
+namespace {
+
+bool hasTorchScriptExtension(const std::string &path) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
-  if (ext == ".pt" || ext == ".pth" || ext == ".torchscript")
+  return ext == ".pt" || ext == ".pth" || ext == ".torchscript";
+}
+
+/// A zip archive (TorchScript saves one) starts with "PK\3\4".
+bool isZip(std::string_view head) { return head.substr(0, 4) == std::string_view("PK\3\4", 4); }
+
+} // namespace
+
+bool looksLikeTorchScriptFile(const std::string &path) {
+  if (hasTorchScriptExtension(path))
     return true;
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+  return in.gcount() == 4 && isZip(std::string_view(magic, 4));
 }
 
 void registerImportedDialects(MLIRContext &context) {
@@ -415,21 +421,59 @@ void registerImportedDialects(MLIRContext &context) {
                       math::MathDialect, tensor::TensorDialect>();
 }
 
-OwningOpRef<ModuleOp> importTorchScriptFile(MLIRContext &context, const std::string &path,
-                                            const ImportOptions &options, std::string &error) {
+Result<OwningOpRef<ModuleOp>> importTorchScriptFile(MLIRContext &context, const std::string &path,
+                                                    const ImportOptions &options) {
   TorchGraph graph;
+  std::string error;
   if (!loadTorchScriptGraph(path, graph, error))
-    return nullptr;
-  return importGraph(context, graph, path, options, error);
+    return Status::error(error);
+  OwningOpRef<ModuleOp> module = importGraph(context, graph, path, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
 }
 
-OwningOpRef<ModuleOp> importTorchScriptBytes(MLIRContext &context, const std::string &bytes,
-                                             const std::string &origin,
-                                             const ImportOptions &options, std::string &error) {
+Result<OwningOpRef<ModuleOp>> importTorchScriptBytes(MLIRContext &context,
+                                                     const std::string &bytes,
+                                                     const std::string &origin,
+                                                     const ImportOptions &options) {
   TorchGraph graph;
+  std::string error;
   if (!loadTorchScriptGraphFromBytes(bytes, origin, graph, error))
-    return nullptr;
-  return importGraph(context, graph, origin, options, error);
+    return Status::error(error);
+  OwningOpRef<ModuleOp> module = importGraph(context, graph, origin, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
+}
+
+namespace {
+
+class TorchScriptSessionImporter final : public compiler::Importer {
+public:
+  explicit TorchScriptSessionImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "torchscript"; }
+  std::string_view fileKinds() const override { return ".pt (TorchScript)"; }
+  bool recognizes(const std::string &path, std::string_view head) const override {
+    llvm::StringRef ext = llvm::sys::path::extension(path);
+    return hasTorchScriptExtension(path) ||
+           (ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc" && isZip(head));
+  }
+  Result<OwningOpRef<ModuleOp>> import(MLIRContext &context,
+                                       const compiler::Source &source) const override {
+    if (source.path.empty())
+      return importTorchScriptBytes(context, source.bytes, source.origin, options_);
+    return importTorchScriptFile(context, source.path, options_);
+  }
+
+private:
+  ImportOptions options_;
+};
+
+} // namespace
+
+std::unique_ptr<compiler::Importer> createTorchScriptImporter(ImportOptions options) {
+  return std::make_unique<TorchScriptSessionImporter>(std::move(options));
 }
 
 } // namespace turbine::torch_frontend

@@ -9,8 +9,10 @@
 #include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
+#include "../UnpackResult.h"
+#include "ParseModule.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/runtime/Runtime.h"
 
@@ -99,13 +101,12 @@ TEST(CustomOpOnnx, CustomDomainNodeBecomesItsOwnDispatch) {
   onnx_frontend::registerImportedDialects(context);
   context.loadAllAvailableDialects();
   std::string error;
-  auto module = onnx_frontend::importOnnxBytes(context, buildModel(true), "custom.onnx",
-                                               {}, error);
+  auto module = turbine::test_support::unpack(onnx_frontend::importOnnxBytes(context, buildModel(true), "custom.onnx", {}), error);
   ASSERT_TRUE(module) << error;
   Status expanded = expandCustomOpCalls(*module);
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
-  ASSERT_TRUE(compiler::compileModule(*module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*module, artifact, error)) << error;
   bool found = false;
   for (const std::string &k : artifact.kernels)
     found |= k.find("turbine_test_RowSoftmax") != std::string::npos;
@@ -132,8 +133,7 @@ TEST(CustomOpOnnx, UndeclaredOutputTypeIsAnError) {
   mlir::MLIRContext context;
   onnx_frontend::registerImportedDialects(context);
   std::string error;
-  auto module = onnx_frontend::importOnnxBytes(context, buildModel(false), "custom.onnx",
-                                               {}, error);
+  auto module = turbine::test_support::unpack(onnx_frontend::importOnnxBytes(context, buildModel(false), "custom.onnx", {}), error);
   ASSERT_FALSE(module);
   EXPECT_NE(error.find("custom op 'turbine.test.RowSoftmax': output 'S' has no declared "
                        "tensor type"), std::string::npos) << error;

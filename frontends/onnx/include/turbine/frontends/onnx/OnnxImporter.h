@@ -11,11 +11,15 @@
 #ifndef TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
 #define TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
 
+#include "turbine/base/Status.h"
+#include "turbine/compiler/Importer.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,25 +38,32 @@ struct ImportOptions {
   /// Optional-typed graph inputs compiled as "none" (they take no argument);
   /// every other optional input takes its element.
   std::set<std::string> absentOptionalInputs;
+
+  bool operator==(const ImportOptions &other) const {
+    return entryName == other.entryName && sequenceInputShapes == other.sequenceInputShapes &&
+           sequenceInputLengths == other.sequenceInputLengths &&
+           absentOptionalInputs == other.absentOptionalInputs;
+  }
 };
 
 /// Loads the dialects the importer emits into `context`.
 void registerImportedDialects(mlir::MLIRContext &context);
 
-/// Imports the model at `path`. On failure returns null and sets `error` to a
-/// message naming the file, and for unsupported ops the op type, node name and
-/// opset.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
-                                                 const std::string &path,
-                                                 const ImportOptions &options,
-                                                 std::string &error);
+/// Imports the model at `path`. On failure, an error naming the file, and for
+/// unsupported ops the op type, node name and opset.
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxFile(mlir::MLIRContext &context,
+                                                         const std::string &path,
+                                                         const ImportOptions &options);
 
 /// Same, from serialized ModelProto bytes (`origin` names it in messages).
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(mlir::MLIRContext &context,
-                                                  const std::string &bytes,
-                                                  const std::string &origin,
-                                                  const ImportOptions &options,
-                                                  std::string &error);
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxBytes(mlir::MLIRContext &context,
+                                                          const std::string &bytes,
+                                                          const std::string &origin,
+                                                          const ImportOptions &options);
+
+/// The ONNX importer as a compile-session frontend (compiler/Importer.h):
+/// format "onnx", recognized by the .onnx extension.
+std::unique_ptr<compiler::Importer> createOnnxImporter(ImportOptions options = {});
 
 } // namespace turbine::onnx_frontend
 
