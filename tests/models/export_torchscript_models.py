@@ -16,13 +16,17 @@
 # Models: mlp, cnn, gpt (decoder block: embedding, causal masked attention by
 # hand, layer_norm, gelu), mha (nn.MultiheadAttention), control (a prim::If on the input's rank and a
 # constant-trip prim::Loop, both resolved at import time), resnet18 and
-# mobilenet_v2 (torchvision 0.14 architectures).
+# mobilenet_v2 (torchvision 0.14 architectures), lstm / gru / rnn (nn.LSTM,
+# nn.GRU, nn.RNN: layers, directions, batch- and sequence-first, initial
+# states), attention_scale (`1.0 / k.size(-1) ** 0.5`: arithmetic on a traced
+# size), vit_train (a small torchvision ViT traced in training mode: dropout
+# with p = 0, nn.MultiheadAttention's slow path).
 #
 # Also writes <out>/errors/*.pt, scripted modules the importer must reject
 # with a clear message (tests/unit/TorchImporterTest.cpp): an unsupported op,
 # a branch on a dynamic dim, a branch on tensor data, a loop over a dynamic
-# dim, plus a file that is not a TorchScript archive, a truncated one and a
-# torch.save() checkpoint.
+# dim, dropout with p = 0.5 traced in training mode, plus a file that is
+# not a TorchScript archive, a truncated one and a torch.save() checkpoint.
 #
 # Usage: /usr/bin/python3 export_torchscript_models.py OUT_DIR [MODEL ...]
 # Needs python3-torch 1.13, python3-torchvision 0.14, python3-numpy (Debian).
@@ -123,6 +127,75 @@ class Mha(nn.Module):
         return x + self.attn(h, h, h, need_weights=False)[0]
 
 
+class LstmTagger(nn.Module):
+    """Embedding -> 2-layer bidirectional batch-first LSTM -> linear: traced,
+    freezing folds the weight list into a list constant (GenericList)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(96, 16)
+        self.lstm = nn.LSTM(16, 12, num_layers=2, bidirectional=True, batch_first=True)
+        self.out = nn.Linear(24, 5)
+
+    def forward(self, ids):
+        y, _ = self.lstm(self.embed(ids))
+        return self.out(y)
+
+
+class GruSeqFirst(nn.Module):
+    """2-layer bidirectional sequence-first GRU with a learned initial state;
+    returns the last step's output next to the last layer's final states."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 10, num_layers=2, bidirectional=True)
+        self.h0 = nn.Parameter(torch.randn(4, 1, 10))
+
+    def forward(self, x):
+        h0 = self.h0.expand(-1, x.size(0), -1).contiguous()
+        y, h = self.gru(x.transpose(0, 1), h0)
+        return torch.cat([y[-1], h[-2], h[-1]], dim=1)
+
+
+class RnnPair(nn.Module):
+    """nn.RNN with tanh (aten::rnn_tanh) feeding one with ReLU (aten::rnn_relu)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tanh = nn.RNN(8, 12, batch_first=True)
+        self.relu = nn.RNN(12, 6, nonlinearity="relu", batch_first=True, bias=False)
+
+    def forward(self, x):
+        y, _ = self.tanh(x)
+        z, h = self.relu(y)
+        return torch.cat([z[:, -1], h[0]], dim=1)
+
+
+class AttentionScale(nn.Module):
+    """Scaled dot-product attention written `1.0 / k.size(-1) ** 0.5`:
+    traced, that records aten::pow and aten::reciprocal of a number."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / k.size(-1) ** 0.5)
+        return F.softmax(scores, dim=-1) @ v
+
+
+class TrainDropout(nn.Module):
+    """Dropout with p = 0.5, traced in training mode: must be refused."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(x) + 1.0
+
+
 class Control(nn.Module):
     """prim::If on x.dim() and a prim::Loop over x.size(1) // 4: both are known
     only once the input shape is (at import), so the importer folds/unrolls."""
@@ -176,6 +249,10 @@ def export_error_models(out_dir):
                          ("data_dependent_if", DataDependentIf()),
                          ("dynamic_loop", DynamicLoop())):
         torch.jit.script(module.eval()).save(os.path.join(error_dir, name + ".pt"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(TrainDropout().train(), (torch.randn(2, 8),)).save(
+            os.path.join(error_dir, "train_dropout.pt"))
     torch.save(nn.Linear(8, 2).state_dict(), os.path.join(error_dir, "checkpoint.pt"))
     with open(os.path.join(error_dir, "not_a_model.pt"), "wb") as f:
         f.write(b"this is not a TorchScript archive\n")
@@ -210,6 +287,14 @@ def make_model(name):
         return Control(), (8,), torch.float32
     if name == "mha":
         return Mha(), (10, 32), torch.float32
+    if name == "lstm":
+        return LstmTagger(), (6,), torch.int64
+    if name == "gru":
+        return GruSeqFirst(), (5, 8), torch.float32
+    if name == "rnn":
+        return RnnPair(), (4, 8), torch.float32
+    if name == "attention_scale":
+        return AttentionScale(), (6, 16), torch.float32
     import torchvision
     if name == "resnet18":
         model = torchvision.models.resnet18()
@@ -219,6 +304,14 @@ def make_model(name):
         model = torchvision.models.mobilenet_v2()
         randomize_batch_norms(model)
         return model, (3, 64, 64), torch.float32
+    if name == "vit_train":
+        # Traced in training mode (export() leaves it so): dropout with
+        # p = 0, nn.MultiheadAttention off its fast path.
+        from torchvision.models.vision_transformer import VisionTransformer
+        model = VisionTransformer(image_size=32, patch_size=8, num_layers=1, num_heads=2,
+                                  hidden_dim=16, mlp_dim=32, num_classes=10)
+        nn.init.normal_(model.heads.head.weight, std=0.5)  # zero-initialized otherwise
+        return model, (3, 32, 32), torch.float32
     raise SystemExit("unknown model '%s'" % name)
 
 
@@ -230,7 +323,8 @@ def make_input(shape, dtype):
 
 def export(name, out_dir):
     model, shape, dtype = make_model(name)
-    model.eval()
+    if not name.endswith("_train"):
+        model.eval()
     model_dir = os.path.join(out_dir, name)
     os.makedirs(model_dir, exist_ok=True)
     example = make_input((1,) + shape, dtype)
@@ -263,7 +357,7 @@ def main(argv):
         return 2
     out_dir = argv[1]
     names = argv[2:] or ["mlp", "cnn", "gpt", "mha", "control", "resnet18", "mobilenet_v2",
-                         "errors"]
+                         "lstm", "gru", "rnn", "attention_scale", "vit_train", "errors"]
     torch.set_num_threads(1)
     for name in names:
         if name == "errors":

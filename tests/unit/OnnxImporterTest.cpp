@@ -259,6 +259,52 @@ TEST(OnnxImporter, ShapeSubgraphIsEvaluatedSymbolically) {
   expectWithinContract(*r.module);
 }
 
+TEST(OnnxImporter, ReshapeOfADynamicDimToAStaticShapeCasts) {
+  // A dim the importer holds dynamic reshaped to a static target (ViT's
+  // attention did this): collapse to ?, cast to the static size, expand.
+  // The expand_shape used to read the dynamic collapse and not verify.
+  ModelBuilder m;
+  m.input("x", {-1, 6});
+  m.intInit("shape", {2, 2, 3});
+  m.node("Reshape", {"x", "shape"}, {"y"});
+  m.output("y", {2, 2, 3});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "tensor.cast")) << r.text;
+  EXPECT_TRUE(contains(r.text, "tensor<?xf32> to tensor<12xf32>")) << r.text;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<2x2x3xf32>")) << r.text;
+}
+
+TEST(OnnxImporter, ExpandOfWhereOverEqualShapesStaysStatic) {
+  // torch.onnx writes `t.expand(1, -1, -1)` as
+  // Expand(t, Where(Equal(target, ConstantOfShape([3]) * -1), ones, target)):
+  // folded at import time, the expand is static (it is the identity here).
+  ModelBuilder m;
+  m.input("x", {1, 1, 4});
+  m.intInit("three", {3});
+  m.intInit("minus1", {-1}, /*scalar=*/true);
+  m.intInit("target", {1, -1, -1});
+  auto *ones = m.node("ConstantOfShape", {"three"}, {"ones"});
+  auto *value = ones->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_int64_data(1);
+  m.node("Mul", {"ones", "minus1"}, {"m"});
+  m.node("Equal", {"target", "m"}, {"eq"});
+  m.node("Where", {"eq", "ones", "target"}, {"w"});
+  m.node("Expand", {"x", "w"}, {"y"});
+  m.output("y", {1, 1, 4});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  EXPECT_TRUE(contains(r.text, "-> (tensor<1x1x4xf32>")) << r.text;
+  EXPECT_FALSE(contains(r.text, "tensor.extract")) << "shape read at run time:\n" << r.text;
+  expectWithinContract(*r.module);
+}
+
 TEST(OnnxImporter, ReshapeWithMinusOneAndZero) {
   ModelBuilder m;
   m.input("x", {-1, 4, 6});

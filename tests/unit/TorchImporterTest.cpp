@@ -185,6 +185,23 @@ TEST(TorchImporter, LoopOverDynamicDim) {
   EXPECT_NE(error.find("trip count"), std::string::npos) << error;
 }
 
+TEST(TorchImporter, DropoutInTrainingModeNeedsPZero) {
+  // p = 0 in training mode is the identity (vit_train, tests/e2e); p = 0.5 is not.
+  EXPECT_EQ(importError("vit_train/traced.pt", optionsFor("1x3x32x32xf32")), "");
+  std::string error = importError("errors/train_dropout.pt", optionsFor("2x8xf32"));
+  EXPECT_NE(error.find("unsupported TorchScript op 'aten::dropout'"), std::string::npos) << error;
+  EXPECT_NE(error.find("p = 0.5"), std::string::npos) << error;
+  EXPECT_NE(error.find("training mode"), std::string::npos) << error;
+}
+
+TEST(TorchImporter, RecurrentLayersNeedAStaticSequenceLength) {
+  EXPECT_EQ(importError("lstm/traced.pt", optionsFor("1x6xi64", {{"0", 0}})), "");
+  std::string error = importError("lstm/traced.pt", optionsFor("1x6xi64", {{"0", 1}}));
+  EXPECT_NE(error.find("unsupported TorchScript op 'aten::lstm'"), std::string::npos) << error;
+  EXPECT_NE(error.find("dynamic sequence length"), std::string::npos) << error;
+  EXPECT_NE(error.find("at: "), std::string::npos) << error;
+}
+
 TEST(TorchImporter, LooksLikeTorchScriptFile) {
   EXPECT_TRUE(looksLikeTorchScriptFile("model.pt"));
   EXPECT_TRUE(looksLikeTorchScriptFile(modelPath("mlp/traced.pt")));

@@ -235,17 +235,31 @@ Value TensorBuilder::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
   bool needExpand = llvm::any_of(dstGroups, [](auto &g) { return g.size() != 1; });
   if (needExpand) {
     // expand_shape wants a dynamic source dim for every group holding a
-    // dynamic result dim (sizes read at run time split a static dim).
+    // dynamic result dim (sizes read at run time split a static dim), and a
+    // static one, their product, for a group of static result dims (a
+    // dynamic dim that the target shape says is static: ViT's attention
+    // reshapes a slice whose end was computed from shapes).
     auto currentType = cast<RankedTensorType>(current.getType());
     SmallVector<int64_t> castShape(currentType.getShape());
-    for (auto [g, group] : llvm::enumerate(dstGroups))
-      if (llvm::any_of(group, [&](int64_t k) { return ShapedType::isDynamic(resultShape[k]); }))
+    for (auto [g, group] : llvm::enumerate(dstGroups)) {
+      if (llvm::any_of(group, [&](int64_t k) { return ShapedType::isDynamic(resultShape[k]); })) {
         castShape[g] = ShapedType::kDynamic;
+        continue;
+      }
+      int64_t product = 1;
+      for (int64_t k : group)
+        product *= resultShape[k];
+      castShape[g] = product;
+    }
     if (castShape != SmallVector<int64_t>(currentType.getShape()))
       current = tensor::CastOp::create(builder, loc, currentType.clone(castShape), current);
     current = tensor::ExpandShapeOp::create(builder, loc, resultType, current, dstGroups,
                                             resultSizes);
   }
+  // A dim the source has dynamic and the target static (or the reverse)
+  // without an expand: say so with a cast, so the result has the type asked for.
+  if (current.getType() != resultType)
+    current = tensor::CastOp::create(builder, loc, resultType, current);
   recordDims(current, resultSizes);
   return current;
 }

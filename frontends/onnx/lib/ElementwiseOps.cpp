@@ -1,9 +1,14 @@
 //===- ElementwiseOps.cpp - ONNX elementwise ops -> linalg.generic --------===//
 //
-// Unary and binary (NumPy-broadcasting) arithmetic, activations, comparisons,
-// Where, Cast, Constant, Identity and Dropout (inference). Binary arithmetic
-// on shape tensors (Shape-derived int64 tensors) is evaluated symbolically on
-// `index` values instead of emitting tensor code.
+// Unary and binary (NumPy-broadcasting) arithmetic and activations: Add, Sub,
+// Mul, Div, Pow, Mod, Max/Min/Sum/Mean, Neg, Abs, Clip, the float functions
+// (Exp, Log, Tanh, Erf, trigonometric and hyperbolic ones, ...), Relu,
+// LeakyRelu, PRelu, Elu, Selu, Celu, Hard{Sigmoid,Swish}, Softplus,
+// Softsign, Shrink, ThresholdedRelu, IsNaN/IsInf, BitShift. Binary
+// arithmetic on shape tensors (Shape-derived int64 tensors) is evaluated
+// symbolically on `index` values instead of emitting tensor code.
+// Comparisons, logical ops and Where: LogicalOps.cpp; Cast: CastOps.cpp;
+// Constant, Identity, Dropout: PassThroughOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -13,24 +18,6 @@ namespace turbine::onnx_frontend {
 namespace {
 
 using ScalarFn = std::function<Value(OpBuilder &, Location, ValueRange)>;
-
-/// Collects the tensor operands of `node` (all non-empty inputs).
-FailureOr<SmallVector<Value>> tensorInputs(ImportContext &ctx, const onnx::NodeProto &node) {
-  SmallVector<Value> inputs;
-  for (const std::string &name : node.input()) {
-    if (name.empty())
-      continue;
-    auto v = ctx.getTensor(node, name);
-    if (failed(v))
-      return failure();
-    inputs.push_back(*v);
-  }
-  if (inputs.empty()) {
-    (void)ctx.fail(node, "expects at least one input");
-    return failure();
-  }
-  return inputs;
-}
 
 Type elementTypeOf(Value v) { return cast<RankedTensorType>(v.getType()).getElementType(); }
 
@@ -66,17 +53,6 @@ Value emitMin(OpBuilder &b, Location l, Value x, Value y, bool isUnsigned) {
   if (isa<FloatType>(x.getType()))
     return arith::MinimumFOp::create(b, l, x, y);
   return isUnsigned ? (Value)arith::MinUIOp::create(b, l, x, y) : (Value)arith::MinSIOp::create(b, l, x, y);
-}
-
-/// The unsigned form of a signed integer comparison (eq/ne unchanged).
-arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
-  switch (p) {
-  case arith::CmpIPredicate::slt: return arith::CmpIPredicate::ult;
-  case arith::CmpIPredicate::sle: return arith::CmpIPredicate::ule;
-  case arith::CmpIPredicate::sgt: return arith::CmpIPredicate::ugt;
-  case arith::CmpIPredicate::sge: return arith::CmpIPredicate::uge;
-  default: return p;
-  }
 }
 
 /// Binary arithmetic kinds shared by the tensor and the symbolic paths.
@@ -307,103 +283,6 @@ OpHandler variadic(BinaryKind kindForSum, bool isMax, bool isMin) {
   };
 }
 
-OpHandler comparison(arith::CmpFPredicate fpred, arith::CmpIPredicate ipred) {
-  return [=](ImportContext &ctx, const onnx::NodeProto &node) -> LogicalResult {
-    auto inputs = tensorInputs(ctx, node);
-    if (failed(inputs))
-      return failure();
-    if (inputs->size() != 2)
-      return ctx.fail(node, "expects 2 inputs");
-    Type t = elementTypeOf((*inputs)[0]);
-    if (elementTypeOf((*inputs)[1]) != t)
-      return ctx.fail(node, "operand element types differ");
-    arith::CmpIPredicate pred =
-        ctx.isUnsigned(node.input(0)) ? unsignedPredicate(ipred) : ipred;
-    auto r = ctx.elementwise(node, *inputs, ctx.builder.getI1Type(),
-                             [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                               if (isa<FloatType>(t))
-                                 return arith::CmpFOp::create(b, l, fpred, a[0], a[1]);
-                               return arith::CmpIOp::create(b, l, pred, a[0], a[1]);
-                             });
-    if (failed(r))
-      return failure();
-    ctx.setValue(node.output(0), *r);
-    return success();
-  };
-}
-
-OpHandler logical(std::function<Value(OpBuilder &, Location, ValueRange)> fn) {
-  return [fn](ImportContext &ctx, const onnx::NodeProto &node) -> LogicalResult {
-    auto inputs = tensorInputs(ctx, node);
-    if (failed(inputs))
-      return failure();
-    for (Value v : *inputs)
-      if (!elementTypeOf(v).isInteger(1))
-        return ctx.fail(node, "expects bool operands");
-    auto r = ctx.elementwise(node, *inputs, ctx.builder.getI1Type(), fn);
-    if (failed(r))
-      return failure();
-    ctx.setValue(node.output(0), *r);
-    return success();
-  };
-}
-
-LogicalResult convertWhere(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto inputs = tensorInputs(ctx, node);
-  if (failed(inputs))
-    return failure();
-  if (inputs->size() != 3)
-    return ctx.fail(node, "expects 3 inputs");
-  if (!elementTypeOf((*inputs)[0]).isInteger(1))
-    return ctx.fail(node, "condition must be bool");
-  Type t = elementTypeOf((*inputs)[1]);
-  if (elementTypeOf((*inputs)[2]) != t)
-    return ctx.fail(node, "X and Y element types differ");
-  auto r = ctx.elementwise(node, *inputs, t, [&](OpBuilder &b, Location l, ValueRange a) {
-    return (Value)arith::SelectOp::create(b, l, a[0], a[1], a[2]);
-  });
-  if (failed(r))
-    return failure();
-  ctx.setValue(node.output(0), *r);
-  return success();
-}
-
-LogicalResult convertCast(ImportContext &ctx, const onnx::NodeProto &node) {
-  const onnx::AttributeProto *to = ctx.attr(node, "to");
-  if (!to)
-    return ctx.fail(node, "missing attribute 'to'");
-  if (Value in = ctx.lookupValue(node.input(0));
-      to->i() == onnx::TensorProto::STRING ||
-      (in && isStringElementType(elementTypeOf(in)))) { // host string ops
-    auto x = ctx.getTensor(node, node.input(0));
-    if (failed(x))
-      return failure();
-    return convertStringCast(ctx, node, *x, static_cast<int>(to->i()));
-  }
-  Type target = convertElementType(ctx.context, static_cast<int>(to->i()));
-  if (!target)
-    return ctx.unsupported(node, "target type " + std::to_string(to->i()) + " is not supported");
-  if (ctx.isShapeLike(node.input(0)) && isa<IntegerType>(target) && !target.isInteger(1)) {
-    ShapeTensor shape = *ctx.getShapeTensor(node.input(0));
-    shape.elementType = target;
-    ctx.setShapeTensor(node.output(0), shape);
-    return success();
-  }
-  auto inputs = tensorInputs(ctx, node);
-  if (failed(inputs))
-    return failure();
-  bool fromUnsigned = ctx.isUnsigned(node.input(0));
-  bool toUnsigned = ImportContext::isUnsignedOnnxType(static_cast<int>(to->i()));
-  auto r = ctx.elementwise(node, ValueRange{(*inputs)[0]}, target,
-                           [&](OpBuilder &b, Location l, ValueRange a) {
-                             return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
-                           });
-  if (failed(r))
-    return failure();
-  ctx.setValue(node.output(0), *r);
-  return success();
-}
-
 /// Clip whose min/max are runtime scalars: one generic over all operands.
 LogicalResult convertClipWithTensorBounds(ImportContext &ctx, const onnx::NodeProto &node, Value x) {
   SmallVector<Value> operands{x};
@@ -475,154 +354,6 @@ LogicalResult convertClip(ImportContext &ctx, const onnx::NodeProto &node) {
   ctx.setValue(node.output(0), *r);
   return success();
 }
-
-/// Forwards input 0 to output 0 keeping its kind (constant, shape tensor, value).
-LogicalResult forwardValue(ImportContext &ctx, const onnx::NodeProto &node, const std::string &out) {
-  const std::string &in = node.input(0);
-  if (auto c = ctx.getConstant(in)) {
-    ctx.setConstant(out, *c);
-    return success();
-  }
-  if (ctx.isShapeTensor(in)) {
-    ctx.setShapeTensor(out, *ctx.getShapeTensor(in));
-    return success();
-  }
-  auto v = ctx.getTensor(node, in);
-  if (failed(v))
-    return failure();
-  ctx.setValue(out, *v);
-  return success();
-}
-
-LogicalResult convertIdentity(ImportContext &ctx, const onnx::NodeProto &node) {
-  if (node.input_size() < 1)
-    return ctx.fail(node, "expects 1 input");
-  if (ctx.lookupSequence(node.input(0)) || ctx.lookupOptional(node.input(0))) {
-    ctx.bind(node.output(0), ctx.capture(node.input(0)));
-    return success();
-  }
-  return forwardValue(ctx, node, node.output(0));
-}
-
-/// Dropout with a runtime training_mode (or a constant true): in training
-/// mode each element is kept when its uniform draw is >= ratio and scaled by
-/// 1 / (1 - ratio). The draws come from uniformAtIndex, not from any other
-/// framework's generator, so masks for 0 < ratio < 1 differ from e.g. NumPy's;
-/// ratio 0 keeps everything and ratio 1 drops everything exactly.
-LogicalResult convertTrainingDropout(ImportContext &ctx, const onnx::NodeProto &node) {
-  auto x = ctx.getTensor(node, node.input(0));
-  auto mode = ctx.getTensor(node, node.input(2));
-  if (failed(x) || failed(mode))
-    return failure();
-  Type t = elementTypeOf(*x);
-  if (!isa<FloatType>(t))
-    return ctx.unsupported(node, "only floating-point inputs are supported");
-  if (!elementTypeOf(*mode).isInteger(1) || cast<RankedTensorType>(mode->getType()).getRank() != 0)
-    return ctx.fail(node, "training_mode must be a bool scalar");
-  Value ratio;
-  if (ImportContext::hasInput(node, 1)) {
-    auto r = ctx.getTensor(node, node.input(1));
-    if (failed(r))
-      return failure();
-    if (!isa<FloatType>(elementTypeOf(*r)) || cast<RankedTensorType>(r->getType()).getRank() != 0)
-      return ctx.fail(node, "ratio must be a floating-point scalar");
-    ratio = *r;
-  } else {
-    ratio = arith::ConstantOp::create(  // the default ratio 0.5
-        ctx.builder, ctx.loc,
-        DenseElementsAttr::get(RankedTensorType::get({}, t), ctx.builder.getFloatAttr(t, 0.5).getValue()));
-  }
-  int64_t seed = ctx.intAttr(node, "seed", 0);
-  SmallVector<OpFoldResult> sizes = ctx.dims(*x);
-  auto mask = ctx.elementwise(node, ValueRange{*x, ratio, *mode}, ctx.builder.getI1Type(),
-                              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                Value u = uniformAtIndex(b, l, sizes, seed);
-                                Value r = convertScalar(b, l, a[1], b.getF32Type());
-                                Value keep = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, u, r);
-                                Value notTraining = arith::XOrIOp::create(
-                                    b, l, a[2], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
-                                return arith::OrIOp::create(b, l, keep, notTraining);
-                              });
-  if (failed(mask))
-    return failure();
-  auto y = ctx.elementwise(node, ValueRange{*x, *mask, ratio, *mode}, t,
-                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                             Value r = convertScalar(b, l, a[2], t);
-                             Value one = floatConst(b, l, t, 1.0);
-                             Value scaled = arith::DivFOp::create(b, l, a[0], arith::SubFOp::create(b, l, one, r));
-                             Value dropped = arith::SelectOp::create(b, l, a[1], scaled, floatConst(b, l, t, 0.0));
-                             return arith::SelectOp::create(b, l, a[3], dropped, a[0]);
-                           });
-  if (failed(y))
-    return failure();
-  ctx.setValue(node.output(0), *y);
-  if (node.output_size() > 1 && !node.output(1).empty())
-    ctx.setValue(node.output(1), *mask);
-  return success();
-}
-
-LogicalResult convertDropout(ImportContext &ctx, const onnx::NodeProto &node) {
-  if (node.input_size() < 1)
-    return ctx.fail(node, "expects 1 input");
-  // training_mode (opset 12+) that is not a constant false: random masks.
-  if (ImportContext::hasInput(node, 2)) {
-    auto mode = ctx.getConstant(node.input(2));
-    bool constantFalse = mode && mode->getNumElements() == 1 && mode->getElementType().isInteger(1) &&
-                         !*mode->getValues<bool>().begin();
-    if (!constantFalse)
-      return convertTrainingDropout(ctx, node);
-  }
-  if (failed(forwardValue(ctx, node, node.output(0))))
-    return failure();
-  if (node.output_size() > 1 && !node.output(1).empty()) {
-    auto x = ctx.getTensor(node, node.input(0));
-    if (failed(x))
-      return failure();
-    Value mask = ctx.filled(ctx.dims(*x), ctx.scalarConstant(ctx.builder.getI1Type(), 1));
-    ctx.setValue(node.output(1), mask);
-  }
-  return success();
-}
-
-LogicalResult convertConstant(ImportContext &ctx, const onnx::NodeProto &node) {
-  if (node.attribute_size() != 1)
-    return ctx.fail(node, "expects exactly one attribute");
-  const onnx::AttributeProto &a = node.attribute(0);
-  Builder &b = ctx.builder;
-  if (a.name() == "value") {
-    std::string err;
-    auto attr = convertTensorProto(ctx.context, a.t(), err);
-    if (failed(attr))
-      return ctx.unsupported(node, err);
-    ctx.setConstant(node.output(0), *attr);
-    return success();
-  }
-  if (a.name() == "value_float") {
-    ctx.setConstant(node.output(0), DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()), a.f()));
-    return success();
-  }
-  if (a.name() == "value_floats") {
-    std::vector<float> v(a.floats().begin(), a.floats().end());
-    ctx.setConstant(node.output(0),
-                    DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, b.getF32Type()),
-                                           ArrayRef<float>(v)));
-    return success();
-  }
-  if (a.name() == "value_int") {
-    ctx.setConstant(node.output(0),
-                    DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), (int64_t)a.i()));
-    return success();
-  }
-  if (a.name() == "value_ints") {
-    std::vector<int64_t> v(a.ints().begin(), a.ints().end());
-    ctx.setConstant(node.output(0),
-                    DenseElementsAttr::get(RankedTensorType::get({(int64_t)v.size()}, b.getI64Type()),
-                                           ArrayRef<int64_t>(v)));
-    return success();
-  }
-  return ctx.unsupported(node, "attribute '" + a.name() + "' is not supported");
-}
-
 
 /// A unary float op whose body reads attributes of the node.
 using NodeScalarFn = std::function<Value(OpBuilder &, Location, Value, ImportContext &,
@@ -715,32 +446,6 @@ LogicalResult convertMean(ImportContext &ctx, const onnx::NodeProto &node) {
   return success();
 }
 
-LogicalResult convertCastLike(ImportContext &ctx, const onnx::NodeProto &node) {
-  if (node.input_size() != 2)
-    return ctx.fail(node, "expects 2 inputs");
-  auto x = ctx.getTensor(node, node.input(0));
-  auto like = ctx.getTensor(node, node.input(1));
-  if (failed(x) || failed(like))
-    return failure();
-  if (isStringElementType(elementTypeOf(*x)) || isStringElementType(elementTypeOf(*like))) {
-    std::optional<int> likeType = ctx.onnxType(node.input(1));
-    if (isStringElementType(elementTypeOf(*like)))
-      likeType = onnx::TensorProto::STRING;
-    if (!likeType)
-      return ctx.fail(node, "the ONNX type of input 'target_type' is unknown");
-    return convertStringCast(ctx, node, *x, *likeType);
-  }
-  Type target = elementTypeOf(*like);
-  bool fromUnsigned = ctx.isUnsigned(node.input(0)), toUnsigned = ctx.isUnsigned(node.input(1));
-  auto r = ctx.elementwise(node, ValueRange{*x}, target, [&](OpBuilder &b, Location l, ValueRange a) {
-    return convertScalar(b, l, a[0], target, fromUnsigned, toUnsigned);
-  });
-  if (failed(r))
-    return failure();
-  ctx.setValue(node.output(0), *r);
-  return success();
-}
-
 /// Neg on floats, integers, and (symbolically) on shape values.
 LogicalResult convertNeg(ImportContext &ctx, const onnx::NodeProto &node) {
   if (ctx.isShapeLike(node.input(0))) {
@@ -776,37 +481,22 @@ OpHandler preluHandler() {
 
 } // namespace
 
-/// Scalar conversion between any two supported element types. The
-/// `...Unsigned` flags say whether an integer side is ONNX unsigned
-/// (uitofp/fptoui/extui instead of the signed forms); bool is unsigned.
-Value convertScalar(OpBuilder &b, Location l, Value v, Type to, bool fromUnsigned,
-                    bool toUnsigned) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
-  fromUnsigned |= from.isInteger(1);
-  if (fromFloat && toFloat)
-    return from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()
-               ? (Value)arith::ExtFOp::create(b, l, to, v)
-               : (Value)arith::TruncFOp::create(b, l, to, v);
-  if (!fromFloat && toFloat)
-    return fromUnsigned ? (Value)arith::UIToFPOp::create(b, l, to, v)
-                        : (Value)arith::SIToFPOp::create(b, l, to, v);
-  if (fromFloat && !toFloat) {
-    if (to.isInteger(1))
-      return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, v, arith::ConstantOp::create(b, l, b.getFloatAttr(from, 0)));
-    return toUnsigned ? (Value)arith::FPToUIOp::create(b, l, to, v)
-                      : (Value)arith::FPToSIOp::create(b, l, to, v);
+/// Collects the tensor operands of `node` (all non-empty inputs).
+FailureOr<SmallVector<Value>> tensorInputs(ImportContext &ctx, const onnx::NodeProto &node) {
+  SmallVector<Value> inputs;
+  for (const std::string &name : node.input()) {
+    if (name.empty())
+      continue;
+    auto v = ctx.getTensor(node, name);
+    if (failed(v))
+      return failure();
+    inputs.push_back(*v);
   }
-  // integer -> integer
-  if (to.isInteger(1))
-    return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, v,
-                                 arith::ConstantOp::create(b, l, b.getIntegerAttr(from, 0)));
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return fromUnsigned ? (Value)arith::ExtUIOp::create(b, l, to, v)
-                        : (Value)arith::ExtSIOp::create(b, l, to, v);
-  return arith::TruncIOp::create(b, l, to, v);
+  if (inputs.empty()) {
+    (void)ctx.fail(node, "expects at least one input");
+    return failure();
+  }
+  return inputs;
 }
 
 void registerElementwiseOps(OpRegistry &r) {
@@ -1000,25 +690,7 @@ void registerElementwiseOps(OpRegistry &r) {
   }));
   r.add("Mod", convertMod);
   r.add("Mean", convertMean);
-  r.add("CastLike", convertCastLike);
-  r.add("Xor", logical([](OpBuilder &b, Location l, ValueRange a) -> Value { return arith::XOrIOp::create(b, l, a[0], a[1]); }));
 
-  r.add("Equal", comparison(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq));
-  r.add("Less", comparison(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt));
-  r.add("LessOrEqual", comparison(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle));
-  r.add("Greater", comparison(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt));
-  r.add("GreaterOrEqual", comparison(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge));
-  r.add("Not", logical([](OpBuilder &b, Location l, ValueRange a) -> Value {
-    return arith::XOrIOp::create(b, l, a[0], arith::ConstantOp::create(b, l, b.getBoolAttr(true)));
-  }));
-  r.add("And", logical([](OpBuilder &b, Location l, ValueRange a) -> Value { return arith::AndIOp::create(b, l, a[0], a[1]); }));
-  r.add("Or", logical([](OpBuilder &b, Location l, ValueRange a) -> Value { return arith::OrIOp::create(b, l, a[0], a[1]); }));
-  r.add("Where", convertWhere);
-  r.add("Cast", convertCast);
-
-  r.add("Identity", convertIdentity);
-  r.add("Dropout", convertDropout);
-  r.add("Constant", convertConstant);
 }
 
 } // namespace turbine::onnx_frontend

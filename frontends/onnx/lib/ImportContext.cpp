@@ -53,7 +53,8 @@ void ImportContext::setShapeTensor(const std::string &name, ShapeTensor shape) {
     SmallVector<APInt> data;
     unsigned width = shape.elementType.getIntOrFloatBitWidth();
     for (const SymDim &d : shape.elements)
-      data.push_back(APInt(width, static_cast<uint64_t>(d.constant), /*isSigned=*/true));
+      data.push_back(width == 1 ? APInt(1, d.constant != 0)
+                                : APInt(width, static_cast<uint64_t>(d.constant), /*isSigned=*/true));
     constants[name] = DenseElementsAttr::get(type, data);
     return;
   }
@@ -415,7 +416,8 @@ Value ImportContext::materialize(const ShapeTensor &shape) {
     unsigned width = elementType.getIntOrFloatBitWidth();
     SmallVector<APInt> data;
     for (const SymDim &d : shape.elements)
-      data.push_back(APInt(width, static_cast<uint64_t>(d.constant), true));
+      data.push_back(width == 1 ? APInt(1, d.constant != 0)
+                                : APInt(width, static_cast<uint64_t>(d.constant), true));
     return arith::ConstantOp::create(
         builder, loc, DenseElementsAttr::get(RankedTensorType::get(staticShape, elementType), data));
   }

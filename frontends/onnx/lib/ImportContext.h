@@ -96,8 +96,20 @@ private:
 };
 
 void registerElementwiseOps(OpRegistry &registry);
-void registerLinalgOps(OpRegistry &registry);
+void registerLogicalOps(OpRegistry &registry);
+void registerCastOps(OpRegistry &registry);
+void registerPassThroughOps(OpRegistry &registry);
+void registerMatmulOps(OpRegistry &registry);
+void registerConvolutionOps(OpRegistry &registry);
+void registerPoolingOps(OpRegistry &registry);
+void registerPadOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
+void registerLayoutOps(OpRegistry &registry);
+void registerSliceConcatOps(OpRegistry &registry);
+void registerGatherScatterOps(OpRegistry &registry);
+void registerSelectionOps(OpRegistry &registry);
+void registerGeneratorOps(OpRegistry &registry);
+void registerSamplingOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
@@ -425,25 +437,75 @@ mlir::Value reducedCount(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<b
 /// dims where `mask` is true; same shape as `x`.
 mlir::Value softmaxOver(ImportContext &ctx, mlir::Value x, llvm::ArrayRef<bool> mask, bool isLog);
 
-/// Scalar conversion between any two supported element types; the flags
-/// say whether an integer side is ONNX unsigned (uitofp/fptoui/extui).
+/// The tensor operands of `node` (all non-empty inputs); fails naming the
+/// node when there are none (ElementwiseOps.cpp).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> tensorInputs(ImportContext &ctx,
+                                                             const onnx::NodeProto &node);
+
+/// Scalar conversion between any two supported element types; the flags say
+/// whether an integer side is ONNX unsigned (uitofp/fptoui/extui) (CastOps.cpp).
 mlir::Value convertScalar(mlir::OpBuilder &b, mlir::Location l, mlir::Value v, mlir::Type to,
                           bool fromUnsigned = false, bool toUnsigned = false);
 
 /// Pad (opset >= 11) whose pads or constant value are known only at run
 /// time: output sizes by index arithmetic (checked non-negative), the data by
-/// one gather-style generic for every mode (ShapeOps.cpp).
+/// one gather-style generic for every mode (PadOps.cpp).
 mlir::LogicalResult convertPadAtRunTime(ImportContext &ctx, const onnx::NodeProto &node,
                                         mlir::Value input, const ShapeTensor &pads,
                                         const std::string &mode);
 
 /// Positions (int64) of the set flags of a 1-D i1 tensor and their count,
-/// which a kernel computes and the host reads (ShapeOps.cpp): for ops whose
+/// which a kernel computes and the host reads (SelectionOps.cpp): for ops whose
 /// result size is a count of data (Compress, NonZero, NonMaxSuppression).
 std::pair<mlir::Value, mlir::OpFoldResult> setFlagPositions(ImportContext &ctx, mlir::Value flags);
 
 /// Normalizes a possibly negative axis against `rank`; nullopt if out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+//===--- shape and indexing helpers (ShapeHelpers.cpp) ----------------------===//
+
+/// Product of `sizes` with constants folded.
+mlir::OpFoldResult product(ImportContext &ctx, llvm::ArrayRef<mlir::OpFoldResult> sizes);
+/// Input `i` (when `fromInput`) or the ints attribute `attrName` as a shape
+/// tensor; nullopt when absent. An input not known at import time is read at
+/// run time (ImportContext::getShapeOperand).
+mlir::FailureOr<std::optional<ShapeTensor>>
+shapeListFromInputOrAttr(ImportContext &ctx, const onnx::NodeProto &node, int i,
+                         const std::string &attrName, bool fromInput);
+/// The values of `t` when all are constants; nullopt for an absent list.
+std::optional<std::vector<int64_t>> constantValues(const std::optional<ShapeTensor> &t);
+/// True when `t` is absent or all its elements are constants.
+bool isKnown(const std::optional<ShapeTensor> &t);
+/// Clamps an index value into [0, size-1] (inside a generic body).
+mlir::Value clampIndex(mlir::OpBuilder &b, mlir::Location l, mlir::Value idx, mlir::Value size);
+/// Gather-style generic over `outSizes` whose body computes the source
+/// indices from the output indices.
+mlir::Value gatherGeneric(
+    ImportContext &ctx, mlir::Value source, llvm::ArrayRef<mlir::OpFoldResult> outSizes,
+    mlir::ValueRange extraInputs, llvm::ArrayRef<mlir::AffineMap> extraMaps,
+    const std::function<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &, mlir::Location,
+                                                       llvm::ArrayRef<mlir::Value>,
+                                                       mlir::ValueRange)> &indexFn);
+
+//===--- convolution and pooling windows (WindowHelpers.cpp) ----------------===//
+
+using WindowAttrs = frontends::PoolingWindow;
+/// Pads `input` by `low`/`high` per dim with `padValue` (tensor.pad; the
+/// compiler's global-opt lowers it, after layout rewrites have seen it).
+mlir::Value padTensor(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<int64_t> low,
+                      llvm::ArrayRef<int64_t> high, mlir::Value padValue);
+/// Reads kernel/strides/dilations/pads/auto_pad for a window of
+/// `kernel.size()` spatial dims (2 or 3) over `input`. For a 1-D op (`oneD`,
+/// input already reshaped to [N, C, 1, L], kernel widened to [1, k]) the
+/// attributes are widened with a unit leading spatial dim.
+mlir::FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto &node,
+                                             mlir::Value input, llvm::ArrayRef<int64_t> kernel,
+                                             bool oneD = false);
+/// frontends::windowOutputSize, its refusal reported against `node`.
+mlir::FailureOr<mlir::OpFoldResult> windowOutputSize(ImportContext &ctx,
+                                                     const onnx::NodeProto &node,
+                                                     mlir::OpFoldResult inSize, WindowAttrs &w,
+                                                     int d);
 
 } // namespace turbine::onnx_frontend
 

@@ -36,8 +36,20 @@ const OpRegistry &opRegistry() {
   static const OpRegistry registry = [] {
     OpRegistry r;
     registerElementwiseOps(r);
-    registerLinalgOps(r);
+    registerLogicalOps(r);
+    registerCastOps(r);
+    registerPassThroughOps(r);
+    registerMatmulOps(r);
+    registerConvolutionOps(r);
+    registerPoolingOps(r);
+    registerPadOps(r);
     registerShapeOps(r);
+    registerLayoutOps(r);
+    registerSliceConcatOps(r);
+    registerGatherScatterOps(r);
+    registerSelectionOps(r);
+    registerGeneratorOps(r);
+    registerSamplingOps(r);
     registerReductionOps(r);
     registerNormalizationOps(r);
     registerLossOps(r);
@@ -540,7 +552,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   {
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       llvm::raw_string_ostream os(diagnostics);
-      os << diag.str() << "\n";
+      os << diag.getLocation() << ": " << diag.str() << "\n";
       return success();
     });
     if (failed(verify(*module))) {

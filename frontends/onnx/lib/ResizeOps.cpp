@@ -1,4 +1,4 @@
-//===- ResizeOps.cpp - ONNX Resize / Upsample / RoiAlign -> linalg --------===//
+//===- ResizeOps.cpp - ONNX Resize / Upsample -> linalg -------------------===//
 //
 // Resize (opsets 10, 11, 13+) and Upsample (7, 9) with every mode (nearest
 // with each nearest_mode, N-linear, cubic with cubic_coeff_a and
@@ -24,12 +24,7 @@
 // import-time tables need the values; an axis whose run-time scale is 1 is
 // not known to be trivial, so it costs its taps like any other).
 //
-// RoiAlign (opsets 10, 16) also resamples: one generic over (roi, channel,
-// bin_y, bin_x) with reduction loops over the sampling grid of each bin,
-// bilinear samples computed in the kernel from the runtime rois as ONNX
-// Runtime does (mode avg; max, whose ONNX definition is unclear, is not
-// supported); needs sampling_ratio > 0 (an adaptive grid would make the loop
-// count data-dependent).
+// RoiAlign, which resamples too, and GridSample: SamplingOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -770,150 +765,6 @@ LogicalResult convertResize(ImportContext &ctx, const onnx::NodeProto &node) {
   return emitResize(ctx, node, *x, s, scales, sizes, roi, runtimeScales, runtimeRoi);
 }
 
-/// RoiAlign-10/16: X [N, C, H, W], rois [R, 4] (x1, y1, x2, y2), batch
-/// indices [R] -> [R, C, output_height, output_width].
-LogicalResult convertRoiAlign(ImportContext &ctx, const onnx::NodeProto &node) {
-  if (node.input_size() < 3)
-    return ctx.fail(node, "expects inputs X, rois and batch_indices");
-  auto x = ctx.getTensor(node, node.input(0));
-  auto rois = ctx.getTensor(node, node.input(1));
-  auto batchIndices = ctx.getTensor(node, node.input(2));
-  if (failed(x) || failed(rois) || failed(batchIndices))
-    return failure();
-  auto xType = cast<RankedTensorType>(x->getType());
-  Type et = xType.getElementType();
-  if (xType.getRank() != 4 || !isa<FloatType>(et))
-    return ctx.fail(node, "X must be a floating-point [N, C, H, W] tensor");
-  auto roiType = cast<RankedTensorType>(rois->getType());
-  if (roiType.getRank() != 2 || roiType.isDynamicDim(1) || roiType.getDimSize(1) != 4 ||
-      roiType.getElementType() != et)
-    return ctx.fail(node, "rois must be [num_rois, 4] of X's element type");
-  auto biType = cast<RankedTensorType>(batchIndices->getType());
-  if (biType.getRank() != 1 || !isa<IntegerType>(biType.getElementType()))
-    return ctx.fail(node, "batch_indices must be a 1-D integer tensor");
-  std::string mode = ctx.stringAttr(node, "mode", "avg");
-  if (mode != "avg")
-    return ctx.unsupported(node, "mode '" + mode + "' (only 'avg' is supported)");
-  std::string ctm = ctx.opset >= 16 ? ctx.stringAttr(node, "coordinate_transformation_mode", "half_pixel")
-                                    : "output_half_pixel";
-  if (ctm != "half_pixel" && ctm != "output_half_pixel")
-    return ctx.unsupported(node, "coordinate_transformation_mode '" + ctm + "'");
-  bool halfPixel = ctm == "half_pixel";
-  int64_t outH = ctx.intAttr(node, "output_height", 1), outW = ctx.intAttr(node, "output_width", 1);
-  int64_t samplingRatio = ctx.intAttr(node, "sampling_ratio", 0);
-  if (outH <= 0 || outW <= 0)
-    return ctx.fail(node, "output_height and output_width must be positive");
-  if (samplingRatio <= 0)
-    return ctx.unsupported(node, "sampling_ratio 0 (an adaptive sampling grid depends on the roi "
-                                 "values; give a positive sampling_ratio)");
-  double spatialScale = ctx.floatAttr(node, "spatial_scale", 1.0f);
-
-  OpBuilder &b = ctx.builder;
-  SmallVector<OpFoldResult> outSizes{ctx.dim(*rois, 0), ctx.dim(*x, 1), b.getIndexAttr(outH),
-                                     b.getIndexAttr(outW)};
-  Value batchCount = ctx.toIndexValue(ctx.dim(*x, 0));
-  Value height = ctx.toIndexValue(ctx.dim(*x, 2)), width = ctx.toIndexValue(ctx.dim(*x, 3));
-  Value init = ctx.filled(outSizes, ctx.scalarConstant(et, 0.0));
-  Value grid = ctx.empty({b.getIndexAttr(samplingRatio), b.getIndexAttr(samplingRatio)}, b.getI1Type());
-  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineMap> maps{AffineMap::get(6, 0, {d(4), d(5)}, &ctx.context),
-                              AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, &ctx.context)};
-  using IT = utils::IteratorType;
-  SmallVector<IT> iterators{IT::parallel, IT::parallel, IT::parallel, IT::parallel, IT::reduction, IT::reduction};
-  Value source = *x, roiValues = *rois, batchValues = *batchIndices;
-  Value result = linalg::GenericOp::create(
-                     b, ctx.loc, TypeRange{init.getType()}, ValueRange{grid}, ValueRange{init}, maps, iterators,
-                     [&](OpBuilder &nb, Location l, ValueRange args) {
-                       auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(nb, l, v); };
-                       auto fc = [&](double v) -> Value {
-                         return arith::ConstantOp::create(nb, l, nb.getFloatAttr(et, v));
-                       };
-                       auto toFloat = [&](Value index) -> Value {
-                         return arith::SIToFPOp::create(
-                             nb, l, et, arith::IndexCastOp::create(nb, l, nb.getI64Type(), index));
-                       };
-                       Value r = linalg::IndexOp::create(nb, l, 0), c = linalg::IndexOp::create(nb, l, 1);
-                       Value ph = linalg::IndexOp::create(nb, l, 2), pw = linalg::IndexOp::create(nb, l, 3);
-                       Value iy = linalg::IndexOp::create(nb, l, 4), ix = linalg::IndexOp::create(nb, l, 5);
-                       Value batch = tensor::ExtractOp::create(nb, l, batchValues, ValueRange{r});
-                       batch = arith::IndexCastOp::create(nb, l, nb.getIndexType(), batch);
-                       batch = arith::MinSIOp::create(nb, l, arith::MaxSIOp::create(nb, l, batch, idx(0)),
-                                                      arith::SubIOp::create(nb, l, batchCount, idx(1)));
-                       SmallVector<Value> corner;
-                       for (int64_t k = 0; k < 4; ++k) {
-                         Value v = tensor::ExtractOp::create(nb, l, roiValues, ValueRange{r, idx(k)});
-                         v = arith::MulFOp::create(nb, l, v, fc(spatialScale));
-                         if (halfPixel)
-                           v = arith::SubFOp::create(nb, l, v, fc(0.5));
-                         corner.push_back(v);
-                       }
-                       // corner: start_w, start_h, end_w, end_h.
-                       Value roiW = arith::SubFOp::create(nb, l, corner[2], corner[0]);
-                       Value roiH = arith::SubFOp::create(nb, l, corner[3], corner[1]);
-                       if (!halfPixel) {
-                         roiW = arith::MaximumFOp::create(nb, l, roiW, fc(1.0));
-                         roiH = arith::MaximumFOp::create(nb, l, roiH, fc(1.0));
-                       }
-                       Value binH = arith::DivFOp::create(nb, l, roiH, fc((double)outH));
-                       Value binW = arith::DivFOp::create(nb, l, roiW, fc((double)outW));
-                       auto sample = [&](Value start, Value bin, Value p, Value i) -> Value {
-                         Value offset = arith::MulFOp::create(nb, l, toFloat(p), bin);
-                         Value within = arith::DivFOp::create(
-                             nb, l, arith::MulFOp::create(nb, l, arith::AddFOp::create(nb, l, toFloat(i), fc(0.5)), bin),
-                             fc((double)samplingRatio));
-                         return arith::AddFOp::create(nb, l, arith::AddFOp::create(nb, l, start, offset), within);
-                       };
-                       Value y = sample(corner[1], binH, ph, iy), xv = sample(corner[0], binW, pw, ix);
-                       Value hF = toFloat(height), wF = toFloat(width);
-                       auto olt = [&](Value a, Value bb) {
-                         return arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT, a, bb);
-                       };
-                       auto ogt = [&](Value a, Value bb) {
-                         return arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, a, bb);
-                       };
-                       Value outside = arith::OrIOp::create(
-                           nb, l, arith::OrIOp::create(nb, l, olt(y, fc(-1.0)), ogt(y, hF)),
-                           arith::OrIOp::create(nb, l, olt(xv, fc(-1.0)), ogt(xv, wF)));
-                       // Per axis: low/high index and the fraction, as ORT computes them.
-                       auto axis = [&](Value coord, Value size, Value &low, Value &high, Value &frac) {
-                         coord = arith::MaximumFOp::create(nb, l, coord, fc(0.0));
-                         Value lowI = arith::IndexCastOp::create(
-                             nb, l, nb.getIndexType(), arith::FPToSIOp::create(nb, l, nb.getI64Type(), coord));
-                         Value last = arith::SubIOp::create(nb, l, size, idx(1));
-                         Value atEnd = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, lowI, last);
-                         low = arith::SelectOp::create(nb, l, atEnd, last, lowI);
-                         high = arith::SelectOp::create(nb, l, atEnd, last, arith::AddIOp::create(nb, l, lowI, idx(1)));
-                         coord = arith::SelectOp::create(nb, l, atEnd, toFloat(last), coord);
-                         frac = arith::SubFOp::create(nb, l, coord, toFloat(low));
-                         // Keep reads in bounds for samples that are discarded.
-                         low = arith::MinSIOp::create(nb, l, low, last);
-                         high = arith::MinSIOp::create(nb, l, high, last);
-                       };
-                       Value yLow, yHigh, ly, xLow, xHigh, lx;
-                       axis(y, height, yLow, yHigh, ly);
-                       axis(xv, width, xLow, xHigh, lx);
-                       Value hy = arith::SubFOp::create(nb, l, fc(1.0), ly);
-                       Value hx = arith::SubFOp::create(nb, l, fc(1.0), lx);
-                       auto at = [&](Value yy, Value xx) -> Value {
-                         return tensor::ExtractOp::create(nb, l, source, ValueRange{batch, c, yy, xx});
-                       };
-                       Value t1 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, hy, hx), at(yLow, xLow));
-                       Value t2 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, hy, lx), at(yLow, xHigh));
-                       Value t3 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, ly, hx), at(yHigh, xLow));
-                       Value t4 = arith::MulFOp::create(nb, l, arith::MulFOp::create(nb, l, ly, lx), at(yHigh, xHigh));
-                       // The mean over the grid of the in-image samples.
-                       Value v = arith::AddFOp::create(nb, l, arith::AddFOp::create(nb, l, t1, t2),
-                                                       arith::AddFOp::create(nb, l, t3, t4));
-                       v = arith::SelectOp::create(nb, l, outside, fc(0.0), v);
-                       v = arith::DivFOp::create(nb, l, v, fc((double)(samplingRatio * samplingRatio)));
-                       linalg::YieldOp::create(nb, l, (Value)arith::AddFOp::create(nb, l, args[1], v));
-                     })
-                     .getResult(0);
-  ctx.recordDims(result, outSizes);
-  ctx.setValue(node.output(0), result);
-  return success();
-}
-
 } // namespace
 
 void registerResizeOps(OpRegistry &r) {
@@ -921,7 +772,6 @@ void registerResizeOps(OpRegistry &r) {
   r.add("Upsample", [](ImportContext &c, const onnx::NodeProto &n) { return convertLegacyResize(c, n, false); }, 9, 9);
   r.add("Resize", [](ImportContext &c, const onnx::NodeProto &n) { return convertLegacyResize(c, n, false); }, 10, 10);
   r.add("Resize", convertResize, 11);
-  r.add("RoiAlign", convertRoiAlign, 10);
 }
 
 } // namespace turbine::onnx_frontend

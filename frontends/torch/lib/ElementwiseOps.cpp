@@ -170,6 +170,30 @@ OpHandler binary(std::string op) {
       ctx.set(node.outputs[0], TValue::ofList(std::move(joined)));
       return success();
     }
+    // Int list equality (nn.LSTM's `hx.size() != expected_hidden_size`,
+    // scripted): equal when every element is the same constant or the same
+    // symbolic size; known unequal when a length or a constant differs.
+    if ((op == "eq" || op == "ne") && lhs.kind == TValue::Kind::List &&
+        rhs.kind == TValue::Kind::List) {
+      bool equal = lhs.elements.size() == rhs.elements.size();
+      bool unknown = false;
+      for (size_t i = 0; equal && i < lhs.elements.size(); ++i) {
+        const TValue &x = lhs.elements[i], &y = rhs.elements[i];
+        if (x.kind != TValue::Kind::Int || y.kind != TValue::Kind::Int)
+          return ctx.unsupported(node, "comparing lists of something other than ints");
+        if (x.intValue == y.intValue)
+          continue;
+        if (x.intValue.isConstant() && y.intValue.isConstant())
+          equal = false;
+        else
+          unknown = true;
+      }
+      if (equal && unknown)
+        return ctx.fail(node, "the comparison depends on a dynamic dim, so its result is not "
+                              "known at import time");
+      ctx.set(node.outputs[0], TValue::ofBool(op == "eq" ? equal : !equal));
+      return success();
+    }
     // String / device / None equality (option checks in scripted functionals).
     auto isText = [](const TValue &v) {
       return v.kind == TValue::Kind::String || v.kind == TValue::Kind::Device || v.isNone();
@@ -248,9 +272,30 @@ OpHandler binary(std::string op) {
 
 /// Unary float op: `fn(b, l, x)` on the float-converted input.
 using UnaryFn = std::function<Value(OpBuilder &, Location, Value)>;
-OpHandler unaryFloat(UnaryFn fn) {
-  return [fn](ImportContext &ctx, const TorchNode &node) -> LogicalResult {
-    if (!ctx.input(node, 0).isTensor())
+/// The same function on a number known at import time (traced size
+/// arithmetic: `1.0 / k.size(-1) ** 0.5` records aten::reciprocal of a
+/// prim::NumToTensor).
+using NumberFn = std::function<double(double)>;
+OpHandler unaryFloat(UnaryFn fn, NumberFn onNumber = nullptr) {
+  return [fn, onNumber](ImportContext &ctx, const TorchNode &node) -> LogicalResult {
+    const TValue &in = ctx.input(node, 0);
+    std::optional<TValue> number;
+    if (in.isScalar())
+      number = in;
+    if (number) {
+      // A number in, a number out (floats are import-time constants here).
+      if (!onNumber)
+        return ctx.unsupported(node, "on a number");
+      if (number->kind == TValue::Kind::Int && !number->intValue.isConstant())
+        return ctx.unsupported(node, "on a dynamic size (float arithmetic on sizes must be "
+                                     "known at import time)");
+      double x = number->kind == TValue::Kind::Float  ? number->floatValue
+                 : number->kind == TValue::Kind::Bool ? (double)number->boolValue
+                                                      : (double)number->intValue.constant;
+      ctx.set(node.outputs[0], TValue::ofFloat(onNumber(x)));
+      return success();
+    }
+    if (!in.isTensor())
       return ctx.unsupported(node, "on a number");
     const TValue *operands[] = {&ctx.input(node, 0)};
     Type t = ctx.promotedType(operands);
@@ -437,12 +482,21 @@ LogicalResult convertIdentityOp(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
+/// Dropout: the identity in eval mode, and in training mode with p = 0
+/// (a module traced without .eval() whose dropout rate is 0, as
+/// torchvision's ViT has by default).
 LogicalResult convertDropout(ImportContext &ctx, const TorchNode &node) {
   auto train = ctx.boolInput(node, 2);
   if (failed(train))
     return failure();
-  if (*train)
-    return ctx.unsupported(node, "dropout in training mode (call model.eval() before saving)");
+  if (*train) {
+    auto p = ctx.floatInput(node, 1);
+    if (failed(p))
+      return failure();
+    if (*p != 0.0)
+      return ctx.unsupported(node, "dropout with p = " + std::to_string(*p) +
+                                       " in training mode (call model.eval() before saving)");
+  }
   return convertIdentityOp(ctx, node);
 }
 
@@ -520,7 +574,7 @@ void registerElementwiseOps(OpRegistry &r) {
   for (const char *k : {"aten::clamp", "aten::clamp_min", "aten::clamp_max", "aten::hardtanh",
                         "aten::relu6", "aten::clip"})
     r.addWithInplace(k, convertClamp);
-  r.addWithInplace("aten::sigmoid", unaryFloat(sigmoidOf));
+  r.addWithInplace("aten::sigmoid", unaryFloat(sigmoidOf, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }));
   r.addWithInplace("aten::silu", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value {
     return arith::MulFOp::create(b, l, x, sigmoidOf(b, l, x));
   }));
@@ -536,17 +590,17 @@ void registerElementwiseOps(OpRegistry &r) {
   }));
   r.addWithInplace("aten::gelu", convertGelu);
   r.addWithInplace("aten::leaky_relu", convertLeakyRelu);
-  r.addWithInplace("aten::tanh", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::TanhOp::create(b, l, x); }));
-  r.addWithInplace("aten::exp", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::ExpOp::create(b, l, x); }));
-  r.addWithInplace("aten::log", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::LogOp::create(b, l, x); }));
-  r.addWithInplace("aten::sqrt", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::SqrtOp::create(b, l, x); }));
-  r.addWithInplace("aten::rsqrt", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::RsqrtOp::create(b, l, x); }));
-  r.addWithInplace("aten::erf", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::ErfOp::create(b, l, x); }));
-  r.addWithInplace("aten::sin", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::SinOp::create(b, l, x); }));
-  r.addWithInplace("aten::cos", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::CosOp::create(b, l, x); }));
+  r.addWithInplace("aten::tanh", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::TanhOp::create(b, l, x); }, [](double x) { return std::tanh(x); }));
+  r.addWithInplace("aten::exp", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::ExpOp::create(b, l, x); }, [](double x) { return std::exp(x); }));
+  r.addWithInplace("aten::log", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::LogOp::create(b, l, x); }, [](double x) { return std::log(x); }));
+  r.addWithInplace("aten::sqrt", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::SqrtOp::create(b, l, x); }, [](double x) { return std::sqrt(x); }));
+  r.addWithInplace("aten::rsqrt", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::RsqrtOp::create(b, l, x); }, [](double x) { return 1.0 / std::sqrt(x); }));
+  r.addWithInplace("aten::erf", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::ErfOp::create(b, l, x); }, [](double x) { return std::erf(x); }));
+  r.addWithInplace("aten::sin", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::SinOp::create(b, l, x); }, [](double x) { return std::sin(x); }));
+  r.addWithInplace("aten::cos", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return math::CosOp::create(b, l, x); }, [](double x) { return std::cos(x); }));
   r.addWithInplace("aten::reciprocal", unaryFloat([](OpBuilder &b, Location l, Value x) -> Value {
     return arith::DivFOp::create(b, l, floatConst(b, l, x.getType(), 1.0), x);
-  }));
+  }, [](double x) { return 1.0 / x; }));
   r.addWithInplace("aten::masked_fill", convertWhere);
   r.add("aten::where", convertWhere);
   r.addWithInplace("aten::logical_not", convertLogicalNot);

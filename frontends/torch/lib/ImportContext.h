@@ -91,9 +91,15 @@ private:
 
 void registerPrimOps(OpRegistry &registry);
 void registerElementwiseOps(OpRegistry &registry);
-void registerLinalgOps(OpRegistry &registry);
+void registerMatmulOps(OpRegistry &registry);
+void registerAttentionOps(OpRegistry &registry);
+void registerConvolutionOps(OpRegistry &registry);
+void registerPoolingOps(OpRegistry &registry);
+void registerEmbeddingOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
+/// aten::lstm / gru / rnn_tanh / rnn_relu (the recurrence of frontends/common).
+void registerRecurrentOps(OpRegistry &registry);
 /// Turbine's own torch ops (turbine::softmax, ...; TurbineTorchOps.h).
 void registerTurbineOps(OpRegistry &registry);
 
@@ -216,6 +222,32 @@ std::optional<TValue> constantTensorScalar(const TorchConstant &c);
 inline mlir::RankedTensorType tensorType(mlir::Value v) {
   return mlir::cast<mlir::RankedTensorType>(v.getType());
 }
+
+//===--- shared by the linalg handlers (LinalgHelpers.cpp) -------------------===//
+
+/// a [M, K] times b [K, N] (linalg.matmul into a zero-filled init).
+mlir::Value matmul2D(ImportContext &ctx, mlir::Value a, mlir::Value b);
+/// x [..., K] times wT [K, N] -> [..., N].
+mlir::Value matmulLastDim(ImportContext &ctx, mlir::Value x, mlir::Value wT);
+/// torch.matmul of two tensor values (1-D promotion, batch broadcasting);
+/// also mm and bmm.
+mlir::FailureOr<mlir::Value> matmulValues(ImportContext &ctx, const TorchNode &node,
+                                          mlir::Value lhs, mlir::Value rhs);
+/// Adds `bias` (broadcast over leading dims) to `x`, scaled by beta/alpha.
+mlir::FailureOr<mlir::Value> addBias(ImportContext &ctx, const TorchNode &node, mlir::Value x,
+                                     mlir::Value bias, double alpha = 1.0, double beta = 1.0);
+
+using Window = frontends::PoolingWindow;
+/// Pads `input` by low/high per dim with `padValue`: clamped extract + select
+/// (same technique as the ONNX frontend's padTensor).
+mlir::Value padTensor(ImportContext &ctx, mlir::Value input, llvm::ArrayRef<int64_t> low,
+                      llvm::ArrayRef<int64_t> high, mlir::Value padValue);
+/// frontends::windowOutputSize, its refusal reported against `node`.
+mlir::FailureOr<mlir::OpFoldResult> windowOutputSize(ImportContext &ctx, const TorchNode &node,
+                                                     mlir::OpFoldResult inSize, Window &w, int d);
+/// Reads an int list argument of 1 or n entries, widened to n.
+mlir::FailureOr<llvm::SmallVector<int64_t>> spatialList(ImportContext &ctx, const TorchNode &node,
+                                                        size_t i, size_t n, int64_t def);
 
 } // namespace turbine::torch_frontend
 

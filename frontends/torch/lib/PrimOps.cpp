@@ -53,6 +53,16 @@ TValue convertConstant(const TorchConstant &c) {
     t.constant = &c;
     return t;
   }
+  case K::List: {
+    std::vector<TValue> e;
+    for (const TorchConstant &element : c.elements) {
+      TValue v = convertConstant(element);
+      if (v.kind == TValue::Kind::Unset)
+        return TValue(); // an element of an unsupported kind
+      e.push_back(std::move(v));
+    }
+    return TValue::ofList(std::move(e));
+  }
   case K::Other: break;
   }
   return TValue();
@@ -60,8 +70,21 @@ TValue convertConstant(const TorchConstant &c) {
 
 LogicalResult convertConstantOp(ImportContext &ctx, const TorchNode &node) {
   TValue v = convertConstant(node.constant);
-  if (v.kind == TValue::Kind::Unset)
-    return ctx.unsupported(node, "constant of kind '" + node.constant.text + "'");
+  if (v.kind == TValue::Kind::Unset) {
+    // Name the innermost unsupported kind (a list of objects names the object's).
+    const TorchConstant *c = &node.constant;
+    while (c->kind == TorchConstant::Kind::List) {
+      const TorchConstant *bad = nullptr;
+      for (const TorchConstant &e : c->elements)
+        if (convertConstant(e).kind == TValue::Kind::Unset)
+          bad = &e;
+      if (!bad)
+        break;
+      c = bad;
+    }
+    return ctx.unsupported(node, "constant of kind '" + c->text + "'" +
+                                     (c != &node.constant ? " inside a list constant" : ""));
+  }
   ctx.set(node.outputs[0], v);
   return success();
 }

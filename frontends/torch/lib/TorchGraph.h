@@ -24,7 +24,7 @@ enum class TorchDType { f32, f64, f16, bf16, i64, i32, i16, i8, u8, i1, unsuppor
 /// The payload of a prim::Constant.
 struct TorchConstant {
   enum class Kind { None, Bool, Int, Float, String, Device, IntList, FloatList, BoolList,
-                    Tensor, Other };
+                    Tensor, List, Other };
   Kind kind = Kind::None;
   int64_t intValue = 0;    ///< Int, Bool (0/1)
   double floatValue = 0.0; ///< Float
@@ -41,6 +41,9 @@ struct TorchConstant {
   /// strides); "" for tensors freezing computed (BatchNorm folded into a
   /// convolution, constant-propagated results).
   std::string name;
+  /// List (a GenericList or tuple constant: freezing folds the list of an
+  /// nn.LSTM's weights into one) holds its elements, each any kind above.
+  std::vector<TorchConstant> elements;
 };
 
 /// What TorchScript declares a value to be.

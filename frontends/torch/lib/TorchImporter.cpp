@@ -26,9 +26,14 @@ const OpRegistry &opRegistry() {
     OpRegistry r;
     registerPrimOps(r);
     registerElementwiseOps(r);
-    registerLinalgOps(r);
+    registerMatmulOps(r);
+    registerAttentionOps(r);
+    registerConvolutionOps(r);
+    registerPoolingOps(r);
+    registerEmbeddingOps(r);
     registerShapeOps(r);
     registerNormalizationOps(r);
+    registerRecurrentOps(r);
     registerTurbineOps(r);
     return r;
   }();
@@ -345,7 +350,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   {
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       llvm::raw_string_ostream os(diagnostics);
-      os << diag.str() << "\n";
+      os << diag.getLocation() << ": " << diag.str() << "\n";
       return success();
     });
     if (failed(verify(*module))) {

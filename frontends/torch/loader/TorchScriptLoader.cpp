@@ -147,6 +147,17 @@ void convertConstant(const c10::IValue &v, TorchConstant &c, const NamedTensors 
     at::Tensor dense = t.contiguous();
     const char *bytes = static_cast<const char *>(dense.data_ptr());
     c.data.assign(bytes, bytes + dense.nbytes());
+  } else if (v.isList() || v.isTuple()) {
+    c.kind = K::List;
+    std::vector<c10::IValue> elements;
+    if (v.isList())
+      elements.assign(v.toListRef().begin(), v.toListRef().end());
+    else
+      elements.assign(v.toTupleRef().elements().begin(), v.toTupleRef().elements().end());
+    for (const c10::IValue &e : elements) {
+      c.elements.emplace_back();
+      convertConstant(e, c.elements.back(), names);
+    }
   } else {
     c.kind = K::Other;
     c.text = v.tagKind();
