@@ -27,10 +27,17 @@
 //    turbine.dispatch per region, whose workgroup count is derived from the
 //    region's workgroup tile sizes (the target's choice, recorded on the
 //    kernel for codegen).
+//  * A slice update (SliceUpdates.h: the identity copy of the slice and the
+//    tensor.insert_slice marked turbine.slice_update that writes it) is one
+//    region whose result is written in place: the insert's destination is
+//    not an input binding but the `in_place` operand of the dispatch, whose
+//    storage is the result's output binding (a KV cache global updated by
+//    one step's slice, no copy of the whole tensor).
 //  * Kernels are named after their root op and shapes (DispatchNames.h).
 //===----------------------------------------------------------------------===//
 #include "dispatch/DispatchNames.h"
 #include "dispatch/PaddedResults.h"
+#include "dispatch/SliceUpdates.h"
 #include "dispatch/WorkgroupTiling.h"
 #include "global-opt/LowerPads.h"
 
@@ -49,6 +56,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -161,6 +170,11 @@ SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
       Operation *user = *current->getResult(0).getUsers().begin();
       if (isPaddedResult(user) && user->getBlock() == root->getBlock() &&
           !assigned.contains(user))
+        ops.insert(user);
+      // A slice update of what the chain computes: written in place.
+      if (isSliceUpdate(user) && user->getBlock() == root->getBlock() &&
+          !assigned.contains(user) &&
+          cast<tensor::InsertSliceOp>(user).getSource() == current->getResult(0))
         ops.insert(user);
     }
     for (Operation *op : SmallVector<Operation *>(ops.begin(), ops.end())) {
@@ -275,9 +289,32 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
         results.push_back(result);
   if (results.empty())
     return success(); // Dead region: leave it to canonicalization.
+  // Slice updates write the storage of their destination (the dispatch's
+  // in_place operands): their results come first, their destinations are
+  // not input bindings.
+  SmallVector<Value> inPlace;
+  std::stable_partition(results.begin(), results.end(), [](Value result) {
+    Operation *def = result.getDefiningOp();
+    return def && isSliceUpdate(def);
+  });
+  for (Value result : results)
+    if (Operation *def = result.getDefiningOp(); def && isSliceUpdate(def))
+      inPlace.push_back(cast<tensor::InsertSliceOp>(def).getDest());
+  for (Value dest : inPlace) {
+    if (llvm::count(inPlace, dest) > 1 ||
+        llvm::any_of(region.ops, [&](Operation *op) {
+          return llvm::any_of(op->getOpOperands(), [&](OpOperand &use) {
+            return use.get() == dest && !(isSliceUpdate(op) && use.getOperandNumber() == 1);
+          });
+        }))
+      return last->emitError("dispatch formation: a slice update's destination is also read "
+                             "in its kernel");
+  }
 
   SmallVector<Value> inputTensors, scalars, cloned;
   for (Value v : captured) {
+    if (llvm::is_contained(inPlace, v))
+      continue;
     if (shouldCloneIntoKernel(v))
       cloned.push_back(v);
     else if (isa<RankedTensorType>(v.getType()))
@@ -310,7 +347,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   // A padded result is tiled (and its grid sized) like the value it pads.
   Value tiled = results.front();
   SmallVector<Value> tiledDims(resultDims);
-  if (Operation *def = tiled.getDefiningOp(); def && isPaddedResult(def)) {
+  if (Operation *def = tiled.getDefiningOp();
+      def && (isPaddedResult(def) || isSliceUpdate(def))) {
     tiled = cast<tensor::InsertSliceOp>(def).getSource();
     tiledDims.clear();
     if (failed(getHostDynamicDims(hb, tiled, inRegion, tiledDims)))
@@ -343,7 +381,9 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   }
 
   // Kernel side.
-  std::string name = uniqueKernelName(kernelNames, describeDispatchRegion(region.ops, target));
+  std::string name = uniqueKernelName(
+      kernelNames, inPlace.empty() ? describeDispatchRegion(region.ops, target)
+                                   : describeSliceUpdate(results.front().getDefiningOp()));
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   auto indexType = IndexType::get(ctx);
   auto kernelType = FunctionType::get(
@@ -383,6 +423,11 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   SmallVector<Value> outputBuffers;
   for (Value result : results)
     outputBuffers.push_back(binding(cast<RankedTensorType>(result.getType())));
+  // The destination of a slice update is its output binding, writable.
+  for (auto [dest, buffer] : llvm::zip(inPlace, outputBuffers))
+    mapping.map(dest, bufferization::ToTensorOp::create(kb, loc, dest.getType(), buffer,
+                                                        /*restrict=*/true, /*writable=*/true)
+                          .getResult());
   for (Value s : scalars) {
     Value c = pushConstant();
     if (!s.getType().isIndex())
@@ -435,6 +480,10 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
       return op->emitError("dispatch formation: cannot write the padded result in place");
     mapping.map(result, *padded);
   }
+  for (Value result : ArrayRef<Value>(results).take_front(inPlace.size()))
+    if (failed(writeSliceUpdateInPlace(mapping.lookup(result).getDefiningOp())))
+      return result.getDefiningOp()->emitError(
+          "dispatch formation: cannot write the slice update in place");
   for (auto [result, buffer] : llvm::zip(results, outputBuffers)) {
     auto op = bufferization::MaterializeInDestinationOp::create(
         kb, loc, TypeRange{}, mapping.lookup(result), buffer);
@@ -449,7 +498,7 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
     resultTypes.push_back(r.getType());
   auto dispatch = DispatchOp::create(
       hb, loc, resultTypes, FlatSymbolRefAttr::get(ctx, name), workgroups,
-      inputTensors, constants, resultDims);
+      inputTensors, constants, resultDims, inPlace);
   for (auto [result, replacement] : llvm::zip(results, dispatch.getResults()))
     result.replaceUsesWithIf(replacement, [&](OpOperand &use) {
       return !inRegion.contains(use.getOwner());

@@ -8,8 +8,22 @@
 // an index register, every tensor a buffer register; dense constants become
 // parameters stored in the artifact. affine.apply ops (shape arithmetic left
 // by reshape folding, e.g. batch * 128 rows) are expanded to arith first.
+//
+// Module state: every ml_program.global left after the input phase (mutable
+// ones, and immutable `#ml_program.extern` parameters) becomes an entry of
+// the artifact's globals table: a mutable global's initial value is zero (a
+// splat zero, not stored), a parameter holding its value, or uninitialized
+// (`#ml_program.extern` or no value); an immutable one is an external
+// parameter bound by name at load and read with Param. global_load of a
+// mutable global becomes GlobalLoad (a view of the instance's storage; a
+// load marked turbine.update_only does not require the global to be
+// initialized), global_store becomes GlobalStore, and a dispatch's
+// `in_place` results take their operand's register (the kernel wrote that
+// storage: no allocation, and the store back is a no-op at run time).
 //===----------------------------------------------------------------------===//
 #include "host/HostProgram.h"
+
+#include "dispatch/SliceUpdates.h"
 
 #include "global-opt/ParameterNames.h"
 
@@ -22,6 +36,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -98,11 +113,19 @@ std::optional<std::string> constantBytes(Attribute value) {
   return bytes;
 }
 
+/// Where each ml_program.global went: an index into the artifact's globals,
+/// and for an immutable one the parameter it reads.
+struct GlobalSlot {
+  int64_t global = -1;
+  int64_t parameter = -1; ///< immutable: read with Param
+};
+
 class HostProgramBuilder {
 public:
   HostProgramBuilder(art::Module &artifact,
-                     const llvm::StringMap<int64_t> &kernelIndex)
-      : artifact(artifact), kernelIndex(kernelIndex) {}
+                     const llvm::StringMap<int64_t> &kernelIndex,
+                     const llvm::StringMap<GlobalSlot> &globals)
+      : artifact(artifact), kernelIndex(kernelIndex), globals(globals) {}
 
   LogicalResult build(func::FuncOp func, art::Function &out);
 
@@ -150,6 +173,7 @@ private:
   LogicalResult visitIntegerCast(Operation *op);
   LogicalResult visitStringOp(Operation *op);
   LogicalResult visitWhile(scf::WhileOp op);
+  LogicalResult visitGlobal(Operation *op);
   /// A register for `v` (index or buffer by its type), set by Move or
   /// MoveBuffer from `source`'s register when `source` is given.
   FailureOr<int32_t> loopRegister(Operation *user, Value v);
@@ -167,6 +191,7 @@ private:
 
   art::Module &artifact;
   const llvm::StringMap<int64_t> &kernelIndex;
+  const llvm::StringMap<GlobalSlot> &globals;
   std::vector<art::Instruction> *code = nullptr;
   DenseMap<Value, int32_t> indexRegs, bufferRegs;
   std::map<int64_t, int32_t> constants;
@@ -362,8 +387,20 @@ LogicalResult HostProgramBuilder::visitDispatch(DispatchOp op) {
     dispatch.bindings.push_back(*reg);
   }
   auto resultDim = op.getResultDims().begin();
-  for (Value result : op.getResults()) {
+  for (auto [i, result] : llvm::enumerate(op.getResults())) {
     auto type = cast<RankedTensorType>(result.getType());
+    if (i < op.getInPlace().size()) {
+      // Written in place: the result is its in_place operand's storage.
+      FailureOr<int32_t> reg = buffer(op, op.getInPlace()[i]);
+      if (failed(reg))
+        return failure();
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          ++resultDim;
+      bufferRegs[result] = *reg;
+      dispatch.bindings.push_back(*reg);
+      continue;
+    }
     art::Instruction alloc;
     alloc.op = art::Opcode::Alloc;
     alloc.dtype = *toDType(type.getElementType());
@@ -577,6 +614,38 @@ LogicalResult HostProgramBuilder::visitWhile(scf::WhileOp op) {
   return success();
 }
 
+LogicalResult HostProgramBuilder::visitGlobal(Operation *op) {
+  auto symbol = op->getAttrOfType<SymbolRefAttr>("global");
+  auto it = symbol ? globals.find(symbol.getLeafReference().getValue()) : globals.end();
+  if (it == globals.end())
+    return op->emitError("host program: unknown global ") << symbol;
+  const GlobalSlot &slot = it->second;
+  art::Instruction inst;
+  if (auto store = dyn_cast<ml_program::GlobalStoreOp>(op)) {
+    if (slot.parameter >= 0)
+      return op->emitError("host program: store into immutable global ") << symbol;
+    FailureOr<int32_t> reg = buffer(op, store.getValue());
+    if (failed(reg))
+      return failure();
+    inst.op = art::Opcode::GlobalStore;
+    inst.a = *reg;
+    inst.imm = slot.global;
+    code->push_back(inst);
+    return success();
+  }
+  if (slot.parameter >= 0) {
+    inst.op = art::Opcode::Param;
+    inst.imm = slot.parameter;
+  } else {
+    inst.op = art::Opcode::GlobalLoad;
+    inst.imm = slot.global;
+    inst.requiresInitialized = !op->hasAttr(kUpdateOnlyAttr);
+  }
+  inst.dst = newBuffer(op->getResult(0));
+  code->push_back(inst);
+  return success();
+}
+
 std::optional<art::BinaryKind> binaryKind(Operation *op) {
   using K = art::BinaryKind;
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -672,6 +741,8 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
     return visitDispatch(dispatch);
   if (auto loop = dyn_cast<scf::WhileOp>(op))
     return visitWhile(loop);
+  if (isa<ml_program::GlobalLoadOp, ml_program::GlobalLoadConstOp, ml_program::GlobalStoreOp>(op))
+    return visitGlobal(op);
   if (isa<StringNormalizeOp, ToStringOp, FromStringOp>(op))
     return visitStringOp(op);
   if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
@@ -705,6 +776,89 @@ LogicalResult HostProgramBuilder::visit(Operation *op) {
          << "in a dispatch region)";
 }
 
+/// Appends `bytes` as a parameter; returns its index.
+int64_t addParameter(art::Module &out, std::string name, DType dtype, ArrayRef<int64_t> shape,
+                     const std::string *bytes) {
+  art::Parameter param;
+  param.name = std::move(name);
+  param.dtype = dtype;
+  param.shape.assign(shape.begin(), shape.end());
+  if (bytes) {
+    while (out.paramData.size() % 64)
+      out.paramData.push_back('\0');
+    param.offset = out.paramData.size();
+    param.size = bytes->size();
+    out.paramData += *bytes;
+  } else {
+    param.external = true;
+    param.size = dtypeSize(dtype);
+    for (int64_t d : shape)
+      param.size *= static_cast<uint64_t>(d);
+  }
+  out.parameters.push_back(std::move(param));
+  return static_cast<int64_t>(out.parameters.size()) - 1;
+}
+
+/// True for a splat zero (all bytes zero).
+bool isZeroSplat(Attribute value) {
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || !dense.isSplat())
+    return false;
+  return llvm::all_of(dense.getRawData(), [](char c) { return c == 0; });
+}
+
+/// The artifact's globals table (see the file comment).
+LogicalResult buildGlobals(ModuleOp module, art::Module &out,
+                           llvm::StringMap<GlobalSlot> &slots) {
+  for (auto global : module.getOps<ml_program::GlobalOp>()) {
+    auto type = dyn_cast<RankedTensorType>(global.getType());
+    std::optional<DType> dtype = type ? toDType(type.getElementType()) : std::nullopt;
+    if (!type || !type.hasStaticShape() || !dtype || *dtype == DType::string)
+      return global.emitError("host program: global '")
+             << global.getSymName() << "' has unsupported type " << global.getType();
+    art::Global g;
+    g.name = global.getSymName().str();
+    g.dtype = *dtype;
+    g.shape.assign(type.getShape().begin(), type.getShape().end());
+    g.isMutable = global.getIsMutable();
+    std::string paramName = g.name;
+    if (auto name = global->getAttrOfType<StringAttr>(kParamNameAttr))
+      paramName = name.str();
+    Attribute value = global.getValueAttr();
+    GlobalSlot slot;
+    if (g.isMutable) {
+      if (!value || isa<ml_program::ExternAttr>(value)) {
+        g.init = art::GlobalInit::Uninitialized;
+      } else if (isZeroSplat(value)) {
+        g.init = art::GlobalInit::Zero;
+      } else {
+        std::optional<std::string> bytes = constantBytes(value);
+        if (!bytes)
+          return global.emitError("host program: cannot store the initial value of global '")
+                 << g.name << "'";
+        g.init = art::GlobalInit::Parameter;
+        g.parameter = addParameter(out, "initial." + paramName, *dtype, type.getShape(), &*bytes);
+      }
+    } else {
+      std::optional<std::string> bytes;
+      if (value && !isa<ml_program::ExternAttr>(value)) {
+        bytes = constantBytes(value);
+        if (!bytes)
+          return global.emitError("host program: cannot store the value of global '")
+                 << g.name << "'";
+      }
+      g.init = art::GlobalInit::Parameter;
+      g.parameter =
+          addParameter(out, paramName, *dtype, type.getShape(), bytes ? &*bytes : nullptr);
+      slot.parameter = g.parameter;
+    }
+    slot.global = static_cast<int64_t>(out.globals.size());
+    slots[g.name] = slot;
+    out.globals.push_back(std::move(g));
+  }
+  return success();
+}
+
 /// Replaces each affine.apply in `func` by the arith ops that compute it.
 LogicalResult expandAffineApplies(func::FuncOp func) {
   SmallVector<affine::AffineApplyOp> applies;
@@ -735,12 +889,15 @@ LogicalResult buildHostPrograms(ModuleOp module, art::Module &out) {
       out.kernels.push_back(symbol.str());
     }
   }
+  llvm::StringMap<GlobalSlot> globals;
+  if (failed(buildGlobals(module, out, globals)))
+    return failure();
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isDeclaration() || func.isPrivate())
       continue;
     if (failed(expandAffineApplies(func)))
       return failure();
-    HostProgramBuilder builder(out, kernelIndex);
+    HostProgramBuilder builder(out, kernelIndex, globals);
     out.functions.emplace_back();
     if (failed(builder.build(func, out.functions.back())))
       return failure();

@@ -4,6 +4,12 @@
 // library, parses `--input` values (IREE text, raw bytes or .npy), invokes one
 // function on a local device, then prints results, writes them to .npy files,
 // and/or compares them with `--expected_output` values within atol/rtol.
+// `--list` prints the module's functions and globals instead. Module state
+// (mutable globals: a KV cache) lives in one instance for the whole command:
+// `--call=NAME` (repeatable) runs NAME with the `--input` flags that follow
+// it, the calls in order in that instance (`--call=prefill --input=@p.npy
+// --call=decode --input=... --input=i64=5`); each call's results are
+// printed, `--output` / `--expected_output` apply to the last call.
 // Every failure is a message on stderr ("turbine run: error: ...") and a
 // non-zero exit code.
 //===----------------------------------------------------------------------===//
@@ -34,7 +40,26 @@ struct RunOptions {
   double atol = 1e-4;
   double rtol = 1e-4;
   size_t printMaxElements = 1024;
+  bool list = false;
+  /// --call: the functions to run in one instance, each with its inputs.
+  std::vector<std::pair<std::string, std::vector<std::string>>> calls;
 };
+
+/// `--list`: the functions (signatures, whether they use module state) and
+/// the globals (type, mutable or parameter, initial value).
+void printModuleContents(const Module &module) {
+  std::cout << "module '" << module.label() << "'\n";
+  std::cout << "functions:\n";
+  for (const Function &f : module.functions())
+    std::cout << "  " << f.signatureString() << (f.usesState() ? "  [uses module state]" : "")
+              << "\n";
+  std::cout << "globals:" << (module.globals().empty() ? " (none)" : "") << "\n";
+  for (const GlobalSignature &g : module.globals())
+    std::cout << "  " << g.name << " : " << g.typeString() << "  "
+              << (g.isMutable ? "mutable, initial value " + g.initialValue
+                              : std::string("immutable (parameter)"))
+              << "\n";
+}
 
 /// Prints the error the way all turbine commands do and returns exit code 1.
 int reportError(const std::string &message) {
@@ -60,16 +85,49 @@ Status emitResult(const Tensor &result, size_t i, const std::string &spec,
                        spec + "' (expected '-' for stdout or '@file.npy')");
 }
 
+/// Runs the --call sequence but the last in `instance`, printing results.
+Status runEarlierCalls(const RunOptions &options, const Module &module, Instance &instance,
+                       Device &device) {
+  for (size_t c = 0; c + 1 < options.calls.size(); ++c) {
+    const auto &[name, specs] = options.calls[c];
+    Result<Function> function = module.lookupFunction(name);
+    if (!function)
+      return Status::error("--call " + std::to_string(c) + ": " + function.message());
+    Result<std::vector<Tensor>> inputs =
+        parseTensorSpecs(specs, "--call " + std::to_string(c) + " (" + name + ") --input");
+    if (!inputs)
+      return Status(inputs.status());
+    std::cout << "EXEC @" << name << "\n";
+    Result<std::vector<Tensor>> results = instance.invoke(*function, device, *inputs);
+    if (!results)
+      return Status::error("--call " + std::to_string(c) + " (" + name + "): " +
+                           results.message());
+    for (size_t i = 0; i < results->size(); ++i)
+      if (Status s = emitResult((*results)[i], i, "-", options.printMaxElements); !s)
+        return s;
+  }
+  return Status::success();
+}
+
 int runCommand(const RunOptions &options) {
   const InvocationOptions &invocation = options.invocation;
   Result<std::shared_ptr<Module>> module = loadModule(invocation);
   if (!module)
     return reportError(module.message());
-  Result<Function> function = selectFunction(**module, invocation.functionName);
+  if (options.list) {
+    printModuleContents(**module);
+    return 0;
+  }
+  if (!options.calls.empty() && !invocation.functionName.empty())
+    return reportError("give either --function or --call, not both");
+  Result<Function> function =
+      options.calls.empty() ? selectFunction(**module, invocation.functionName)
+                            : (*module)->lookupFunction(options.calls.back().first);
   if (!function)
     return reportError(function.message());
 
-  Result<std::vector<Tensor>> inputs = parseTensorSpecs(invocation.inputs, "--input");
+  Result<std::vector<Tensor>> inputs = parseTensorSpecs(
+      options.calls.empty() ? invocation.inputs : options.calls.back().second, "--input");
   if (!inputs)
     return reportError(inputs.message());
   Result<std::vector<Tensor>> expectedValues =
@@ -82,8 +140,15 @@ int runCommand(const RunOptions &options) {
   if (!device)
     return reportError(device.message());
 
+  // One instance for the whole command: module state persists from call to
+  // call (stateless modules run the same way).
+  Result<std::unique_ptr<Instance>> instance = (*module)->createInstance();
+  if (!instance)
+    return reportError(instance.message());
+  if (Status s = runEarlierCalls(options, **module, **instance, **device); !s)
+    return reportError(s.message());
   std::cout << "EXEC @" << function->name() << "\n";
-  Result<std::vector<Tensor>> results = function->invoke(**device, *inputs);
+  Result<std::vector<Tensor>> results = (*instance)->invoke(*function, **device, *inputs);
   if (!results)
     return reportError(results.message());
 
@@ -142,7 +207,34 @@ void registerRunCommand(CLI::App &app, int &exitCode) {
   run->add_option("--print_max_element_count", options->printMaxElements,
                   "Elements printed per result before eliding")
       ->capture_default_str();
-  run->callback([options, &exitCode] {
+  run->add_flag("--list", options->list,
+                "Print the module's functions and globals (name, type, mutable) and exit");
+  CLI::Option *call =
+      run->add_option("--call", "Run this function with the --input flags that follow "
+                                "it; repeat for a sequence of calls in one instance "
+                                "(module state persists between them)")
+          ->expected(1)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  run->callback([options, run, call, &exitCode] {
+    // Assign each --input to the --call before it (parse order).
+    if (call->count() > 0) {
+      std::vector<std::string> names = call->as<std::vector<std::string>>();
+      CLI::Option *input = run->get_option("--input");
+      std::vector<std::string> inputs = options->invocation.inputs;
+      size_t nextCall = 0, nextInput = 0;
+      for (CLI::Option *opt : run->parse_order()) {
+        if (opt == call && nextCall < names.size()) {
+          options->calls.push_back({names[nextCall++], {}});
+        } else if (opt == input && nextInput < inputs.size()) {
+          if (options->calls.empty()) {
+            exitCode = reportError("--input '" + inputs[nextInput] +
+                                   "' comes before the first --call (its inputs follow it)");
+            return;
+          }
+          options->calls.back().second.push_back(inputs[nextInput++]);
+        }
+      }
+    }
     try {
       exitCode = runCommand(*options);
     } catch (const std::exception &e) { // e.g. out of memory; never crash

@@ -47,6 +47,7 @@
 #include "targets/cpu/MatmulEpilogueInPlace.h"
 #include "targets/cpu/MatmulKernelPacking.h"
 #include "dispatch/PaddedResults.h"
+#include "dispatch/SliceUpdates.h"
 #include "dispatch/WorkgroupTiling.h"
 #include "targets/cpu/CpuWorkgroupTiling.h"
 
@@ -360,9 +361,10 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
   TilingInterface root;
   kernel.walk([&](bufferization::MaterializeInDestinationOp store) {
     Value source = store.getSource();
-    // A padded result (PaddedResults.h): the op writing its interior.
+    // A padded result (PaddedResults.h) or a slice update (SliceUpdates.h):
+    // the op writing its interior / the slice.
     if (auto insert = source.getDefiningOp<tensor::InsertSliceOp>();
-        insert && isPaddedResult(insert))
+        insert && (isPaddedResult(insert) || isSliceUpdate(insert)))
       source = insert.getSource();
     if (!root)
       root = source.getDefiningOp<TilingInterface>();
