@@ -10,7 +10,7 @@
 //                              returns sum over positions of the cache
 //   decode(k[1,2,1,4], pos)    cache[:, :, pos] = k * scale + offset
 //                              last = sum over positions of the cache; returns it
-//   last()                     returns @last (an error before any decode)
+//   read_last()                returns @last (an error before any decode)
 //
 // Checks: the dispatch phase writes the cache in place (the update kernel's
 // output binding is the global's load, marked update_only, and the artifact's
@@ -20,7 +20,7 @@
 // four instances driven from four threads end where four sequential runs
 // end; bad input gets clear errors: a position past the context (the
 // host-side bounds assert, leaving the cache unchanged), a prefill longer
-// than the context, last() before decode (uninitialized global, naming it
+// than the context, read_last() before decode (uninitialized global, naming it
 // and the function), a decode without an instance, a wrong token dtype or
 // shape, and a load without the parameter file holding "layers.offset".
 //===----------------------------------------------------------------------===//
@@ -32,6 +32,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -111,7 +112,7 @@ func.func @decode(%k: tensor<1x2x1x4xf32>, %position: tensor<i64>) -> tensor<1x2
   return %sum : tensor<1x2x4xf32>
 }
 
-func.func @last() -> tensor<1x2x4xf32> {
+func.func @read_last() -> tensor<1x2x4xf32> {
   %l = ml_program.global_load @last : tensor<1x2x4xf32>
   return %l : tensor<1x2x4xf32>
 }
@@ -237,7 +238,11 @@ TEST_F(StatefulModuleTest, CacheUpdateIsOneKernelWritingTheGlobalInPlace) {
   // Artifact: in decode, the update kernel's output binding is the register
   // the cache's GlobalLoad wrote (no allocation for it), then GlobalStore of
   // that same register.
-  ASSERT_EQ(artifact.globals.size(), 4u);
+  // @scale (immutable, with a value) became a constant: a parameter named
+  // "scale", packed like any weight, not a global.
+  ASSERT_EQ(artifact.globals.size(), 3u);
+  EXPECT_TRUE(std::any_of(artifact.parameters.begin(), artifact.parameters.end(),
+                          [](const artifact::Parameter &p) { return p.name == "scale"; }));
   int64_t cacheIndex = -1;
   for (size_t i = 0; i < artifact.globals.size(); ++i)
     if (artifact.globals[i].name == "cache")
@@ -273,14 +278,13 @@ TEST_F(StatefulModuleTest, CacheUpdateIsOneKernelWritingTheGlobalInPlace) {
 
 TEST_F(StatefulModuleTest, ReflectionListsGlobals) {
   const auto &globals = module->globals();
-  ASSERT_EQ(globals.size(), 4u);
+  ASSERT_EQ(globals.size(), 3u); // @scale is a constant (see above)
   std::map<std::string, std::pair<bool, std::string>> byName;
   for (const auto &g : globals)
     byName[g.name] = {g.isMutable, g.initialValue};
   EXPECT_EQ(byName["cache"], std::make_pair(true, std::string("zero")));
   EXPECT_EQ(byName["last"], std::make_pair(true, std::string("uninitialized")));
-  EXPECT_EQ(byName["scale"].first, false);
-  EXPECT_EQ(byName["offset"].first, false);
+  EXPECT_EQ(byName["offset"], std::make_pair(false, std::string("parameter")));
 }
 
 TEST_F(StatefulModuleTest, PrefillThenDecodeMatchesReference) {
@@ -351,7 +355,7 @@ TEST_F(StatefulModuleTest, PositionPastTheContextIsAnErrorAndChangesNothing) {
 TEST_F(StatefulModuleTest, ReadingUninitializedStateNamesGlobalAndFunction) {
   auto instance = module->createInstance();
   ASSERT_TRUE(instance.ok()) << instance.message();
-  auto out = (*instance)->invoke("last", *device, {});
+  auto out = (*instance)->invoke("read_last", *device, {});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.message().find("'last'"), std::string::npos) << out.message();
   EXPECT_NE(out.message().find("before any function stored it"), std::string::npos)
@@ -359,7 +363,7 @@ TEST_F(StatefulModuleTest, ReadingUninitializedStateNamesGlobalAndFunction) {
   // After a decode it reads what decode returned.
   auto decoded = (*instance)->invoke("decode", *device, {keys(0, 0, 1), position(0)});
   ASSERT_TRUE(decoded.ok()) << decoded.message();
-  out = (*instance)->invoke("last", *device, {});
+  out = (*instance)->invoke("read_last", *device, {});
   ASSERT_TRUE(out.ok()) << out.message();
   EXPECT_EQ(values((*out)[0]), values((*decoded)[0]));
 }
