@@ -51,7 +51,7 @@ void printModuleContents(const Module &module) {
   std::cout << "module '" << module.label() << "'\n";
   std::cout << "functions:\n";
   for (const Function &f : module.functions())
-    std::cout << "  " << f.signatureString() << (f.usesState() ? "  [uses module state]" : "")
+    std::cout << "  " << f.name() << f.signatureString() << (f.usesState() ? "  [uses module state]" : "")
               << "\n";
   std::cout << "globals:" << (module.globals().empty() ? " (none)" : "") << "\n";
   for (const GlobalSignature &g : module.globals())
