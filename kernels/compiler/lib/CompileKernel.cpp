@@ -1,11 +1,12 @@
-//===- CompileKernel.cpp - Kernel module text -> verified MLIR -> artifact ===//
+//===- CompileKernel.cpp - Kernel module -> verified MLIR -> artifact -----===//
 //
-// Parses the emitted module, lowers its vector ops (contractions as outer
+// Builds the kernel module (EmitKernel.h; hand-written MLIR custom ops are
+// parsed from their text instead), lowers its vector ops (contractions as outer
 // products, multi-reductions, transposes, broadcasts, shape casts, n-D
 // transfers) in stages as the compiler's codegen does, then hands it to the
 // compiler's codegen tail and link (LinkKernels.h).
 //===----------------------------------------------------------------------===//
-#include "turbine/kernels/Compile.h"
+#include "turbine/kernels/EmitKernel.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/LinkKernels.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <memory>
 
 using namespace mlir;
 
@@ -77,58 +79,87 @@ bool writeText(const std::string &dir, const std::string &name,
 
 } // namespace
 
+namespace {
+
+/// A context with every dialect the compiler and the kernel emitter use;
+/// errors are collected into `diagnostics`.
+struct KernelContext {
+  KernelContext() {
+    DialectRegistry registry;
+    compiler::registerCompilerDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    loadKernelDialects(context);
+    context.disableMultithreading();
+    handler = std::make_unique<ScopedDiagnosticHandler>(&context, [this](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        stream << diag.getLocation() << ": " << diag << "\n";
+      return success();
+    });
+  }
+  MLIRContext context;
+  std::string diagnostics;
+  llvm::raw_string_ostream stream{diagnostics};
+  std::unique_ptr<ScopedDiagnosticHandler> handler;
+};
+
+std::string printed(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// Verifies, lowers the vector ops of and links a kernel module.
+Status compileVerified(ModuleOp module, const std::string &where,
+                       const std::string &diagnostics,
+                       const KernelCompileOptions &options, artifact::Module &out) {
+  if (failed(verify(module)))
+    return Status::error(where + "the kernel module is invalid:\n" + diagnostics);
+  // Every function of the kernel container is a kernel.
+  for (auto nested : module.getOps<ModuleOp>())
+    if (nested->hasAttr("turbine.kernels"))
+      for (auto fn : nested.getOps<func::FuncOp>())
+        fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
+  if (failed(lowerVectorOps(module)))
+    return Status::error(where + "vector lowering failed:\n" + diagnostics);
+  if (!options.dumpDir.empty())
+    writeText(options.dumpDir, "1.vector-lowered.mlir", printed(module));
+  compiler::CompileOptions compileOptions;
+  compileOptions.targetCpu = options.targetCpu;
+  compileOptions.optLevel = options.optLevel;
+  std::string error;
+  if (!compiler::linkVectorKernels(module, compileOptions, out, error))
+    return Status::error(where + error);
+  return Status::success();
+}
+
+} // namespace
+
 Status compileKernelModuleText(const std::string &text, const std::string &label,
                                const KernelCompileOptions &options,
                                artifact::Module &out) {
   const std::string where = label + ": ";
   if (!options.dumpDir.empty())
     writeText(options.dumpDir, "0.kernel.mlir", text);
-
-  DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.disableMultithreading();
-  std::string diagnostics;
-  llvm::raw_string_ostream diagStream(diagnostics);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      diagStream << diag.getLocation() << ": " << diag << "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context, label);
-  if (!module || failed(verify(*module)))
-    return Status::error(where + "the kernel module is invalid:\n" + diagnostics);
-  // Every function of the kernel container is a kernel.
-  for (auto nested : module->getOps<ModuleOp>())
-    if (nested->hasAttr("turbine.kernels"))
-      for (auto fn : nested.getOps<func::FuncOp>())
-        fn->setAttr("turbine.kernel", UnitAttr::get(&context));
-  if (failed(lowerVectorOps(*module)))
-    return Status::error(where + "vector lowering failed:\n" + diagnostics);
-  if (!options.dumpDir.empty()) {
-    std::string lowered;
-    llvm::raw_string_ostream os(lowered);
-    module->print(os);
-    writeText(options.dumpDir, "1.vector-lowered.mlir", lowered);
-  }
-  compiler::CompileOptions compileOptions;
-  compileOptions.targetCpu = options.targetCpu;
-  compileOptions.optLevel = options.optLevel;
-  std::string error;
-  if (!compiler::linkVectorKernels(*module, compileOptions, out, error))
-    return Status::error(where + error);
-  return Status::success();
+  KernelContext kc;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &kc.context, label);
+  if (!module)
+    return Status::error(where + "the kernel module is invalid:\n" + kc.diagnostics);
+  return compileVerified(*module, where, kc.diagnostics, options, out);
 }
 
 Status compileKernel(const Specialization &spec,
                      const KernelCompileOptions &options,
                      artifact::Module &out) {
-  Result<std::string> text = emitKernelModule(spec);
-  if (!text.ok())
-    return text.status();
-  return compileKernelModuleText(*text, "kernel '" + spec.kernel->name + "'",
-                                 options, out);
+  KernelContext kc;
+  Result<OwningOpRef<ModuleOp>> module = buildKernelModule(kc.context, spec);
+  if (!module.ok())
+    return module.status();
+  if (!options.dumpDir.empty())
+    writeText(options.dumpDir, "0.kernel.mlir", printed(**module));
+  return compileVerified(**module, "kernel '" + spec.kernel->name + "': ",
+                         kc.diagnostics, options, out);
 }
 
 } // namespace turbine::kernels

@@ -1,5 +1,6 @@
 //===- CustomOpCalls.cpp - Calls of custom ops -> kernel dispatches --------===//
 #include "turbine/kernels/CustomOpCalls.h"
+#include "turbine/kernels/EmitKernel.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -158,20 +159,19 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
     if (!spec.ok())
       return Status::error(where + spec.message());
     funcName = symbolSafe(opName) + "_" + k.name + "_" + std::to_string(index);
-    Result<std::string> text = emitKernelFunction(*spec, funcName);
-    if (!text.ok())
-      return Status::error(where + text.message());
-    parsed = parseSourceString<ModuleOp>(*text, module.getContext(), funcName);
-    if (!parsed)
-      return Status::error(where + "internal error: the generated kernel does not parse");
-    ModuleOp inner = *parsed->getOps<ModuleOp>().begin();
-    fn = *inner.getOps<func::FuncOp>().begin();
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    Result<func::FuncOp> built = buildKernelFunction(kb, *spec, funcName);
+    if (!built.ok())
+      return Status::error(where + built.message());
+    fn = *built;
     gridSize = spec->grid;
   }
-  fn->remove();
-  SymbolTable::setSymbolName(fn, funcName);
-  fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
-  kernels.push_back(fn);
+  if (op->hasMLIRBody()) {
+    fn->remove();
+    SymbolTable::setSymbolName(fn, funcName);
+    fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
+    kernels.push_back(fn);
+  }
 
   OpBuilder b(call);
   SmallVector<Value> grid;
