@@ -119,6 +119,7 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
                            " of the call disagrees with the type select chose");
   std::string funcName;
   std::array<int64_t, 3> gridSize = {1, 1, 1};
+  std::vector<int64_t> pushConstants; // values of the kernel's dynamic symbols
   func::FuncOp fn;
   OwningOpRef<ModuleOp> parsed;
   if (op->hasMLIRBody()) {
@@ -165,6 +166,8 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
       return Status::error(where + built.message());
     fn = *built;
     gridSize = spec->grid;
+    for (const DynamicSymbol &d : k.dynamicSymbols)
+      pushConstants.push_back(spec->symbols.at(d.name));
   }
   if (op->hasMLIRBody()) {
     fn->remove();
@@ -177,10 +180,13 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
   SmallVector<Value> grid;
   for (int64_t g : gridSize)
     grid.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), g));
+  SmallVector<Value> constants;
+  for (int64_t c : pushConstants)
+    constants.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), c));
   auto dispatch = compiler::DispatchOp::create(
       b, call.getLoc(), call.getResultTypes(),
       FlatSymbolRefAttr::get(b.getContext(), funcName), grid,
-      call.getOperands(), ValueRange{}, ValueRange{});
+      call.getOperands(), constants, ValueRange{});
   call.replaceAllUsesWith(dispatch.getResults());
   call.erase();
   return Status::success();

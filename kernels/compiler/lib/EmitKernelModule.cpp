@@ -107,8 +107,9 @@ public:
   }
 
   /// The host function @main dispatching kernel `kernelName`, at the
-  /// builder's insertion point.
-  void emitHost(OpBuilder &b, const std::string &kernelName) {
+  /// builder's insertion point. Dynamic symbols are read from the input
+  /// tensors' dims and passed as push constants.
+  Status emitHost(OpBuilder &b, const std::string &kernelName) {
     SmallVector<Type> argTypes, resultTypes;
     for (int i : inputs_)
       argTypes.push_back(tensorType(i));
@@ -117,33 +118,82 @@ public:
     auto main = func::FuncOp::create(b, loc_, "main",
                                      b.getFunctionType(argTypes, resultTypes));
     mlir::Block *entry = main.addEntryBlock();
-    OpBuilder hb = OpBuilder::atBlockEnd(entry);
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToEnd(entry);
+    // Dynamic symbols: the first input dim that is the symbol itself.
+    std::map<std::string, Value> outer = std::move(symbolValues_);
+    symbolValues_.clear();
+    SmallVector<Value> constants, resultDims;
+    for (const DynamicSymbol &d : k_.dynamicSymbols) {
+      for (size_t a = 0; a < inputs_.size() && !symbolValues_.count(d.name); ++a) {
+        const BufferDecl &decl = k_.buffers[inputs_[a]];
+        for (size_t dim = 0; dim < decl.shape.size(); ++dim)
+          if (decl.shape[dim].kind() == Expr::Kind::Symbol && decl.shape[dim].name() == d.name) {
+            symbolValues_[d.name] = tensor::DimOp::create(b_, loc_, entry->getArgument(a),
+                                                          static_cast<int64_t>(dim));
+            break;
+          }
+      }
+      constants.push_back(symbolValues_.at(d.name));
+    }
     SmallVector<Value> grid;
-    for (int a = 0; a < 3; ++a)
-      grid.push_back(arith::ConstantIndexOp::create(hb, loc_, spec_.grid[a]));
+    for (int a = 0; a < 3; ++a) {
+      if (a < static_cast<int>(k_.grid.size()) && k_.usesDynamicSymbol(k_.grid[a])) {
+        Result<Value> size = index(k_.grid[a]);
+        if (!size.ok())
+          return size.status();
+        grid.push_back(*size);
+      } else {
+        grid.push_back(arith::ConstantIndexOp::create(b_, loc_, spec_.grid[a]));
+      }
+    }
+    for (int o : outputs_)
+      for (size_t dim = 0; dim < k_.buffers[o].shape.size(); ++dim)
+        if (spec_.isDynamicDim(o, dim)) {
+          Result<Value> size = index(k_.buffers[o].shape[dim]);
+          if (!size.ok())
+            return size.status();
+          resultDims.push_back(*size);
+        }
     auto dispatch = compiler::DispatchOp::create(
-        hb, loc_, resultTypes, FlatSymbolRefAttr::get(ctx_, kernelName), grid,
-        entry->getArguments(), ValueRange{}, ValueRange{});
-    func::ReturnOp::create(hb, loc_, dispatch.getResults());
+        b_, loc_, resultTypes, FlatSymbolRefAttr::get(ctx_, kernelName), grid,
+        entry->getArguments(), constants, resultDims);
+    func::ReturnOp::create(b_, loc_, dispatch.getResults());
+    symbolValues_ = std::move(outer);
+    return Status::success();
   }
 
   /// The kernel function `funcName` at the builder's insertion point (a
   /// kernel container).
   Result<func::FuncOp> emitKernel(OpBuilder &b, const std::string &funcName) {
-    Type index = b.getIndexType();
+    Type indexType = b.getIndexType();
     auto fn = func::FuncOp::create(
         b, loc_, funcName,
-        b.getFunctionType({LLVM::LLVMPointerType::get(ctx_), index, index, index}, {}));
+        b.getFunctionType({LLVM::LLVMPointerType::get(ctx_), indexType, indexType, indexType}, {}));
     fn->setAttr("turbine.kernel", b.getUnitAttr());
     mlir::Block *entry = fn.addEntryBlock();
     b_.setInsertionPointToEnd(entry);
     state_ = entry->getArgument(0);
     for (int a = 0; a < 3; ++a)
       workgroup_[a] = entry->getArgument(1 + a);
-    for (size_t i = 0; i < k_.buffers.size(); ++i)
+    // Dynamic symbols are the dispatch's push constants, in declaration order.
+    for (size_t i = 0; i < k_.dynamicSymbols.size(); ++i)
+      symbolValues_[k_.dynamicSymbols[i].name] = compiler::PushConstantOp::create(
+          b_, loc_, b_.getIndexType(), state_, b_.getI64IntegerAttr(static_cast<int64_t>(i)));
+    for (size_t i = 0; i < k_.buffers.size(); ++i) {
+      SmallVector<Value> dims;
+      for (size_t d = 0; d < k_.buffers[i].shape.size(); ++d)
+        if (spec_.isDynamicDim(i, d)) {
+          Result<Value> dim = index(k_.buffers[i].shape[d]);
+          if (!dim.ok()) {
+            fn.erase();
+            return dim.status();
+          }
+          dims.push_back(*dim);
+        }
       buffers_.push_back(compiler::BindingOp::create(
-          b_, loc_, memrefType(i), state_, b_.getI64IntegerAttr(bindingOf_[i]),
-          ValueRange{}));
+          b_, loc_, memrefType(i), state_, b_.getI64IntegerAttr(bindingOf_[i]), dims));
+    }
     if (Status s = emitBlock(k_.body); !s.ok()) {
       fn.erase();
       return s;
@@ -161,12 +211,25 @@ private:
   }
 
   Type elem(DType t) const { return elementType(ctx_, t); }
+  /// The buffer's shape as compiled: dims that depend on a dynamic symbol
+  /// are dynamic.
+  SmallVector<int64_t> compiledShape(size_t buffer) const {
+    SmallVector<int64_t> shape(spec_.bufferShapes[buffer].begin(),
+                               spec_.bufferShapes[buffer].end());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (spec_.isDynamicDim(buffer, d))
+        shape[d] = ShapedType::kDynamic;
+    return shape;
+  }
   MemRefType memrefType(size_t buffer) const {
-    return MemRefType::get(spec_.bufferShapes[buffer], elem(k_.buffers[buffer].dtype));
+    return MemRefType::get(compiledShape(buffer), elem(k_.buffers[buffer].dtype));
   }
   RankedTensorType tensorType(size_t buffer) const {
-    return RankedTensorType::get(spec_.bufferShapes[buffer],
-                                 elem(k_.buffers[buffer].dtype));
+    return RankedTensorType::get(compiledShape(buffer), elem(k_.buffers[buffer].dtype));
+  }
+  /// True if `e` is known when the kernel is compiled.
+  bool isStatic(const Expr &e) const {
+    return !e.dependsOnRunTime() && !k_.usesDynamicSymbol(e);
   }
   /// Type of a tile: a vector, or a scalar for rank 0.
   Type tileType(const std::vector<int64_t> &shape, DType t) const {
@@ -185,13 +248,19 @@ private:
 
   /// Emits index arithmetic for `e`.
   Result<Value> index(const Expr &e) {
-    if (!e.dependsOnRunTime()) {
+    if (isStatic(e)) {
       Result<int64_t> v = evaluate(e, spec_.symbols);
       if (!v.ok())
         return fail(v.message());
       return indexConstant(*v);
     }
     switch (e.kind()) {
+    case Expr::Kind::Symbol: {
+      auto it = symbolValues_.find(e.name());
+      if (it == symbolValues_.end())
+        return fail("internal error: no value for dynamic symbol '" + e.name() + "'");
+      return it->second;
+    }
     case Expr::Kind::ProgramId:
       return workgroup_[e.leafIndex()];
     case Expr::Kind::LoopIndex: {
@@ -230,14 +299,23 @@ private:
     int64_t lo, hi;
   };
   std::optional<Range> range(const Expr &e) const {
-    if (!e.dependsOnRunTime()) {
+    if (isStatic(e)) {
       Result<int64_t> c = evaluate(e, spec_.symbols);
       if (!c.ok())
         return std::nullopt;
       return Range{*c, *c};
     }
     switch (e.kind()) {
+    case Expr::Kind::Symbol: { // dynamic: its bound, if declared
+      const DynamicSymbol *d = k_.dynamicSymbol(e.name());
+      if (!d || d->max <= 0)
+        return std::nullopt;
+      return Range{0, d->max};
+    }
     case Expr::Kind::ProgramId:
+      if (e.leafIndex() < static_cast<int>(k_.grid.size()) &&
+          k_.usesDynamicSymbol(k_.grid[e.leafIndex()]))
+        return std::nullopt;
       if (spec_.grid[e.leafIndex()] <= 0)
         return std::nullopt;
       return Range{0, spec_.grid[e.leafIndex()] - 1};
@@ -279,6 +357,56 @@ private:
     default:
       return std::nullopt;
     }
+  }
+
+  /// True if a tile of `size` at `offset` provably stays inside a dim
+  /// `dim` that is a dynamic symbol declared a multiple of `size`: the
+  /// offset steps by `size` over a grid axis or a loop that ends at `dim`.
+  bool fitsDynamicDim(const Expr &offset, int64_t size, const Expr &dim) const {
+    if (dim.kind() != Expr::Kind::Symbol)
+      return false;
+    const DynamicSymbol *d = k_.dynamicSymbol(dim.name());
+    if (!d || d->multipleOf % size != 0)
+      return false;
+    auto staticValue = [&](const Expr &e) -> std::optional<int64_t> {
+      if (!isStatic(e))
+        return std::nullopt;
+      Result<int64_t> v = evaluate(e, spec_.symbols);
+      return v.ok() ? std::optional<int64_t>(*v) : std::nullopt;
+    };
+    // `count` is ceildiv(dim, size) or floordiv(dim, size).
+    auto countsTiles = [&](const Expr &count) {
+      if (count.kind() != Expr::Kind::CeilDiv && count.kind() != Expr::Kind::FloorDiv)
+        return false;
+      return count.lhs().kind() == Expr::Kind::Symbol && count.lhs().name() == dim.name() &&
+             staticValue(count.rhs()) == size;
+    };
+    auto loopOf = [&](const Expr &leaf) -> const Op * {
+      auto it = loopOps_.find(leaf.leafIndex());
+      return it == loopOps_.end() ? nullptr : it->second;
+    };
+    if (offset.kind() == Expr::Kind::LoopIndex) { // for k in range(0, dim, size)
+      const Op *loop = loopOf(offset);
+      return loop && staticValue(loop->start) == 0 && staticValue(loop->step) == size &&
+             loop->stop.kind() == Expr::Kind::Symbol && loop->stop.name() == dim.name();
+    }
+    if (offset.kind() != Expr::Kind::Mul)
+      return false;
+    Expr leaf = offset.lhs(), factor = offset.rhs();
+    if (staticValue(leaf)) // size * leaf
+      std::swap(leaf, factor);
+    if (staticValue(factor) != size)
+      return false;
+    if (leaf.kind() == Expr::Kind::ProgramId) {
+      int axis = leaf.leafIndex();
+      return axis < static_cast<int>(k_.grid.size()) && countsTiles(k_.grid[axis]);
+    }
+    if (leaf.kind() == Expr::Kind::LoopIndex) {
+      const Op *loop = loopOf(leaf);
+      return loop && staticValue(loop->start) == 0 && staticValue(loop->step) == 1 &&
+             countsTiles(loop->stop);
+    }
+    return false;
   }
 
   Value v(int id) const { return values_.at(id); }
@@ -339,6 +467,11 @@ private:
     if (op.masked) {
       const std::vector<int64_t> &bshape = spec_.bufferShapes[op.buffer];
       for (size_t d = 0; d < shape.size(); ++d) {
+        if (spec_.isDynamicDim(op.buffer, d)) {
+          if (!fitsDynamicDim(op.offsets[d], shape[d], k_.buffers[op.buffer].shape[d]))
+            unsure.push_back(d);
+          continue;
+        }
         std::optional<Range> r = range(op.offsets[d]);
         if (!r || r->lo < 0 || r->hi + shape[d] > bshape[d])
           unsure.push_back(d);
@@ -355,7 +488,15 @@ private:
     for (size_t d : unsure) {
       Value size = indexConstant(shape[d]);
       Value end = arith::AddIOp::create(b_, loc_, offs[d], size);
-      Value limit = indexConstant(spec_.bufferShapes[op.buffer][d]);
+      Value limit;
+      if (spec_.isDynamicDim(op.buffer, d)) {
+        Result<Value> dim = index(k_.buffers[op.buffer].shape[d]);
+        if (!dim.ok())
+          return dim.status();
+        limit = *dim;
+      } else {
+        limit = indexConstant(spec_.bufferShapes[op.buffer][d]);
+      }
       Value ok = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sle, end, limit);
       all = all ? Value(arith::AndIOp::create(b_, loc_, all, ok)) : ok;
     }
@@ -445,6 +586,10 @@ private:
   std::map<int, Value> values_;
   std::map<int, Value> loopVars_;
   std::map<int, Range> loopRanges_;
+  std::map<int, const Op *> loopOps_;
+  /// Values of the dynamic symbols where code is being emitted (push
+  /// constants in the kernel, tensor dims in the host function).
+  std::map<std::string, Value> symbolValues_;
 };
 
 Status Emitter::emitForLoop(const Op &op) {
@@ -461,6 +606,7 @@ Status Emitter::emitForLoop(const Op &op) {
   if (!body->empty())
     body->back().erase();
   loopVars_[op.loopId] = loop.getInductionVar();
+  loopOps_[op.loopId] = &op;
   {
     std::optional<Range> a = range(op.start), b = range(op.stop), c = range(op.step);
     if (a && b && c && a->lo == a->hi && b->lo == b->hi && c->lo == c->hi &&
@@ -481,6 +627,7 @@ Status Emitter::emitForLoop(const Op &op) {
   scf::YieldOp::create(b_, loc_, yields);
   loopVars_.erase(op.loopId);
   loopRanges_.erase(op.loopId);
+  loopOps_.erase(op.loopId);
   for (size_t i = 0; i < op.results.size(); ++i)
     values_[op.results[i]] = loop.getResult(i);
   return Status::success();
@@ -731,7 +878,8 @@ Result<OwningOpRef<ModuleOp>> buildKernelModule(MLIRContext &context,
   Location loc = NameLoc::get(StringAttr::get(&context, "kernel '" + spec.kernel->name + "'"));
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
-  emitter.emitHost(b, spec.kernel->name);
+  if (Status s = emitter.emitHost(b, spec.kernel->name); !s.ok())
+    return s;
   ModuleOp container = addKernelContainer(*module);
   OpBuilder kb = OpBuilder::atBlockEnd(container.getBody());
   Result<func::FuncOp> fn = emitter.emitKernel(kb, spec.kernel->name);
