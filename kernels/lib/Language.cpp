@@ -307,6 +307,8 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
   return std::move(ctx.kernel);
 }
 
+bool isTracing() { return TraceContext::current != nullptr; }
+
 Expr program_id(int axis) {
   TraceContext *ctx = active();
   if (ctx && (axis < 0 || axis >= static_cast<int>(ctx->kernel.grid.size())))
@@ -714,15 +716,21 @@ std::vector<Tile> detail::forLoop(
   op.step = step;
   op.loopId = ctx->kernel.numLoops++;
   op.body = std::make_shared<Block>();
-  ctx->blocks.push_back(op.body.get());
   std::vector<Tile> carried;
-  for (const Tile &t : init) {
-    int id = ctx->newValue(ctx->type(t));
-    op.body->arguments.push_back(id);
-    carried.push_back(ctx->make(id));
+  {
+    // Pops the body's block even if `body` throws (a Python body raising).
+    struct Open {
+      Open(TraceContext *ctx, Block *block) : ctx(ctx) { ctx->blocks.push_back(block); }
+      ~Open() { ctx->blocks.pop_back(); }
+      TraceContext *ctx;
+    } open(ctx, op.body.get());
+    for (const Tile &t : init) {
+      int id = ctx->newValue(ctx->type(t));
+      op.body->arguments.push_back(id);
+      carried.push_back(ctx->make(id));
+    }
+    body(Expr::loopIndex(op.loopId), carried);
   }
-  body(Expr::loopIndex(op.loopId), carried);
-  ctx->blocks.pop_back();
   if (ctx->failed())
     return {};
   if (carried.size() != init.size()) {

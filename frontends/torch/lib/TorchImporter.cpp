@@ -86,6 +86,11 @@ private:
     if (node.kind == "prim::Loop")
       return importLoop(node);
     const OpHandler *handler = opRegistry().lookup(node.kind);
+    if (!handler && ctx.options && ctx.options->customOpName) {
+      std::string customOp = ctx.options->customOpName(node.kind);
+      if (!customOp.empty())
+        return importCustomOpNode(ctx, node, customOp);
+    }
     if (!handler)
       return ctx.unsupported(node);
     if (failed((*handler)(ctx, node))) {
@@ -207,6 +212,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
                                   std::string &error) {
   registerImportedDialects(context);
   ImportContext ctx(context, graph, origin);
+  ctx.options = &options;
   OpBuilder &b = ctx.builder;
   const std::vector<int> &args = graph.body.inputs;
 

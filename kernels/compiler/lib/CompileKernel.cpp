@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <iterator>
 #include <memory>
 
 using namespace mlir;
@@ -147,6 +148,32 @@ Status compileKernelModuleText(const std::string &text, const std::string &label
   if (!module)
     return Status::error(where + "the kernel module is invalid:\n" + kc.diagnostics);
   return compileVerified(*module, where, kc.diagnostics, options, out);
+}
+
+Status compileTensorModuleText(const std::string &text, const std::string &label,
+                               const KernelCompileOptions &options,
+                               artifact::Module &out) {
+  const std::string where = label + ": ";
+  KernelContext kc;
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &kc.context, label);
+  if (!module)
+    return Status::error(where + "the tensor-level body does not parse:\n" + kc.diagnostics);
+  auto functions = module->getOps<func::FuncOp>();
+  if (std::distance(functions.begin(), functions.end()) != 1)
+    return Status::error(where + "the tensor-level body must be exactly one func.func");
+  func::FuncOp fn = *functions.begin();
+  if (fn.isDeclaration())
+    return Status::error(where + "the tensor-level body has no body");
+  fn.setSymName("main");
+  fn.setPublic();
+  compiler::CompileOptions compileOptions;
+  compileOptions.targetCpu = options.targetCpu;
+  compileOptions.optLevel = options.optLevel;
+  compileOptions.dumpPhasesDir = options.dumpDir;
+  std::string error;
+  if (!compiler::compileModule(*module, compileOptions, &out, error))
+    return Status::error(where + error + (kc.diagnostics.empty() ? "" : "\n" + kc.diagnostics));
+  return Status::success();
 }
 
 Status compileKernel(const Specialization &spec,

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
@@ -80,6 +81,46 @@ Result<std::vector<BufferSignature>> signatures(TypeRange types,
   return out;
 }
 
+/// Replaces `call` by the body of the op's tensor-level function (cloned
+/// in place, so the compiler fuses it with its neighbours).
+Status inlineTensorBody(ModuleOp module, func::CallOp call, const CustomOp &op,
+                        const std::vector<BufferSignature> &args,
+                        const CustomOpSelection &selection, const std::string &where) {
+  Result<std::string> text = op.generateTensorFunction(args, selection);
+  if (!text.ok())
+    return Status::error(where + text.message());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(
+      "module {\n" + *text + "\n}\n", module.getContext(), op.name());
+  if (!parsed)
+    return Status::error(where + "the tensor-level body does not parse");
+  auto fns = parsed->getOps<func::FuncOp>();
+  if (std::distance(fns.begin(), fns.end()) != 1)
+    return Status::error(where + "the tensor-level body must be exactly one func.func");
+  func::FuncOp fn = *fns.begin();
+  if (fn.isDeclaration() || !fn.getBody().hasOneBlock())
+    return Status::error(where + "the tensor-level body must have one block");
+  if (fn.getFunctionType() != call.getCalleeType()) {
+    std::string have, want;
+    llvm::raw_string_ostream h(have), w(want);
+    h << fn.getFunctionType();
+    w << call.getCalleeType();
+    return Status::error(where + "the tensor-level body has type " + have +
+                         ", the call has type " + want);
+  }
+  mlir::Block &body = fn.getBody().front();
+  IRMapping map;
+  for (auto [arg, operand] : llvm::zip(body.getArguments(), call.getOperands()))
+    map.map(arg, operand);
+  OpBuilder b(call);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  Operation *terminator = body.getTerminator();
+  for (auto [result, returned] : llvm::zip(call.getResults(), terminator->getOperands()))
+    result.replaceAllUsesWith(map.lookupOrDefault(returned));
+  call.erase();
+  return Status::success();
+}
+
 Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
                   const std::string &opName, int index,
                   std::vector<std::unique_ptr<Kernel>> &keep) {
@@ -117,6 +158,8 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
         selection.results[i].dtype != (*results)[i].dtype)
       return Status::error(where + "result " + std::to_string(i) +
                            " of the call disagrees with the type select chose");
+  if (op->hasTensorBody())
+    return inlineTensorBody(module, call, *op, *args, selection, where);
   std::string funcName;
   std::array<int64_t, 3> gridSize = {1, 1, 1};
   std::vector<int64_t> pushConstants; // values of the kernel's dynamic symbols
@@ -206,6 +249,9 @@ Status expandCustomOpCalls(ModuleOp module) {
   });
   if (calls.empty())
     return Status::success();
+  bool hadContainer = false;
+  for (auto nested : module.getOps<ModuleOp>())
+    hadContainer |= nested->hasAttr("turbine.kernels");
   ModuleOp kernels = kernelContainer(module);
   // Kernels must outlive their specializations until emitted.
   std::vector<std::unique_ptr<Kernel>> keep;
@@ -221,6 +267,9 @@ Status expandCustomOpCalls(ModuleOp module) {
   for (func::FuncOp fn : declarations)
     if (SymbolTable::symbolKnownUseEmpty(fn, module))
       fn.erase();
+  // Only tensor-level bodies (inlined): no kernel container needed yet.
+  if (!hadContainer && kernels.getBody()->empty())
+    kernels.erase();
   return Status::success();
 }
 

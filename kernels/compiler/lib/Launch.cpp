@@ -23,6 +23,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
@@ -374,6 +375,53 @@ Status launchBuffers(const Kernel &kernel, const LaunchBuffer *buffers, size_t c
   return Status::success();
 }
 
+Result<LaunchTimings> timeLaunches(const Kernel &kernel, const LaunchBuffer *buffers,
+                                   size_t count, const Bindings &symbols, int repetitions) {
+  if (Status s = launchBuffers(kernel, buffers, count, symbols); !s.ok())
+    return s;
+  std::shared_ptr<const PreparedLaunch> prepared;
+  runtime::Device *device = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    prepared = preparedLaunches().at(signatureKey(kernel, buffers, count, symbols));
+    device = state().device.get();
+  }
+  std::vector<void *> bindings;
+  for (int b : prepared->bindingOrder)
+    bindings.push_back(buffers[b].data);
+  turbine_dispatch_state_t dispatch;
+  dispatch.bindings = bindings.data();
+  dispatch.constants = prepared->pushConstants.data();
+  for (int a = 0; a < 3; ++a)
+    dispatch.workgroup_count[a] = prepared->grid[a];
+  // Median over batches of the mean time per call.
+  const int batches = 15;
+  int perBatch = std::max(1, repetitions / batches);
+  auto median = [&](const std::function<void()> &call) {
+    std::vector<double> means;
+    for (int b = 0; b < batches; ++b) {
+      auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < perBatch; ++i)
+        call();
+      means.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                          .count() / perBatch);
+    }
+    std::sort(means.begin(), means.end());
+    return means[means.size() / 2];
+  };
+  LaunchTimings t;
+  Status failed;
+  t.launchSeconds = median([&] {
+    Status s = launchBuffers(kernel, buffers, count, symbols);
+    if (!s.ok())
+      failed = s;
+  });
+  t.dispatchSeconds = median([&] { device->dispatch(prepared->fn, dispatch); });
+  if (!failed.ok())
+    return failed;
+  return t;
+}
+
 Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
               const Bindings &symbols, runtime::Device *device) {
   std::vector<LaunchBuffer> raw(buffers.size());
@@ -400,6 +448,24 @@ launchModule(const std::string &label, const std::string &moduleText,
       moduleText, label,
       [&](const KernelCompileOptions &options, artifact::Module &out) {
         return compileKernelModuleText(moduleText, label, options, out);
+      },
+      entry, device);
+  if (!ready.ok())
+    return ready;
+  Result<std::vector<runtime::Tensor>> results = entry->function.invoke(*device, inputs);
+  if (!results.ok())
+    return Status::error(label + ": " + results.message());
+  return results;
+}
+
+Result<std::vector<runtime::Tensor>>
+launchTensorModule(const std::string &label, const std::string &moduleText,
+                   const std::vector<runtime::Tensor> &inputs, runtime::Device *device) {
+  std::shared_ptr<CacheEntry> entry;
+  Status ready = prepare(
+      "tensor-module\n" + moduleText, label,
+      [&](const KernelCompileOptions &options, artifact::Module &out) {
+        return compileTensorModuleText(moduleText, label, options, out);
       },
       entry, device);
   if (!ready.ok())

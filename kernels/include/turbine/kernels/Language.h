@@ -126,6 +126,10 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
 /// The workgroup's index along grid axis `axis`.
 Expr program_id(int axis);
 
+/// True while `trace` runs a kernel body on this thread (the language's
+/// functions record ops only then).
+bool isTracing();
+
 /// Source location given to the ops traced next on this thread
 /// ("softmax.py:12"). Front ends that embed the language in another
 /// language (python/: the Python kernel language) set the caller's line

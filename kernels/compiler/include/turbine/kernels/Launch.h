@@ -60,6 +60,16 @@ struct LaunchBuffer {
 Status launchBuffers(const Kernel &kernel, const LaunchBuffer *buffers, size_t count,
                      const Bindings &symbols = {}, runtime::Device *device = nullptr);
 
+/// For benchmarks: seconds per call of launchBuffers (median of batches),
+/// and of the compiled kernel's dispatches alone on the same buffers, grid
+/// and push constants (the kernel's own time: no cache lookup, no checks).
+struct LaunchTimings {
+  double launchSeconds = 0;
+  double dispatchSeconds = 0;
+};
+Result<LaunchTimings> timeLaunches(const Kernel &kernel, const LaunchBuffer *buffers,
+                                   size_t count, const Bindings &symbols, int repetitions);
+
 /// Runs @main of a kernel module (the form compileKernelModuleText takes)
 /// on `inputs` and returns its results; compiled on first use and cached
 /// like launch() (the text is the cache key). `label` names it in errors.
@@ -67,6 +77,15 @@ Result<std::vector<runtime::Tensor>>
 launchModule(const std::string &label, const std::string &moduleText,
              const std::vector<runtime::Tensor> &inputs,
              runtime::Device *device = nullptr);
+
+/// Runs a model given as MLIR text whose @main is on tensors in upstream
+/// dialects (a custom op's tensor-level body): compiled on first use with the
+/// whole compiler pipeline (compiler::compileModule) and cached like
+/// launchModule (in memory and on disk; the text is the key).
+Result<std::vector<runtime::Tensor>>
+launchTensorModule(const std::string &label, const std::string &moduleText,
+                   const std::vector<runtime::Tensor> &inputs,
+                   runtime::Device *device = nullptr);
 
 /// Counters since process start (or the last reset).
 LaunchStats launchStats();
