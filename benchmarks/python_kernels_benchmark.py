@@ -8,8 +8,8 @@
 #    from Python; the same launch from C++ (kernels::launchBuffers) and the
 #    compiled kernel's dispatch alone (Device::dispatch on the prepared
 #    state: the kernel's own time) are timed in the extension. Overhead =
-#    Python per call - dispatch alone. torch's `torch.add(x, 1, out=y)` on
-#    the same tensors is shown for scale.
+#    Python per call - dispatch alone, at 16, 4096 and 65536 elements.
+#    torch's `torch.add(x, 1, out=y)` on the same tensors is shown for scale.
 # 2. The Python flash attention (examples/pytorch/flash_attention.py) vs
 #    torch's attention on CPU (q @ k^T / sqrt(d), softmax, @ v: torch 1.13
 #    has no fused CPU attention), f32, causal and not, at a few shapes.
@@ -53,22 +53,28 @@ def launch_overhead():
         n = tk.program_id(0) * BLOCK
         tk.store(y, (n,), tk.load(x, (n,), (BLOCK,), tk.masked()) + 1.0, tk.masked())
 
-    x, y = torch.randn(16), torch.empty(16)
-    add_one(x, y, BLOCK=16)  # compile
-    assert torch.equal(y, x + 1)
-    rounds = []
-    for _ in range(5):
-        python = median_per_call(lambda: add_one(x, y, BLOCK=16), calls=30000)
-        native = add_one.graph.time_launches([x, y], {"BLOCK": 16}, 30000)
-        torch_add = median_per_call(lambda: torch.add(x, 1, out=y), calls=30000)
-        rounds.append((python, native["launch_s"], native["dispatch_s"], torch_add))
-    python, cpp, dispatch, torch_add = (statistics.median(r[i] for r in rounds) for i in range(4))
-    print("eager launch of a 16-element kernel (median of 5 rounds, us per call):")
-    print("  Python  kernel(x, y, BLOCK=16)   %6.2f" % (python * 1e6))
-    print("  C++     launchBuffers            %6.2f" % (cpp * 1e6))
-    print("  kernel's own time (dispatch)     %6.2f" % (dispatch * 1e6))
-    print("  overhead from Python             %6.2f   (target <= 10)" % ((python - dispatch) * 1e6))
-    print("  torch.add(x, 1, out=y)           %6.2f" % (torch_add * 1e6))
+    print("eager launch of y = x + 1 (16-element tiles), us per call (median of 5 rounds):")
+    print("  %-8s %8s %8s %10s %9s %10s" % ("elements", "Python", "C++", "kernel's", "overhead",
+                                            "torch.add"))
+    print("  %-8s %8s %8s %10s %9s %10s" % ("", "launch", "launch", "own time", "(Python)",
+                                            "(out=y)"))
+    for n in (16, 4096, 65536):
+        x, y = torch.randn(n), torch.empty(n)
+        add_one(x, y, BLOCK=16)  # compile
+        assert torch.equal(y, x + 1)
+        calls = 30000 if n <= 4096 else 3000
+        rounds = []
+        for _ in range(5):
+            python = median_per_call(lambda: add_one(x, y, BLOCK=16), calls=calls)
+            native = add_one.graph.time_launches([x, y], {"BLOCK": 16}, calls)
+            torch_add = median_per_call(lambda: torch.add(x, 1, out=y), calls=calls)
+            rounds.append((python, native["launch_s"], native["dispatch_s"], torch_add))
+        python, cpp, dispatch, torch_add = (statistics.median(r[i] for r in rounds)
+                                            for i in range(4))
+        print("  %-8d %8.2f %8.2f %10.2f %9.2f %10.2f" % (
+            n, python * 1e6, cpp * 1e6, dispatch * 1e6, (python - dispatch) * 1e6,
+            torch_add * 1e6))
+    print("  (overhead = Python launch - the kernel's own time; target <= 10 us)")
 
 
 def torch_attention(q, k, v, causal):

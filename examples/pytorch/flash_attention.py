@@ -54,7 +54,7 @@ def attention_kernel(dtype=tk.f32, causal=False):
     return attention
 
 
-def flash_attention(q, k, v, causal=False, block_m=16, block_n=32):
+def flash_attention(q, k, v, causal=False, block_m=32, block_n=64):
     """Runs the kernel on torch tensors; returns O (the inputs' dtype)."""
     import torch
     kernel = _kernels.setdefault((q.dtype, causal),
