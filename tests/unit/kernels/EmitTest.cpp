@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/kernels/KernelLibrary.h"
 #include "turbine/kernels/Compile.h"
+#include "turbine/kernels/EmitKernel.h"
+
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -87,4 +91,21 @@ TEST(EmitKernelModule, GemmOnTileMultiplesHasNoMaskedAccess) {
   ASSERT_TRUE(text.ok()) << text.message();
   EXPECT_TRUE(allTransfersInBounds(*text)) << *text;
   EXPECT_EQ(text->find("scf.if"), std::string::npos) << *text;
+}
+
+TEST(EmitKernelModule, OpsAreBuiltWithLocationsNamingTheTracedOp) {
+  Result<Kernel> k = softmaxKernel();
+  ASSERT_TRUE(k.ok());
+  Result<Specialization> spec =
+      specialize(*k, {{{4, 100}, f32}, {{4, 100}, f32}}, {{"BLOCK_N", 128}});
+  ASSERT_TRUE(spec.ok()) << spec.message();
+  mlir::MLIRContext context;
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> module = buildKernelModule(context, *spec);
+  ASSERT_TRUE(module.ok()) << module.message();
+  ASSERT_TRUE(mlir::succeeded(mlir::verify(**module)));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  (*module)->print(os, mlir::OpPrintingFlags().enableDebugInfo());
+  EXPECT_NE(text.find("\"softmax: op #0 'load'\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"softmax: op #1 'reduce_max'\""), std::string::npos) << text;
 }
