@@ -292,8 +292,14 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
   {
     // Reset even if `body` throws (a Python body raising an exception).
     struct Active {
-      explicit Active(TraceContext *ctx) { TraceContext::current = ctx; }
-      ~Active() { TraceContext::current = nullptr; }
+      explicit Active(TraceContext *ctx) {
+        TraceContext::current = ctx;
+        TraceContext::location.clear();
+      }
+      ~Active() {
+        TraceContext::current = nullptr;
+        TraceContext::location.clear();
+      }
     } active(&ctx);
     KernelBuilder builder(&ctx);
     body(builder);

@@ -237,6 +237,16 @@ TEST_F(DynamicDims, TraceLocationsNameTheSource) {
   EXPECT_NE(k.message().find("kernel 'located': op #2 'add' at my_kernel.py:9: shape mismatch"),
             std::string::npos)
       << k.message();
+  // A location set outside a trace does not leak into the next one.
+  setTraceLocation("stale.py:1");
+  Result<Kernel> plain = trace("plain", {1}, [&](KernelBuilder &kb) {
+    Buffer x = kb.input("x", {4}, f32);
+    (void)(load(x, {0}, {4}) + load(x, {0}, {2}));
+  });
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.message().find("stale.py"), std::string::npos) << plain.message();
+  EXPECT_NE(plain.message().find("kernel 'plain': op #2 'add': shape mismatch"), std::string::npos)
+      << plain.message();
 }
 
 namespace {

@@ -134,7 +134,8 @@ bool isTracing();
 /// ("softmax.py:12"). Front ends that embed the language in another
 /// language (python/: the Python kernel language) set the caller's line
 /// before each op; error messages then name it ("op #3 'add' at
-/// softmax.py:12: ..."). It is never part of the printed graph. "" clears.
+/// softmax.py:12: ..."). It is never part of the printed graph. "" clears;
+/// `trace` clears it when it starts and when it returns.
 void setTraceLocation(std::string location);
 
 /// Mask for partial tiles; `padding` fills masked-off load elements.
