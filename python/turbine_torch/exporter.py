@@ -68,12 +68,14 @@ class ExportedProgram:
         self._state_dict = state_dict or {}
 
     def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256,
-                 externalize_names=(), renames=()):
+                 options=None, externalize_names=(), renames=()):
         load_library()
         data = torch.frombuffer(bytearray(self._archive), dtype=torch.uint8)
+        flags = ["%s=%s" % (name, value) for name, value in (options or {}).items()]
         out = torch.ops.turbine.compile_torchscript(
             data, self._input_shapes, self._dynamic_dims, compile_to,
-            externalize_params, externalize_min_bytes, list(externalize_names), list(renames))
+            externalize_params, externalize_min_bytes, flags, list(externalize_names),
+            list(renames))
         return out.numpy().tobytes()
 
     def _state_key(self, tensor):
@@ -85,10 +87,11 @@ class ExportedProgram:
         raise ValueError("externalize: a tensor of shape %s is not a parameter or buffer of "
                          "the exported module" % list(tensor.shape))
 
-    def import_to(self, phase="input"):
+    def import_to(self, phase="input", **options):
         """The IR after compiler phase `phase` (input, global-opt, dispatch,
-        codegen, link), as text."""
-        return self._compile(phase).decode("utf-8")
+        codegen, link), as text; keyword arguments are compile options (see
+        compile)."""
+        return self._compile(phase, options=options).decode("utf-8")
 
     def print_readable(self):
         print(self.import_to("input"))
@@ -98,7 +101,7 @@ class ExportedProgram:
             f.write(self.import_to("input"))
 
     def compile(self, save_to=None, device="local-task", externalize_params=None,
-                externalize_min_bytes=256, externalize=None, rename=None):
+                externalize_min_bytes=256, externalize=None, rename=None, **options):
         """Compiles to an artifact; writes it to `save_to` when given. Returns
         the loaded module, callable on torch tensors. With `externalize_params`
         (a .irpa or .safetensors path) the weights of at least
@@ -111,7 +114,11 @@ class ExportedProgram:
         a list of state_dict keys or of the module's parameter tensors (a
         weight the importer stored rearranged, `fc.weight.T`, goes with its
         key); `rename` ({compiled name: name in the file}) renames what goes
-        out, in the file and in the artifact."""
+        out, in the file and in the artifact.
+
+        Other keyword arguments are compile options, as `turbine compile`
+        has them: target, target_cpu, opt_level, matmul_data_tiling and
+        matmul_kernel_pack ("auto", "off", "all"), dump_phases."""
         if externalize_params is not None:
             externalize_params = os.fspath(externalize_params)
         if externalize_min_bytes < 0:
@@ -121,7 +128,7 @@ class ExportedProgram:
         if (names or renames) and not externalize_params:
             raise ValueError("externalize / rename need externalize_params (the file to write)")
         artifact = self._compile("", externalize_params or "", externalize_min_bytes,
-                                 names, renames)
+                                 options, names, renames)
         parameters = [externalize_params] if externalize_params else []
         if save_to is not None:
             with open(save_to, "wb") as f:

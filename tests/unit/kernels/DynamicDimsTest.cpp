@@ -13,7 +13,7 @@
 #include "ParseModule.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/kernels/Launch.h"
 #include "turbine/kernels/Interpreter.h"
@@ -276,7 +276,7 @@ TEST_F(DynamicDims, DynamicKernelAsCustomOpInAModel) {
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
   std::string error;
-  ASSERT_TRUE(compiler::compileModule(*c.module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*c.module, artifact, error)) << error;
   auto module = runtime::Module::loadFromBytes(artifact::serialize(artifact), "dyn");
   ASSERT_TRUE(module.ok()) << module.message();
   auto fn = (*module)->lookupFunction("main");
