@@ -91,7 +91,8 @@ def encode(x: np.ndarray, ggml_type) -> np.ndarray:
     if t == GGML_TYPE_F32:
         return x.reshape(-1).view(np.uint8).copy()
     if t == GGML_TYPE_F16:
-        return x.astype("<f2").reshape(-1).view(np.uint8).copy()
+        with np.errstate(over="ignore"):  # beyond 65504 -> inf, as ggml converts
+            return x.astype("<f2").reshape(-1).view(np.uint8).copy()
     if t == GGML_TYPE_BF16:
         return fp32_to_bf16_bits(x).astype("<u2").reshape(-1).view(np.uint8).copy()
     if t == GGML_TYPE_Q8_0:

@@ -70,7 +70,7 @@ class LlamaConfig:
         # Every dimension a multiple of 32 (the GGUF Q8_0/Q4_0 block) and a
         # vocabulary big enough for llama_gguf's byte tokens (3 + 256).
         return LlamaConfig(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=96,
-                           vocab_size=320, max_seq_len=64)
+                           vocab_size=320, max_seq_len=128)
 
     def as_dict(self) -> Dict[str, float]:
         return {k: getattr(self, k) for k in (
@@ -198,7 +198,7 @@ class Llama(nn.Module):
 
     def _check_tokens(self, tokens: torch.Tensor, what: str):
         if tokens.dtype != torch.int64:
-            raise ValueError(what + ": tokens must be int64, got " + str(tokens.dtype))
+            raise ValueError(what + ": tokens must be an int64 tensor")
         if tokens.dim() != 2 or tokens.size(0) != 1:
             raise ValueError(what + ": tokens must have shape [1, T], got " + str(tokens.shape))
 

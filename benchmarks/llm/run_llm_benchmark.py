@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+# ===- run_llm_benchmark.py - LLM prefill/decode: llama.cpp, torch, Turbine -=== #
+#
+# Usage: /usr/bin/python3 benchmarks/llm/run_llm_benchmark.py [BUILD_DIR]   (make bench-llm)
+#
+# The LLM yardstick of issues 13 and 14, on the ≈125M-parameter llama-style
+# model of examples/llm (random weights, seed 0; prompt of 32 ids, 64 greedy
+# tokens: 1 from prefill + 63 decode steps):
+#
+# 1. Writes the model as GGUF files, one per weight type (LLM_TYPES: f32, f16,
+#    q8_0, q4_0; bf16 on request), into BUILD_DIR/llm-bench/gguf (kept and
+#    reused while the model and writer sources are unchanged).
+# 2. Correctness first, at 1 thread: each engine's greedy tokens against
+#    torch eager on the same file's weights (dequantized for F16/BF16/Q8_0/
+#    Q4_0), with llama.cpp's top-5 logits of every step compared to torch's.
+#    f32 must agree for all 64 steps, otherwise the GGUF is wrong and the
+#    script stops with exit status 1; for the low-precision files the number
+#    of agreeing steps is reported (llama.cpp quantizes activations to Q8_0
+#    for Q8_0/Q4_0 weights and rounds them to f16/bf16 for F16/BF16 weights,
+#    and keeps its KV cache in f16 by default: tokens may diverge where the
+#    top two logits are close).
+# 3. Timing, for each thread count (LLM_THREADS "1 2"): every (engine, weight
+#    type) pair and the memory read-bandwidth benchmark run in LLM_ROUNDS
+#    rounds (3) whose order rotates; a round is one process doing LLM_WARMUP
+#    (1) untimed and LLM_REPS (2) timed generations, its value the median of
+#    them; the table shows the median over rounds. prefill tok/s = prompt
+#    length / prefill time; decode tok/s = 63 / time of the 63 decode steps;
+#    decode GB/s = decode tok/s x the bytes of weights one step reads (every
+#    tensor of the file but the token embedding, of which one row); "of BW" =
+#    that / the measured read bandwidth at the same thread count.
+#
+# Engines (class Engine below): llama.cpp (npm node-llama-cpp 3.22, CPU
+# binaries, installed offline-capable into BUILD_DIR/llm-bench on first use:
+# `npm install --omit=optional node-llama-cpp @node-llama-cpp/linux-x64`;
+# without npm the column says n/a), torch eager (f32 compute; timed on the
+# f32 file only, since the dequantized weights run at the same speed;
+# OPENBLAS_CORETYPE=Cooperlake, torch.set_num_threads), and Turbine — a
+# placeholder until the stateful-program work lands (TurbineEngine says what
+# it must do).
+#
+# Knobs (environment): LLM_TYPES, LLM_THREADS, LLM_ROUNDS, LLM_REPS,
+# LLM_WARMUP, LLM_PROMPT_LEN (32), LLM_NEW_TOKENS (64), LLM_KV_TYPE (F16:
+# llama.cpp's default KV cache type; F32 for an all-f32 llama.cpp),
+# LLM_TINY=1 (the test-sized model, for a quick run), LLM_SEED (0).
+# Writes BUILD_DIR/llm-bench/results.json with every number printed.
+# ===---------------------------------------------------------------------=== #
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+LLM_DIR = os.path.join(ROOT, "examples", "llm")
+sys.path.insert(0, LLM_DIR)
+
+import torch  # noqa: E402
+
+from generate import generate  # noqa: E402
+from gguf_reader import GGUFFile  # noqa: E402
+from llama_gguf import model_from_gguf, write_gguf  # noqa: E402
+from llama_model import LlamaConfig, build_model, prompt_tokens  # noqa: E402
+
+ALL_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0")
+
+
+def env_list(name, default):
+    return os.environ.get(name, default).split()
+
+
+def run(cmd, env=None, timeout=1800):
+    result = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise RuntimeError("%s failed (exit %d):\n%s%s" % (" ".join(cmd), result.returncode,
+                                                         result.stdout, result.stderr))
+    return result.stdout
+
+
+def last_json_line(output):
+    for line in reversed(output.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError("no JSON result in:\n" + output)
+
+
+# --------------------------------------------------------------------------- engines
+class Engine:
+    """One way of running the model. Subclasses say which weight types they time."""
+
+    name = "?"
+
+    def unavailable(self):
+        """None when the engine can run here, else the reason it cannot."""
+        return None
+
+    def timed_types(self, types):
+        return list(types)
+
+    def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
+        """Generation(s) on `gguf`: {"tokens": [...], "prefill_s": [...], "decode_s": [...],
+        "top_logits": [per step: [[id, logit], ...]] (if asked and supported)}."""
+        raise NotImplementedError
+
+
+class LlamaCppEngine(Engine):
+    name = "llama.cpp"
+
+    def __init__(self, bench_dir, kv_type):
+        self.prefix = bench_dir
+        self.modules = os.path.join(bench_dir, "node_modules")
+        self.kv_type = kv_type
+        self._reason = self._install()
+
+    def _install(self):
+        if os.path.isdir(os.path.join(self.modules, "node-llama-cpp")) and \
+                os.path.isdir(os.path.join(self.modules, "@node-llama-cpp", "linux-x64")):
+            return None
+        if not shutil.which("npm") or not shutil.which("node"):
+            return "node/npm not found"
+        os.makedirs(self.prefix, exist_ok=True)
+        try:
+            run(["npm", "install", "--prefix", self.prefix, "--no-save", "--omit=optional",
+                 "node-llama-cpp", "@node-llama-cpp/linux-x64"], timeout=900)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            return "cannot install node-llama-cpp: %s" % e
+        return None
+
+    def unavailable(self):
+        return self._reason
+
+    def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
+        cmd = ["node", os.path.join(HERE, "llama_cpp_bench.js"), gguf,
+               "--prompt=" + ",".join(map(str, prompt)), "--threads=%d" % threads,
+               "--new-tokens=%d" % new_tokens, "--rounds=%d" % rounds, "--warmup=%d" % warmup,
+               "--kv-type=" + self.kv_type, "--top-logits=%d" % top_logits]
+        return last_json_line(run(cmd, dict(os.environ, LLAMA_NODE_MODULES=self.modules)))
+
+
+class TorchEngine(Engine):
+    """torch eager, f32 compute, in its own process per measurement."""
+
+    name = "torch"
+
+    def timed_types(self, types):
+        return ["f32"] if "f32" in types else []
+
+    def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
+        cmd = [sys.executable, os.path.join(HERE, "torch_llm_bench.py"), gguf,
+               "--prompt=" + ",".join(map(str, prompt)), "--threads=%d" % threads,
+               "--new-tokens=%d" % new_tokens, "--rounds=%d" % rounds, "--warmup=%d" % warmup]
+        env = dict(os.environ, OPENBLAS_CORETYPE="Cooperlake", OPENBLAS_NUM_THREADS=str(threads),
+                   OMP_NUM_THREADS=str(threads))
+        return last_json_line(run(cmd, env))
+
+
+class TurbineEngine(Engine):
+    """Turbine: the slot the stateful-program work (issues 13, 14) fills in.
+
+    To fill in: compile examples/llm/llama_model.Llama (its prefill/decode over
+    the KV-cache buffers; torch.jit.script(model) exports both) into an
+    artifact, bind the weights (for issue 14 straight from `gguf`), and in
+    run() time prefill + (new_tokens - 1) greedy decode steps exactly as
+    llama_cpp_bench.js does, in a process with `threads` workers
+    (local-sync for 1), returning the same JSON fields. timed_types() then
+    lists the weight types it runs; the correctness check and the table pick
+    it up with no other change.
+    """
+
+    name = "turbine"
+
+    def __init__(self, build_dir):
+        self.build_dir = build_dir
+
+    def unavailable(self):
+        return "stateful programs (issue 13) not yet landed"
+
+
+class BandwidthProbe:
+    """benchmarks/memory_bandwidth: best-pass read GB/s at a thread count."""
+
+    def __init__(self, build_dir):
+        self.binary = os.path.join(build_dir, "bin", "memory_bandwidth")
+
+    def unavailable(self):
+        return None if os.path.exists(self.binary) else "%s not built" % self.binary
+
+    def measure(self, threads):
+        out = run([self.binary, "--threads=%d" % threads, "--mib=1024", "--passes=10"])
+        return float(re.search(r"best ([0-9.]+) GB/s", out).group(1))
+
+
+# --------------------------------------------------------------------------- set-up
+def source_stamp(config, seed):
+    digest = hashlib.sha256(repr((config.as_dict(), seed)).encode())
+    for name in ("llama_model.py", "llama_gguf.py", "gguf_writer.py", "ggml_quants.py"):
+        with open(os.path.join(LLM_DIR, name), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()
+
+
+def ensure_ggufs(model, config, seed, types, gguf_dir):
+    """{type: path}; rewrites a file only when the model or writer sources changed."""
+    os.makedirs(gguf_dir, exist_ok=True)
+    stamp = source_stamp(config, seed)
+    paths = {}
+    for t in types:
+        path = os.path.join(gguf_dir, "llama-%s%s.gguf" % ("tiny-" if config.dim < 768 else "", t))
+        stamp_path = path + ".stamp"
+        if not (os.path.exists(path) and os.path.exists(stamp_path) and
+                open(stamp_path).read() == stamp):
+            start = time.perf_counter()
+            write_gguf(model.state_dict(), config, path, t)
+            with open(stamp_path, "w") as f:
+                f.write(stamp)
+            print("wrote %s (%.0f MB, %.1f s)" % (path, os.path.getsize(path) / 1e6,
+                                                   time.perf_counter() - start))
+        paths[t] = path
+    return paths
+
+
+def bytes_per_decode_step(gguf_path):
+    """Bytes of weights one decode step reads: every tensor, but one row of token_embd."""
+    gguf = GGUFFile(gguf_path)
+    total = 0
+    for name, tensor in gguf.tensors.items():
+        if name == "token_embd.weight":
+            total += tensor.data.size // tensor.dims[1]
+        else:
+            total += tensor.data.size
+    return total
+
+
+# --------------------------------------------------------------------------- correctness
+def torch_reference(gguf_path, original, prompt, new_tokens):
+    """Greedy tokens and per-step logits of torch eager on the file's weights."""
+    model = model_from_gguf(gguf_path)
+    if original is not None:  # the f32 file must hold the model's weights exactly
+        for key, value in original.state_dict().items():
+            if not torch.equal(value, model.state_dict()[key]):
+                raise RuntimeError("%s: %s differs from the model's weights" % (gguf_path, key))
+    logits = []
+    result = generate(model, prompt, new_tokens, logits_out=logits)
+    return result.tokens, logits
+
+
+def compare(reference_tokens, reference_logits, result):
+    """(steps agreeing before the first difference, max |logit diff| over the engine's
+    top-5 of those steps)."""
+    tokens = result["tokens"]
+    agree = 0
+    while agree < len(reference_tokens) and agree < len(tokens) and \
+            tokens[agree] == reference_tokens[agree]:
+        agree += 1
+    max_diff = 0.0
+    for step in range(min(agree + 1, len(tokens), len(result.get("top_logits", [])))):
+        for token, value in result["top_logits"][step]:
+            max_diff = max(max_diff, abs(value - float(reference_logits[step][token])))
+    return agree, max_diff
+
+
+# --------------------------------------------------------------------------- main
+def main(argv):
+    build_dir = os.path.abspath(argv[1] if len(argv) > 1 else "build")
+    types = env_list("LLM_TYPES", "f32 f16 q8_0 q4_0")
+    for t in types:
+        if t not in ALL_TYPES:
+            print("error: LLM_TYPES: unknown weight type %r (known: %s)" % (t, " ".join(ALL_TYPES)))
+            return 2
+    threads_list = [int(t) for t in env_list("LLM_THREADS", "1 2")]
+    rounds = int(os.environ.get("LLM_ROUNDS", "3"))
+    reps = int(os.environ.get("LLM_REPS", "2"))
+    warmup = int(os.environ.get("LLM_WARMUP", "1"))
+    prompt_len = int(os.environ.get("LLM_PROMPT_LEN", "32"))
+    new_tokens = int(os.environ.get("LLM_NEW_TOKENS", "64"))
+    kv_type = os.environ.get("LLM_KV_TYPE", "F16").upper()
+    seed = int(os.environ.get("LLM_SEED", "0"))
+    config = LlamaConfig.tiny() if os.environ.get("LLM_TINY") == "1" else LlamaConfig.default()
+    bench_dir = os.path.join(build_dir, "llm-bench")
+    if prompt_len < 1 or new_tokens < 1 or prompt_len + new_tokens - 1 > config.max_seq_len:
+        print("error: LLM_PROMPT_LEN %d + LLM_NEW_TOKENS %d - 1 must be within the context "
+              "of %d" % (prompt_len, new_tokens, config.max_seq_len))
+        return 2
+
+    torch.set_num_threads(max(threads_list))
+    model = build_model(config, seed)
+    n_params = sum(p.numel() for p in model.parameters())
+    prompt = prompt_tokens(prompt_len, config.vocab_size, seed)
+    prompt_ids = prompt[0].tolist()
+    print("model: %s, %.1fM parameters, weight seed %d" % (config, n_params / 1e6, seed))
+    print("prompt (%d ids): %s" % (prompt_len, " ".join(map(str, prompt_ids))))
+    ggufs = ensure_ggufs(model, config, seed, types, os.path.join(bench_dir, "gguf"))
+
+    engines = [LlamaCppEngine(bench_dir, kv_type), TorchEngine(), TurbineEngine(build_dir)]
+    for engine in engines:
+        reason = engine.unavailable()
+        if reason:
+            print("note: %s skipped: %s" % (engine.name, reason))
+    active = [e for e in engines if not e.unavailable()]
+    bandwidth = BandwidthProbe(build_dir)
+    if bandwidth.unavailable():
+        print("note: memory bandwidth skipped: %s" % bandwidth.unavailable())
+    results = {"model": config.as_dict(), "parameters": n_params, "seed": seed,
+               "prompt": prompt_ids, "new_tokens": new_tokens, "kv_type": kv_type,
+               "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+               "cpu": cpu_name(), "correctness": {}, "timing": {}, "bandwidth_gbs": {}}
+
+    # Correctness at 1 thread.
+    print("\n== greedy tokens vs torch eager on the same weights (%d steps) ==" % new_tokens)
+    sys.stdout.flush()
+    failed = False
+    for t in types:
+        ref_tokens, ref_logits = torch_reference(ggufs[t], model if t == "f32" else None,
+                                                 prompt, new_tokens)
+        results["correctness"][t] = {"torch_tokens": ref_tokens}
+        for engine in active:
+            if engine.name == "torch" or t not in engine.timed_types(types):
+                continue
+            out = engine.run(ggufs[t], 1, prompt_ids, new_tokens, 1, 0, top_logits=5)
+            agree, diff = compare(ref_tokens, ref_logits, out)
+            results["correctness"][t][engine.name] = {"tokens": out["tokens"], "agree": agree,
+                                                      "max_top5_logit_diff": diff}
+            print("%-5s %-9s agrees with torch for %2d / %d steps; max |logit diff| (its "
+                  "top 5, agreeing steps) %.2e" % (t, engine.name, agree, new_tokens, diff))
+            if agree < new_tokens:
+                print("      torch: %s\n      %-6s %s" % (
+                    " ".join(map(str, ref_tokens)), engine.name + ":",
+                    " ".join(map(str, out["tokens"]))))
+                if t == "f32":
+                    failed = True
+    if failed:
+        print("error: f32 tokens differ from torch eager: the GGUF or the model is wrong; "
+              "timings would be meaningless")
+        return 1
+
+    # Timing: rotating rounds per thread count.
+    step_bytes = {t: bytes_per_decode_step(ggufs[t]) for t in types}
+    for threads in threads_list:
+        jobs = [(e, t) for e in active for t in e.timed_types(types)]
+        if not bandwidth.unavailable():
+            jobs.append((bandwidth, None))
+        samples = {(j[0].__class__.__name__, j[1]): [] for j in jobs}
+        for r in range(rounds):
+            order = jobs[r % len(jobs):] + jobs[:r % len(jobs)]
+            for engine, t in order:
+                if engine is bandwidth:
+                    samples[(engine.__class__.__name__, t)].append(engine.measure(threads))
+                    continue
+                out = engine.run(ggufs[t], threads, prompt_ids, new_tokens, reps, warmup)
+                samples[(engine.__class__.__name__, t)].append(
+                    (statistics.median(out["prefill_s"]), statistics.median(out["decode_s"])))
+        bw = statistics.median(samples[("BandwidthProbe", None)]) \
+            if ("BandwidthProbe", None) in samples else None
+        results["bandwidth_gbs"][threads] = bw
+        for engine, t in jobs:
+            if engine is bandwidth:
+                continue
+            values = samples[(engine.__class__.__name__, t)]
+            prefill_s = statistics.median(v[0] for v in values)
+            decode_s = statistics.median(v[1] for v in values)
+            row = {"prefill_tok_s": prompt_len / prefill_s,
+                   "decode_tok_s": (new_tokens - 1) / decode_s if new_tokens > 1 else None,
+                   "rounds": values}
+            if row["decode_tok_s"]:
+                row["decode_gbs"] = row["decode_tok_s"] * step_bytes[t] / 1e9
+            results["timing"].setdefault(t, {}).setdefault(str(threads), {})[engine.name] = row
+        print_table(results, types, threads, engines, step_bytes)
+    with open(os.path.join(bench_dir, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print("\nmedians of %d rounds (each the median of %d generations after %d warmup); "
+          "llama.cpp KV cache %s; results in %s" % (rounds, reps, warmup, kv_type,
+                                                     os.path.join(bench_dir, "results.json")))
+    return 0
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def print_table(results, types, threads, engines, step_bytes):
+    bw = results["bandwidth_gbs"].get(threads)
+    print("\n== %d thread%s; memory read bandwidth %s ==" % (
+        threads, "" if threads == 1 else "s", "%.2f GB/s" % bw if bw else "n/a"))
+    print("%-6s %-10s %14s %13s %11s %7s %14s" % ("weights", "engine", "prefill tok/s",
+                                                  "decode tok/s", "decode GB/s", "of BW",
+                                                  "weights MB/tok"))
+    for t in types:
+        rows = results["timing"].get(t, {}).get(str(threads), {})
+        for engine in engines:
+            row = rows.get(engine.name)
+            if row is None:
+                if engine.name == "turbine":
+                    print("%-6s %-10s %14s %13s" % (t, engine.name, "n/a", "n/a"))
+                continue
+            gbs = row.get("decode_gbs")
+            print("%-6s %-10s %14.1f %13.2f %11.2f %7s %14.1f" % (
+                t, engine.name, row["prefill_tok_s"], row["decode_tok_s"], gbs,
+                "%.0f%%" % (100 * gbs / bw) if bw else "n/a", step_bytes[t] / 1e6))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
