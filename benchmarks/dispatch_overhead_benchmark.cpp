@@ -106,10 +106,10 @@ Result<double> timeCalls(const Function &fn, Device &device, const Tensor &x, co
 }
 
 int run(const Options &options) {
-  artifact::Module original;
-  std::string error;
-  if (!artifact::readFile(options.artifact, original, error))
-    return fail(error);
+  Result<artifact::Module> read = artifact::readFile(options.artifact);
+  if (!read)
+    return fail(read.message());
+  artifact::Module original = std::move(*read);
   DeviceOptions deviceOptions;
   deviceOptions.taskWorkers = options.taskWorkers;
   auto device = Device::create(options.device, deviceOptions);

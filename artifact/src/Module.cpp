@@ -267,7 +267,7 @@ json metaToJson(const Module &module) {
 
 } // namespace
 
-bool validateControlFlow(const Function &function, std::string &error) {
+Status validateControlFlow(const Function &function) {
   const std::vector<Instruction> &code = function.code;
   const int64_t size = static_cast<int64_t>(code.size());
   std::vector<int64_t> open; // positions of the enclosing Loops
@@ -280,24 +280,21 @@ bool validateControlFlow(const Function &function, std::string &error) {
     case Opcode::Loop:
       if (inst.imm <= pc || inst.imm >= size || code[inst.imm].op != Opcode::EndLoop ||
           code[inst.imm].imm != pc) {
-        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
-                " is not the end_loop that closes this loop";
-        return false;
+        return Status::error(at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the end_loop that closes this loop");
       }
       open.push_back(pc);
       break;
     case Opcode::BreakUnless:
       if (open.empty() || inst.imm != code[open.back()].imm) {
-        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
-                " is not the end_loop of the innermost enclosing loop";
-        return false;
+        return Status::error(at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the end_loop of the innermost enclosing loop");
       }
       break;
     case Opcode::EndLoop:
       if (open.empty() || inst.imm != open.back() || code[open.back()].imm != pc) {
-        error = at(pc, inst) + ": target " + std::to_string(inst.imm) +
-                " is not the loop this end_loop closes";
-        return false;
+        return Status::error(at(pc, inst) + ": target " + std::to_string(inst.imm) +
+                " is not the loop this end_loop closes");
       }
       open.pop_back();
       break;
@@ -306,10 +303,9 @@ bool validateControlFlow(const Function &function, std::string &error) {
     }
   }
   if (!open.empty()) {
-    error = at(open.back(), code[open.back()]) + ": loop is never closed";
-    return false;
+    return Status::error(at(open.back(), code[open.back()]) + ": loop is never closed");
   }
-  return true;
+  return Status::success();
 }
 
 std::vector<LoopBracket> loopBrackets(const Function &function) {
@@ -360,31 +356,29 @@ std::string serialize(const Module &module) {
   return bytes;
 }
 
-bool writeFile(const Module &module, const std::string &path, std::string &error) {
+Status writeFile(const Module &module, const std::string &path) {
   std::string bytes = serialize(module);
   std::string tempPath = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tempPath, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = "cannot write '" + tempPath + "': " + std::strerror(errno);
-      return false;
-    }
+    if (!out)
+      return Status::error("cannot write '" + tempPath + "': " + std::strerror(errno));
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.flush();
     if (!out) {
-      error = "cannot write '" + tempPath + "': " + std::strerror(errno);
+      Status error = Status::error("cannot write '" + tempPath + "': " + std::strerror(errno));
       out.close();
       std::remove(tempPath.c_str());
-      return false;
+      return error;
     }
   }
   if (std::rename(tempPath.c_str(), path.c_str()) != 0) {
-    error = "cannot rename '" + tempPath + "' to '" + path +
-            "': " + std::strerror(errno);
+    Status error = Status::error("cannot rename '" + tempPath + "' to '" + path +
+                                 "': " + std::strerror(errno));
     std::remove(tempPath.c_str());
-    return false;
+    return error;
   }
-  return true;
+  return Status::success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -687,8 +681,8 @@ Function readFunction(const json &j, const Module &module,
   for (size_t i = 0; i < code.size(); ++i)
     f.code.push_back(readInstruction(
         code[i], f, module, fpath + ".code[" + std::to_string(i) + "]"));
-  if (std::string error; !validateControlFlow(f, error))
-    corrupt(fpath + ".code" + error);
+  if (Status valid = validateControlFlow(f); !valid)
+    corrupt(fpath + ".code" + valid.message());
   return f;
 }
 
@@ -848,52 +842,44 @@ bool deserializeImpl(const std::string &bytes, Module &out, std::string &reason)
   return true;
 }
 
-bool deserializeNamed(const std::string &bytes, const std::string &label,
-                      Module &out, std::string &error) {
+Result<Module> deserializeNamed(const std::string &bytes, const std::string &label) {
   std::string reason;
   try {
-    if (deserializeImpl(bytes, out, reason))
-      return true;
+    Module module;
+    if (deserializeImpl(bytes, module, reason))
+      return module;
   } catch (const std::bad_alloc &) {
     reason = "is too large to load (out of memory)";
   } catch (const std::exception &e) {
     reason = std::string("could not be read: ") + e.what();
   }
-  error = label + " " + reason;
-  return false;
+  return Status::error(label + " " + reason);
 }
 
 } // namespace
 
-bool deserialize(const std::string &bytes, Module &out, std::string &error) {
-  return deserializeNamed(bytes, "artifact", out, error);
+Result<Module> deserialize(const std::string &bytes) {
+  return deserializeNamed(bytes, "artifact");
 }
 
-bool readFile(const std::string &path, Module &out, std::string &error) {
+Result<Module> readFile(const std::string &path) {
   struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
-    error = "cannot read artifact '" + path + "': not a regular file";
-    return false;
-  }
+  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return Status::error("cannot read artifact '" + path + "': not a regular file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open artifact '" + path + "': " + std::strerror(errno);
-    return false;
-  }
+  if (!in)
+    return Status::error("cannot open artifact '" + path + "': " + std::strerror(errno));
   std::string bytes;
   try {
     std::ostringstream buffer;
     buffer << in.rdbuf();
     bytes = buffer.str();
   } catch (const std::exception &e) {
-    error = "cannot read artifact '" + path + "': " + e.what();
-    return false;
+    return Status::error("cannot read artifact '" + path + "': " + e.what());
   }
-  if (in.bad()) {
-    error = "cannot read artifact '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  return deserializeNamed(bytes, "artifact '" + path + "'", out, error);
+  if (in.bad())
+    return Status::error("cannot read artifact '" + path + "': " + std::strerror(errno));
+  return deserializeNamed(bytes, "artifact '" + path + "'");
 }
 
 } // namespace turbine::artifact

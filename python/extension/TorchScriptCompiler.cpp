@@ -19,16 +19,20 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
                         std::string &error) {
   torch_frontend::ImportOptions options;
   for (const std::string &text : request.inputShapes) {
-    torch_frontend::InputSpec spec;
-    if (!torch_frontend::parseInputSpec(text, spec, error))
+    Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
+    if (!spec) {
+      error = spec.message();
       return false;
-    options.inputs.push_back(spec);
+    }
+    options.inputs.push_back(*spec);
   }
   for (const std::string &text : request.dynamicDims) {
-    torch_frontend::DynamicDim dim;
-    if (!torch_frontend::parseDynamicDim(text, dim, error))
+    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
+    if (!dim) {
+      error = dim.message();
       return false;
-    options.dynamicDims.push_back(dim);
+    }
+    options.dynamicDims.push_back(*dim);
   }
   compiler::CompileOptions compileOptions;
   if (!request.externalizeParams.empty() && !request.compileTo.empty()) {
@@ -50,10 +54,13 @@ bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &r
   mlir::MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.disableMultithreading();
-  mlir::OwningOpRef<mlir::ModuleOp> module = torch_frontend::importTorchScriptBytes(
-      context, request.archive, "<torch.jit module>", options, error);
-  if (!module)
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> imported = torch_frontend::importTorchScriptBytes(
+      context, request.archive, "<torch.jit module>", options);
+  if (!imported) {
+    error = imported.message();
     return false;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module = std::move(*imported);
   // After the input phase, Turbine ops are still calls of their custom-op
   // declarations (the readable form); later phases see their dispatches.
   if (request.compileTo != "input") {

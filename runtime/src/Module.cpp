@@ -121,9 +121,10 @@ Result<std::shared_ptr<Module>>
 Module::load(const std::string &path, const std::vector<ParameterIndex> &parameterFiles) try {
   auto state = std::make_shared<detail::LoadedModule>();
   state->label = path;
-  std::string error;
-  if (!artifact::readFile(path, state->artifact, error))
-    return Status::error(error);
+  Result<artifact::Module> artifact = artifact::readFile(path);
+  if (!artifact)
+    return artifact.status();
+  state->artifact = std::move(*artifact);
   return finishLoading(state, parameterFiles);
 } catch (const std::exception &e) {
   return Status::error("cannot load artifact '" + path + "': " + e.what());
@@ -134,14 +135,16 @@ Module::loadFromBytes(const std::string &bytes, const std::string &label,
                      const std::vector<ParameterIndex> &parameterFiles) try {
   auto state = std::make_shared<detail::LoadedModule>();
   state->label = label;
-  std::string error;
-  if (!artifact::deserialize(bytes, state->artifact, error)) {
+  Result<artifact::Module> artifact = artifact::deserialize(bytes);
+  if (!artifact) {
     // Name the artifact the way readFile does.
+    std::string error = artifact.message();
     const std::string generic = "artifact ";
     if (error.compare(0, generic.size(), generic) == 0)
       error = "artifact '" + label + "' " + error.substr(generic.size());
     return Status::error(error);
   }
+  state->artifact = std::move(*artifact);
   return finishLoading(state, parameterFiles);
 } catch (const std::exception &e) {
   return Status::error("cannot load artifact '" + label + "': " + e.what());

@@ -82,10 +82,9 @@ nlohmann::json metaOf(const std::string &bytes) {
 }
 
 std::string errorFor(const std::string &bytes) {
-  Module out;
-  std::string error;
-  EXPECT_FALSE(deserialize(bytes, out, error));
-  return error;
+  Result<Module> out = deserialize(bytes);
+  EXPECT_FALSE(out.ok());
+  return out.message();
 }
 
 /// Applies `edit` to the meta JSON of the sample module and returns the error.
@@ -129,9 +128,9 @@ TEST(Artifact, RoundTrip) {
   EXPECT_EQ(readU64(bytes, 16) % 64, 0u);
   EXPECT_EQ(readU64(bytes, 32) % 64, 0u);
   EXPECT_EQ(readU64(bytes, 48) % 64, 0u);
-  Module back;
-  std::string error;
-  ASSERT_TRUE(deserialize(bytes, back, error)) << error;
+  Result<Module> read = deserialize(bytes);
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Module &back = *read;
   EXPECT_EQ(back.library, m.library);
   EXPECT_EQ(back.paramData, m.paramData);
   EXPECT_EQ(back.kernels, m.kernels);
@@ -157,16 +156,19 @@ TEST(Artifact, RoundTrip) {
 TEST(Artifact, FileRoundTripAndMissingFile) {
   std::string path = ::testing::TempDir() + "artifact_test_" +
                      std::to_string(::getpid()) + ".tmod";
-  std::string error;
-  ASSERT_TRUE(writeFile(sampleModule(), path, error)) << error;
-  Module back;
-  ASSERT_TRUE(readFile(path, back, error)) << error;
-  EXPECT_EQ(back.functions[0].name, "add");
+  Status written = writeFile(sampleModule(), path);
+  ASSERT_TRUE(written.ok()) << written.message();
+  Result<Module> back = readFile(path);
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->functions[0].name, "add");
   std::remove(path.c_str());
-  EXPECT_FALSE(readFile(path, back, error));
-  EXPECT_NE(error.find("cannot open artifact '" + path + "'"), std::string::npos) << error;
-  EXPECT_FALSE(writeFile(sampleModule(), "/nonexistent-dir/x.tmod", error));
-  EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
+  Result<Module> missing = readFile(path);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("cannot open artifact '" + path + "'"), std::string::npos)
+      << missing.message();
+  Status unwritable = writeFile(sampleModule(), "/nonexistent-dir/x.tmod");
+  EXPECT_FALSE(unwritable.ok());
+  EXPECT_NE(unwritable.message().find("cannot write"), std::string::npos) << unwritable.message();
 }
 
 TEST(Artifact, Truncated) {
@@ -303,9 +305,9 @@ TEST(Artifact, ExternalParameters) {
   ext.size = 2000000;
   ext.external = true;
   m.parameters.push_back(ext);
-  Module back;
-  std::string error;
-  ASSERT_TRUE(deserialize(serialize(m), back, error)) << error;
+  Result<Module> read = deserialize(serialize(m));
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Module &back = *read;
   ASSERT_EQ(back.parameters.size(), 2u);
   EXPECT_FALSE(back.parameters[0].external);
   EXPECT_TRUE(back.parameters[1].external);
@@ -336,9 +338,9 @@ Module moduleWithLoad(DType dtype) {
 
 TEST(Artifact, LoadRoundTrips) {
   Module m = moduleWithLoad(DType::u16);
-  Module back;
-  std::string error;
-  ASSERT_TRUE(deserialize(serialize(m), back, error)) << error;
+  Result<Module> read = deserialize(serialize(m));
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Module &back = *read;
   const Instruction &load = back.functions[0].code[1];
   EXPECT_EQ(load.op, Opcode::Load);
   EXPECT_EQ(load.dst, 1);
@@ -388,14 +390,12 @@ TEST(Artifact, EveryByteFlipIsRejectedOrHarmless) {
   for (size_t i = 0; i < bytes.size(); i += (i < 72 ? 1 : 7)) {
     std::string damaged = bytes;
     damaged[i] ^= 0xff;
-    Module out;
-    std::string error;
-    bool ok = deserialize(damaged, out, error);
+    Result<Module> out = deserialize(damaged);
     if (i >= 72) {
-      EXPECT_FALSE(ok) << "flip at " << i;
+      EXPECT_FALSE(out.ok()) << "flip at " << i;
     }
-    if (!ok) {
-      EXPECT_FALSE(error.empty());
+    if (!out.ok()) {
+      EXPECT_FALSE(out.message().empty());
     }
   }
 }
@@ -449,9 +449,9 @@ std::string stringErrorAfterEdit(const std::function<void(nlohmann::json &)> &ed
 
 TEST(Artifact, StringOpcodesRoundTrip) {
   std::string bytes = serialize(stringModule());
-  Module back;
-  std::string error;
-  ASSERT_TRUE(deserialize(bytes, back, error)) << error;
+  Result<Module> read = deserialize(bytes);
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Module &back = *read;
   const Function &f = back.functions[0];
   EXPECT_EQ(f.inputs[0].dtype, DType::string);
   const Instruction &normalize = f.code[0];
@@ -507,9 +507,9 @@ TEST(Artifact, CorruptStringOpcodesAreRejected) {
 TEST(Artifact, LoopOpcodesRoundTrip) {
   Module m = makeLoopModule("\x7f" "ELF fake library bytes");
   std::string bytes = serialize(m);
-  Module back;
-  std::string error;
-  ASSERT_TRUE(deserialize(bytes, back, error)) << error;
+  Result<Module> read = deserialize(bytes);
+  ASSERT_TRUE(read.ok()) << read.message();
+  const Module &back = *read;
   const Function &f = back.functions[1];
   ASSERT_EQ(f.code.size(), m.functions[1].code.size());
   for (size_t pc = 0; pc < f.code.size(); ++pc) {

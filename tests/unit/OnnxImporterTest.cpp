@@ -7,6 +7,7 @@
 // case yields its message.
 //===----------------------------------------------------------------------===//
 #include "turbine/frontends/onnx/OnnxImporter.h"
+#include "UnpackResult.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +25,7 @@
 #include <vector>
 
 using namespace turbine::onnx_frontend;
+using turbine::test_support::unpack;
 
 namespace {
 
@@ -137,7 +139,7 @@ struct Imported {
 Imported importBytes(mlir::MLIRContext &context, const std::string &bytes,
                      const std::string &origin = "test.onnx") {
   Imported r;
-  r.module = importOnnxBytes(context, bytes, origin, ImportOptions{}, r.error);
+  r.module = unpack(importOnnxBytes(context, bytes, origin, ImportOptions{}), r.error);
   if (r.module) {
     llvm::raw_string_ostream os(r.text);
     r.module->print(os);
@@ -211,7 +213,7 @@ TEST(OnnxImporter, EntryNameFromOptions) {
   std::string error;
   ImportOptions options;
   options.entryName = "forward";
-  auto module = importOnnxBytes(context, m.bytes(), "t.onnx", options, error);
+  auto module = unpack(importOnnxBytes(context, m.bytes(), "t.onnx", options), error);
   ASSERT_TRUE(module) << error;
   EXPECT_TRUE(module->lookupSymbol<mlir::func::FuncOp>("forward"));
 }
@@ -847,7 +849,7 @@ TEST(OnnxImporterErrors, EmptyBytes) {
 TEST(OnnxImporterErrors, MissingFile) {
   mlir::MLIRContext context;
   std::string error;
-  auto module = importOnnxFile(context, "/nonexistent/model.onnx", ImportOptions{}, error);
+  auto module = unpack(importOnnxFile(context, "/nonexistent/model.onnx", ImportOptions{}), error);
   EXPECT_FALSE(module);
   EXPECT_EQ(error.rfind("failed to parse ONNX model '/nonexistent/model.onnx'", 0), 0u) << error;
 }
@@ -1326,8 +1328,7 @@ TEST(OnnxImporter, SequenceInputIsFlattenedToItsElements) {
   ImportOptions options;
   options.sequenceInputLengths["xs"] = 2;
   std::string error;
-  auto module = importOnnxBytes(context, sequenceIdentityModel().bytes(), "t.onnx", options,
-                                error);
+  auto module = unpack(importOnnxBytes(context, sequenceIdentityModel().bytes(), "t.onnx", options), error);
   ASSERT_TRUE(module) << error;
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -1396,7 +1397,7 @@ TEST_P(ExportedModel, ImportsVerifiesAndKeepsBatchDynamic) {
     GTEST_SKIP() << "model not exported: " << path;
   mlir::MLIRContext context;
   std::string error;
-  auto module = importOnnxFile(context, path, ImportOptions{}, error);
+  auto module = unpack(importOnnxFile(context, path, ImportOptions{}), error);
   ASSERT_TRUE(module) << error;
   EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
   auto func = module->lookupSymbol<mlir::func::FuncOp>("main");

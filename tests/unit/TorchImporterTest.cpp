@@ -9,6 +9,7 @@
 // dim or on tensor data. Numerics are checked end to end (tests/e2e).
 //===----------------------------------------------------------------------===//
 #include "turbine/frontends/torch/TorchImporter.h"
+#include "UnpackResult.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -19,6 +20,8 @@
 #include <fstream>
 #include <sstream>
 
+using namespace turbine;
+using turbine::test_support::unpack;
 using namespace turbine::torch_frontend;
 
 namespace {
@@ -27,12 +30,16 @@ std::string modelPath(const std::string &relative) {
   return std::string(TURBINE_TORCH_MODELS_DIR) + "/" + relative;
 }
 
+mlir::OwningOpRef<mlir::ModuleOp> importFile(mlir::MLIRContext &context, const std::string &path,
+                                             const ImportOptions &options, std::string &error) {
+  return unpack(importTorchScriptFile(context, path, options), error);
+}
+
 ImportOptions optionsFor(const std::string &shape, std::vector<DynamicDim> dynamic = {}) {
   ImportOptions options;
-  InputSpec spec;
-  std::string error;
-  EXPECT_TRUE(parseInputSpec(shape, spec, error)) << error;
-  options.inputs.push_back(spec);
+  Result<InputSpec> spec = parseInputSpec(shape);
+  EXPECT_TRUE(spec.ok()) << spec.message();
+  options.inputs.push_back(spec ? *spec : InputSpec());
   options.dynamicDims = std::move(dynamic);
   return options;
 }
@@ -41,43 +48,46 @@ ImportOptions optionsFor(const std::string &shape, std::vector<DynamicDim> dynam
 std::string importError(const std::string &relative, const ImportOptions &options) {
   mlir::MLIRContext context;
   std::string error;
-  auto module = importTorchScriptFile(context, modelPath(relative), options, error);
+  auto module = importFile(context, modelPath(relative), options, error);
   EXPECT_EQ(!module, !error.empty()) << error;
   return error;
 }
 
 TEST(TorchInputSpec, ParsesShapesAndDtypes) {
-  InputSpec spec;
-  std::string error;
-  ASSERT_TRUE(parseInputSpec("1x3x224x224xf32", spec, error)) << error;
-  EXPECT_EQ(spec.shape, (std::vector<int64_t>{1, 3, 224, 224}));
-  EXPECT_EQ(spec.dtype, "f32");
-  ASSERT_TRUE(parseInputSpec("i64", spec, error)) << error;
-  EXPECT_TRUE(spec.shape.empty());
-  EXPECT_EQ(spec.dtype, "i64");
+  Result<InputSpec> spec = parseInputSpec("1x3x224x224xf32");
+  ASSERT_TRUE(spec.ok()) << spec.message();
+  EXPECT_EQ(spec->shape, (std::vector<int64_t>{1, 3, 224, 224}));
+  EXPECT_EQ(spec->dtype, "f32");
+  Result<InputSpec> scalar = parseInputSpec("i64");
+  ASSERT_TRUE(scalar.ok()) << scalar.message();
+  EXPECT_TRUE(scalar->shape.empty());
+  EXPECT_EQ(scalar->dtype, "i64");
 }
 
 TEST(TorchInputSpec, RejectsMalformedSpecs) {
-  InputSpec spec;
-  std::string error;
-  EXPECT_FALSE(parseInputSpec("1xAx3xf32", spec, error));
-  EXPECT_NE(error.find("'A' is not a dim size"), std::string::npos) << error;
-  EXPECT_FALSE(parseInputSpec("1x3xq7", spec, error));
-  EXPECT_NE(error.find("unknown element type 'q7'"), std::string::npos) << error;
-  EXPECT_FALSE(parseInputSpec("", spec, error));
-  DynamicDim dim;
-  ASSERT_TRUE(parseDynamicDim("x:-1", dim, error)) << error;
-  EXPECT_EQ(dim.input, "x");
-  EXPECT_EQ(dim.dim, -1);
-  EXPECT_FALSE(parseDynamicDim("0", dim, error));
-  EXPECT_FALSE(parseDynamicDim("0:z", dim, error));
-  EXPECT_NE(error.find("expected <input index or name>:<dim>"), std::string::npos) << error;
+  Result<InputSpec> badDim = parseInputSpec("1xAx3xf32");
+  EXPECT_FALSE(badDim.ok());
+  EXPECT_NE(badDim.message().find("'A' is not a dim size"), std::string::npos) << badDim.message();
+  Result<InputSpec> badType = parseInputSpec("1x3xq7");
+  EXPECT_FALSE(badType.ok());
+  EXPECT_NE(badType.message().find("unknown element type 'q7'"), std::string::npos)
+      << badType.message();
+  EXPECT_FALSE(parseInputSpec("").ok());
+  Result<DynamicDim> dim = parseDynamicDim("x:-1");
+  ASSERT_TRUE(dim.ok()) << dim.message();
+  EXPECT_EQ(dim->input, "x");
+  EXPECT_EQ(dim->dim, -1);
+  EXPECT_FALSE(parseDynamicDim("0").ok());
+  Result<DynamicDim> badDimIndex = parseDynamicDim("0:z");
+  EXPECT_FALSE(badDimIndex.ok());
+  EXPECT_NE(badDimIndex.message().find("expected <input index or name>:<dim>"), std::string::npos)
+      << badDimIndex.message();
 }
 
 TEST(TorchImporter, DynamicBatchSignature) {
   mlir::MLIRContext context;
   std::string error;
-  auto module = importTorchScriptFile(context, modelPath("mlp/traced.pt"),
+  auto module = importFile(context, modelPath("mlp/traced.pt"),
                                       optionsFor("1x64xf32", {{"x", 0}}), error);
   ASSERT_TRUE(module) << error;
   auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
@@ -101,7 +111,7 @@ TEST(TorchImporter, DynamicBatchSignature) {
 TEST(TorchImporter, StaticShapeWithoutDynamicDims) {
   mlir::MLIRContext context;
   std::string error;
-  auto module = importTorchScriptFile(context, modelPath("gpt/scripted.pt"),
+  auto module = importFile(context, modelPath("gpt/scripted.pt"),
                                       optionsFor("2x16xi64"), error);
   ASSERT_TRUE(module) << error;
   auto func = module->lookupSymbol<mlir::func::FuncOp>("main");
@@ -140,8 +150,8 @@ TEST(TorchImporter, MalformedArchive) {
   EXPECT_NE(error.find("cannot load TorchScript file"), std::string::npos) << error;
 
   mlir::MLIRContext context;
-  auto module = importTorchScriptBytes(context, std::string("PK\x03\x04garbage", 11), "<bytes>",
-                                       optionsFor("2x8xf32"), error);
+  auto module = unpack(importTorchScriptBytes(context, std::string("PK\x03\x04garbage", 11), "<bytes>",
+                                       optionsFor("2x8xf32")), error);
   EXPECT_FALSE(module);
   EXPECT_NE(error.find("cannot load TorchScript file '<bytes>'"), std::string::npos) << error;
 }

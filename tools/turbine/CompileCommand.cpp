@@ -171,8 +171,8 @@ int runCompile(const CompileArgs &args) {
     if (!moved)
       return fail(moved.message());
   }
-  if (!artifact::writeFile(artifact, args.output, error))
-    return fail(error);
+  if (Status written = artifact::writeFile(artifact, args.output); !written)
+    return fail(written.message());
   return 0;
 }
 

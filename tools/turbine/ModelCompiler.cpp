@@ -49,17 +49,41 @@ mlir::OwningOpRef<mlir::ModuleOp> importTorchScript(mlir::MLIRContext &context,
   torch_frontend::ImportOptions options;
   if (inputs) {
     for (const std::string &text : inputs->inputShapes) {
-      options.inputs.emplace_back();
-      if (!torch_frontend::parseInputSpec(text, options.inputs.back(), error))
+      Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
+      if (!spec) {
+        error = spec.message();
         return nullptr;
+      }
+      options.inputs.push_back(*spec);
     }
     for (const std::string &text : inputs->dynamicDims) {
-      options.dynamicDims.emplace_back();
-      if (!torch_frontend::parseDynamicDim(text, options.dynamicDims.back(), error))
+      Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
+      if (!dim) {
+        error = dim.message();
         return nullptr;
+      }
+      options.dynamicDims.push_back(*dim);
     }
   }
-  return torch_frontend::importTorchScriptFile(context, path, options, error);
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      torch_frontend::importTorchScriptFile(context, path, options);
+  if (!module) {
+    error = module.message();
+    return nullptr;
+  }
+  return std::move(*module);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> importOnnx(mlir::MLIRContext &context, const std::string &path,
+                                             const onnx_frontend::ImportOptions &options,
+                                             std::string &error) {
+  Result<mlir::OwningOpRef<mlir::ModuleOp>> module =
+      onnx_frontend::importOnnxFile(context, path, options);
+  if (!module) {
+    error = module.message();
+    return nullptr;
+  }
+  return std::move(*module);
 }
 
 } // namespace
@@ -96,7 +120,7 @@ bool compileModelFile(const std::string &path,
   importOptions.absentOptionalInputs = specialization.absentOptionals;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       isTorch          ? importTorchScript(context, path, torchInputs, error)
-      : ext == ".onnx" ? onnx_frontend::importOnnxFile(context, path, importOptions, error)
+      : ext == ".onnx" ? importOnnx(context, path, importOptions, error)
                        : parseMlirFile(context, path, error);
   if (!module)
     return false;

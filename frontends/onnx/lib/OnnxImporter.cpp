@@ -559,9 +559,11 @@ void registerImportedDialects(MLIRContext &context) {
                       compiler::TurbineDialect>();
 }
 
-OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &bytes,
-                                      const std::string &origin, const ImportOptions &options,
-                                      std::string &error) {
+namespace {
+
+OwningOpRef<ModuleOp> parseAndImport(MLIRContext &context, const std::string &bytes,
+                                     const std::string &origin, const ImportOptions &options,
+                                     std::string &error) {
   onnx::ModelProto model;
   if (bytes.empty()) {
     error = "failed to parse ONNX model '" + origin + "': the input is empty";
@@ -613,16 +615,26 @@ OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &context, const std::string &b
   }
 }
 
-OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &context, const std::string &path,
-                                     const ImportOptions &options, std::string &error) {
+} // namespace
+
+Result<OwningOpRef<ModuleOp>> importOnnxBytes(MLIRContext &context, const std::string &bytes,
+                                              const std::string &origin,
+                                              const ImportOptions &options) {
+  std::string error;
+  OwningOpRef<ModuleOp> module = parseAndImport(context, bytes, origin, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
+}
+
+Result<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &context, const std::string &path,
+                                             const ImportOptions &options) {
   std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = "failed to parse ONNX model '" + path + "': cannot open the file";
-    return nullptr;
-  }
+  if (!file)
+    return Status::error("failed to parse ONNX model '" + path + "': cannot open the file");
   std::ostringstream contents;
   contents << file.rdbuf();
-  return importOnnxBytes(context, contents.str(), path, options, error);
+  return importOnnxBytes(context, contents.str(), path, options);
 }
 
 } // namespace turbine::onnx_frontend

@@ -357,42 +357,36 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
 
 } // namespace
 
-bool parseInputSpec(const std::string &text, InputSpec &out, std::string &error) {
-  out = InputSpec();
+Result<InputSpec> parseInputSpec(const std::string &text) {
+  InputSpec out;
   llvm::SmallVector<llvm::StringRef> parts;
   llvm::StringRef(text).split(parts, 'x');
-  if (text.empty() || parts.empty()) {
-    error = "malformed input shape '" + text + "': expected e.g. 1x3x224x224xf32";
-    return false;
-  }
+  if (text.empty() || parts.empty())
+    return Status::error("malformed input shape '" + text + "': expected e.g. 1x3x224x224xf32");
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
     int64_t d;
-    if (parts[i].getAsInteger(10, d) || d < 0) {
-      error = "malformed input shape '" + text + "': '" + parts[i].str() +
-              "' is not a dim size (expected e.g. 1x3x224x224xf32)";
-      return false;
-    }
+    if (parts[i].getAsInteger(10, d) || d < 0)
+      return Status::error("malformed input shape '" + text + "': '" + parts[i].str() +
+                           "' is not a dim size (expected e.g. 1x3x224x224xf32)");
     out.shape.push_back(d);
   }
   out.dtype = parts.back().str();
   static const char *known[] = {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "i1"};
-  if (!llvm::is_contained(known, out.dtype)) {
-    error = "malformed input shape '" + text + "': unknown element type '" + out.dtype +
-            "' (f32 f64 f16 bf16 i64 i32 i16 i8 u8 i1)";
-    return false;
-  }
-  return true;
+  if (!llvm::is_contained(known, out.dtype))
+    return Status::error("malformed input shape '" + text + "': unknown element type '" +
+                         out.dtype + "' (f32 f64 f16 bf16 i64 i32 i16 i8 u8 i1)");
+  return out;
 }
 
-bool parseDynamicDim(const std::string &text, DynamicDim &out, std::string &error) {
+Result<DynamicDim> parseDynamicDim(const std::string &text) {
+  DynamicDim out;
   size_t colon = text.rfind(':');
   llvm::StringRef dimText = colon == std::string::npos ? "" : llvm::StringRef(text).substr(colon + 1);
-  if (colon == std::string::npos || colon == 0 || dimText.getAsInteger(10, out.dim)) {
-    error = "malformed dynamic dim '" + text + "': expected <input index or name>:<dim>, e.g. 0:0";
-    return false;
-  }
+  if (colon == std::string::npos || colon == 0 || dimText.getAsInteger(10, out.dim))
+    return Status::error("malformed dynamic dim '" + text +
+                         "': expected <input index or name>:<dim>, e.g. 0:0");
   out.input = text.substr(0, colon);
-  return true;
+  return out;
 }
 
 bool looksLikeTorchScriptFile(const std::string &path) {
@@ -410,21 +404,30 @@ void registerImportedDialects(MLIRContext &context) {
                       math::MathDialect, tensor::TensorDialect>();
 }
 
-OwningOpRef<ModuleOp> importTorchScriptFile(MLIRContext &context, const std::string &path,
-                                            const ImportOptions &options, std::string &error) {
+Result<OwningOpRef<ModuleOp>> importTorchScriptFile(MLIRContext &context, const std::string &path,
+                                                    const ImportOptions &options) {
   TorchGraph graph;
+  std::string error;
   if (!loadTorchScriptGraph(path, graph, error))
-    return nullptr;
-  return importGraph(context, graph, path, options, error);
+    return Status::error(error);
+  OwningOpRef<ModuleOp> module = importGraph(context, graph, path, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
 }
 
-OwningOpRef<ModuleOp> importTorchScriptBytes(MLIRContext &context, const std::string &bytes,
-                                             const std::string &origin,
-                                             const ImportOptions &options, std::string &error) {
+Result<OwningOpRef<ModuleOp>> importTorchScriptBytes(MLIRContext &context,
+                                                     const std::string &bytes,
+                                                     const std::string &origin,
+                                                     const ImportOptions &options) {
   TorchGraph graph;
+  std::string error;
   if (!loadTorchScriptGraphFromBytes(bytes, origin, graph, error))
-    return nullptr;
-  return importGraph(context, graph, origin, options, error);
+    return Status::error(error);
+  OwningOpRef<ModuleOp> module = importGraph(context, graph, origin, options, error);
+  if (!module)
+    return Status::error(error);
+  return module;
 }
 
 } // namespace turbine::torch_frontend

@@ -11,6 +11,7 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/compiler/Pipeline.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
+#include "../UnpackResult.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/runtime/Runtime.h"
 
@@ -99,8 +100,7 @@ TEST(CustomOpOnnx, CustomDomainNodeBecomesItsOwnDispatch) {
   onnx_frontend::registerImportedDialects(context);
   context.loadAllAvailableDialects();
   std::string error;
-  auto module = onnx_frontend::importOnnxBytes(context, buildModel(true), "custom.onnx",
-                                               {}, error);
+  auto module = turbine::test_support::unpack(onnx_frontend::importOnnxBytes(context, buildModel(true), "custom.onnx", {}), error);
   ASSERT_TRUE(module) << error;
   Status expanded = expandCustomOpCalls(*module);
   ASSERT_TRUE(expanded.ok()) << expanded.message();
@@ -132,8 +132,7 @@ TEST(CustomOpOnnx, UndeclaredOutputTypeIsAnError) {
   mlir::MLIRContext context;
   onnx_frontend::registerImportedDialects(context);
   std::string error;
-  auto module = onnx_frontend::importOnnxBytes(context, buildModel(false), "custom.onnx",
-                                               {}, error);
+  auto module = turbine::test_support::unpack(onnx_frontend::importOnnxBytes(context, buildModel(false), "custom.onnx", {}), error);
   ASSERT_FALSE(module);
   EXPECT_NE(error.find("custom op 'turbine.test.RowSoftmax': output 'S' has no declared "
                        "tensor type"), std::string::npos) << error;

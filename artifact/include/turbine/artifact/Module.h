@@ -34,6 +34,7 @@
 #define TURBINE_ARTIFACT_MODULE_H
 
 #include "turbine/artifact/DType.h"
+#include "turbine/base/Status.h"
 
 #include <cstdint>
 #include <optional>
@@ -158,9 +159,9 @@ struct Module {
 
 /// Checks that the Loop / BreakUnless / EndLoop instructions of `function`
 /// form properly nested brackets whose targets name each other (and that a
-/// BreakUnless names its innermost enclosing loop); false with a message
-/// naming the instruction otherwise. deserialize() runs it on every function.
-bool validateControlFlow(const Function &function, std::string &error);
+/// BreakUnless names its innermost enclosing loop); an error naming the
+/// instruction otherwise. deserialize() runs it on every function.
+Status validateControlFlow(const Function &function);
 
 /// The [loop, end_loop] positions of every loop of a validated function, in
 /// program order (outer loops before the loops they contain).
@@ -184,14 +185,14 @@ int64_t releasePositionAcrossLoops(const std::vector<LoopBracket> &loops, int64_
 
 /// Serializes `module` to bytes in the layout above.
 std::string serialize(const Module &module);
-/// Writes serialize(module) to `path`; returns false and sets `error` on I/O
-/// failure. The file is written to a temporary name and renamed into place.
-bool writeFile(const Module &module, const std::string &path, std::string &error);
+/// Writes serialize(module) to `path`; an error on I/O failure. The file is
+/// written to a temporary name and renamed into place.
+Status writeFile(const Module &module, const std::string &path);
 /// Parses and validates an artifact (magic, version, bounds, checksum, JSON
 /// schema, register and kernel indices). Never crashes on corrupt input:
-/// returns false with a message naming what is wrong.
-bool deserialize(const std::string &bytes, Module &out, std::string &error);
-bool readFile(const std::string &path, Module &out, std::string &error);
+/// returns an error naming what is wrong.
+Result<Module> deserialize(const std::string &bytes);
+Result<Module> readFile(const std::string &path);
 
 } // namespace turbine::artifact
 

@@ -11,6 +11,8 @@
 #ifndef TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
 #define TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
 
+#include "turbine/base/Status.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -39,20 +41,17 @@ struct ImportOptions {
 /// Loads the dialects the importer emits into `context`.
 void registerImportedDialects(mlir::MLIRContext &context);
 
-/// Imports the model at `path`. On failure returns null and sets `error` to a
-/// message naming the file, and for unsupported ops the op type, node name and
-/// opset.
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &context,
-                                                 const std::string &path,
-                                                 const ImportOptions &options,
-                                                 std::string &error);
+/// Imports the model at `path`. On failure, an error naming the file, and for
+/// unsupported ops the op type, node name and opset.
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxFile(mlir::MLIRContext &context,
+                                                         const std::string &path,
+                                                         const ImportOptions &options);
 
 /// Same, from serialized ModelProto bytes (`origin` names it in messages).
-mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(mlir::MLIRContext &context,
-                                                  const std::string &bytes,
-                                                  const std::string &origin,
-                                                  const ImportOptions &options,
-                                                  std::string &error);
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxBytes(mlir::MLIRContext &context,
+                                                          const std::string &bytes,
+                                                          const std::string &origin,
+                                                          const ImportOptions &options);
 
 } // namespace turbine::onnx_frontend
 

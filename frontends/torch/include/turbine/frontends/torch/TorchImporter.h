@@ -17,6 +17,8 @@
 #ifndef TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
 #define TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
 
+#include "turbine/base/Status.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -45,12 +47,12 @@ struct ImportOptions {
   std::vector<DynamicDim> dynamicDims;  ///< dims to leave symbolic
 };
 
-/// Parses IREE-style `1x3x224x224xf32` (a scalar: just `f32`). Returns false
-/// with `error` naming the text on a malformed spec.
-bool parseInputSpec(const std::string &text, InputSpec &out, std::string &error);
+/// Parses IREE-style `1x3x224x224xf32` (a scalar: just `f32`); an error naming
+/// the text on a malformed spec.
+Result<InputSpec> parseInputSpec(const std::string &text);
 
 /// Parses `<input index or name>:<dim>`.
-bool parseDynamicDim(const std::string &text, DynamicDim &out, std::string &error);
+Result<DynamicDim> parseDynamicDim(const std::string &text);
 
 /// True when `path` looks like a TorchScript archive: a .pt/.pth/.torchscript
 /// extension, or a zip file whose entries TorchScript writes (`*/data.pkl`).
@@ -59,20 +61,18 @@ bool looksLikeTorchScriptFile(const std::string &path);
 /// Loads the dialects the importer emits into `context`.
 void registerImportedDialects(mlir::MLIRContext &context);
 
-/// Imports the archive at `path`. On failure returns null and sets `error`:
-/// a malformed archive names the file and libtorch's reason; an unsupported
-/// op names the op, its schema and TorchScript's source location.
-mlir::OwningOpRef<mlir::ModuleOp> importTorchScriptFile(mlir::MLIRContext &context,
-                                                        const std::string &path,
-                                                        const ImportOptions &options,
-                                                        std::string &error);
+/// Imports the archive at `path`. On failure, an error: a malformed archive
+/// names the file and libtorch's reason; an unsupported op names the op, its
+/// schema and TorchScript's source location.
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importTorchScriptFile(mlir::MLIRContext &context,
+                                                                const std::string &path,
+                                                                const ImportOptions &options);
 
 /// Same, from the bytes of an archive (`origin` names it in messages).
-mlir::OwningOpRef<mlir::ModuleOp> importTorchScriptBytes(mlir::MLIRContext &context,
-                                                         const std::string &bytes,
-                                                         const std::string &origin,
-                                                         const ImportOptions &options,
-                                                         std::string &error);
+Result<mlir::OwningOpRef<mlir::ModuleOp>> importTorchScriptBytes(mlir::MLIRContext &context,
+                                                                 const std::string &bytes,
+                                                                 const std::string &origin,
+                                                                 const ImportOptions &options);
 
 } // namespace turbine::torch_frontend
 
