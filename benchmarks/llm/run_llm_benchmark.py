@@ -73,7 +73,12 @@ def env_list(name, default):
     return os.environ.get(name, default).split()
 
 
-def run(cmd, env=None, timeout=1800):
+# One timed process (warmup + reps generations) may take this long; a round
+# past it (a machine loaded by other work) is dropped, not waited for.
+ROUND_TIMEOUT_S = 900
+
+
+def run(cmd, env=None, timeout=ROUND_TIMEOUT_S):
     result = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, timeout=timeout)
     if result.returncode != 0:
@@ -296,19 +301,28 @@ def main(argv):
         if t not in ALL_TYPES:
             print("error: LLM_TYPES: unknown weight type %r (known: %s)" % (t, " ".join(ALL_TYPES)))
             return 2
-    threads_list = [int(t) for t in env_list("LLM_THREADS", "1 2")]
-    rounds = int(os.environ.get("LLM_ROUNDS", "3"))
-    reps = int(os.environ.get("LLM_REPS", "2"))
-    warmup = int(os.environ.get("LLM_WARMUP", "1"))
-    prompt_len = int(os.environ.get("LLM_PROMPT_LEN", "32"))
-    new_tokens = int(os.environ.get("LLM_NEW_TOKENS", "64"))
+    try:
+        threads_list = [int(t) for t in env_list("LLM_THREADS", "1 2")]
+        rounds, reps, warmup, prompt_len, new_tokens, seed = (
+            int(os.environ.get(name, default)) for name, default in (
+                ("LLM_ROUNDS", "3"), ("LLM_REPS", "2"), ("LLM_WARMUP", "1"),
+                ("LLM_PROMPT_LEN", "32"), ("LLM_NEW_TOKENS", "64"), ("LLM_SEED", "0")))
+    except ValueError as e:
+        print("error: LLM_THREADS, LLM_ROUNDS, LLM_REPS, LLM_WARMUP, LLM_PROMPT_LEN, "
+              "LLM_NEW_TOKENS and LLM_SEED take integers: %s" % e)
+        return 2
     kv_type = os.environ.get("LLM_KV_TYPE", "F16").upper()
-    seed = int(os.environ.get("LLM_SEED", "0"))
+    if kv_type not in ("F16", "F32", "BF16", "Q8_0", "Q4_0"):
+        print("error: LLM_KV_TYPE must be F16, F32, BF16, Q8_0 or Q4_0, got %r" % kv_type)
+        return 2
     config = LlamaConfig.tiny() if os.environ.get("LLM_TINY") == "1" else LlamaConfig.default()
     bench_dir = os.path.join(build_dir, "llm-bench")
-    if prompt_len < 1 or new_tokens < 1 or prompt_len + new_tokens - 1 > config.max_seq_len:
-        print("error: LLM_PROMPT_LEN %d + LLM_NEW_TOKENS %d - 1 must be within the context "
-              "of %d" % (prompt_len, new_tokens, config.max_seq_len))
+    if prompt_len < 1 or new_tokens < 2 or prompt_len + new_tokens - 1 > config.max_seq_len:
+        print("error: LLM_PROMPT_LEN %d (>= 1) + LLM_NEW_TOKENS %d (>= 2) - 1 must be within "
+              "the context of %d" % (prompt_len, new_tokens, config.max_seq_len))
+        return 2
+    if rounds < 1 or reps < 1 or warmup < 0 or not threads_list or min(threads_list) < 1:
+        print("error: LLM_ROUNDS, LLM_REPS and LLM_THREADS must be >= 1, LLM_WARMUP >= 0")
         return 2
 
     torch.set_num_threads(max(threads_list))
@@ -379,7 +393,13 @@ def main(argv):
                 if engine is bandwidth:
                     samples[(engine.__class__.__name__, t)].append(engine.measure(threads))
                     continue
-                out = engine.run(ggufs[t], threads, prompt_ids, new_tokens, reps, warmup)
+                try:
+                    out = engine.run(ggufs[t], threads, prompt_ids, new_tokens, reps, warmup)
+                except subprocess.TimeoutExpired:
+                    print("note: %s %s at %d thread(s) ran past %d s in round %d; round dropped"
+                          % (engine.name, t, threads, ROUND_TIMEOUT_S, r + 1))
+                    sys.stdout.flush()
+                    continue
                 samples[(engine.__class__.__name__, t)].append(
                     (statistics.median(out["prefill_s"]), statistics.median(out["decode_s"])))
         bw = statistics.median(samples[("BandwidthProbe", None)]) \
@@ -389,6 +409,8 @@ def main(argv):
             if engine is bandwidth:
                 continue
             values = samples[(engine.__class__.__name__, t)]
+            if not values:
+                continue
             prefill_s = statistics.median(v[0] for v in values)
             decode_s = statistics.median(v[1] for v in values)
             row = {"prefill_tok_s": prompt_len / prefill_s,
@@ -421,21 +443,23 @@ def print_table(results, types, threads, engines, step_bytes):
     bw = results["bandwidth_gbs"].get(threads)
     print("\n== %d thread%s; memory read bandwidth %s ==" % (
         threads, "" if threads == 1 else "s", "%.2f GB/s" % bw if bw else "n/a"))
-    print("%-6s %-10s %14s %13s %11s %7s %14s" % ("weights", "engine", "prefill tok/s",
-                                                  "decode tok/s", "decode GB/s", "of BW",
-                                                  "weights MB/tok"))
+    print("%-6s %-10s %14s %13s %11s %7s %14s  %s" % (
+        "weights", "engine", "prefill tok/s", "decode tok/s", "decode GB/s", "of BW",
+        "weights MB/tok", "decode tok/s per round"))
     for t in types:
         rows = results["timing"].get(t, {}).get(str(threads), {})
         for engine in engines:
             row = rows.get(engine.name)
             if row is None:
-                if engine.name == "turbine":
+                if engine.name == "turbine" or t in engine.timed_types(types):
                     print("%-6s %-10s %14s %13s" % (t, engine.name, "n/a", "n/a"))
                 continue
             gbs = row.get("decode_gbs")
-            print("%-6s %-10s %14.1f %13.2f %11.2f %7s %14.1f" % (
+            steps = results["new_tokens"] - 1
+            print("%-6s %-10s %14.1f %13.2f %11.2f %7s %14.1f  %s" % (
                 t, engine.name, row["prefill_tok_s"], row["decode_tok_s"], gbs,
-                "%.0f%%" % (100 * gbs / bw) if bw else "n/a", step_bytes[t] / 1e6))
+                "%.0f%%" % (100 * gbs / bw) if bw else "n/a", step_bytes[t] / 1e6,
+                " ".join("%.1f" % (steps / v[1]) for v in row["rounds"])))
     sys.stdout.flush()
 
 

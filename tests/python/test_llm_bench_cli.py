@@ -91,6 +91,10 @@ def test_torch_driver_reports_a_corrupt_file(tmp_path):
 @pytest.mark.parametrize("env, message", [
     ({"LLM_TYPES": "f32 q5_k"}, "unknown weight type 'q5_k'"),
     ({"LLM_TINY": "1", "LLM_PROMPT_LEN": "100"}, "must be within the context of 128"),
+    ({"LLM_TINY": "1", "LLM_NEW_TOKENS": "1"}, "LLM_NEW_TOKENS 1 (>= 2)"),
+    ({"LLM_TINY": "1", "LLM_ROUNDS": "0"}, "must be >= 1"),
+    ({"LLM_THREADS": "1 two"}, "take integers"),
+    ({"LLM_KV_TYPE": "f8"}, "LLM_KV_TYPE must be"),
 ])
 def test_benchmark_rejects(env, message, tmp_path):
     result = run([sys.executable, os.path.join(BENCH, "run_llm_benchmark.py"), str(tmp_path)],
