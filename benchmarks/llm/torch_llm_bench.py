@@ -51,7 +51,11 @@ def main(argv):
     if args.threads < 1 or args.new_tokens < 1 or args.rounds < 1 or args.warmup < 0:
         parser.error("--threads, --new-tokens and --rounds must be >= 1, --warmup >= 0")
     torch.set_num_threads(args.threads)
-    model = model_from_gguf(args.model)
+    try:
+        model = model_from_gguf(args.model)
+    except (OSError, ValueError, RuntimeError) as e:  # GGUFReadError is a ValueError
+        print("torch_llm_bench.py: error: %s" % e, file=sys.stderr)
+        return 1
     if max(args.prompt) >= model.vocab_size:
         parser.error("--prompt: token id %d is outside the vocabulary of %d" % (
             max(args.prompt), model.vocab_size))

@@ -4,7 +4,8 @@
 # bad arguments with a message and a non-zero exit, before doing any work —
 # no npm, no llama.cpp and no large model needed. The llama.cpp driver's cases
 # run only where `node` is installed (it is not needed by `make test`); the
-# memory_bandwidth cases need MEMORY_BANDWIDTH_BIN (set by ctest).
+# memory_bandwidth cases need MEMORY_BANDWIDTH_BIN (set by ctest). The Python
+# drivers are called in process (one torch import), the others as processes.
 #
 #   MEMORY_BANDWIDTH_BIN=build/bin/memory_bandwidth \
 #       /usr/bin/python3 -m pytest -q tests/python/test_llm_bench_cli.py
@@ -61,16 +62,23 @@ def test_llama_cpp_driver_needs_its_modules():
     assert result.returncode == 1 and "LLAMA_NODE_MODULES is not set" in result.stderr
 
 
+# The Python drivers run in process (importing torch once keeps the test quick).
+sys.path.insert(0, BENCH)
+import run_llm_benchmark  # noqa: E402
+import torch_llm_bench  # noqa: E402
+
+
 @pytest.mark.parametrize("args, message", [
     (["--prompt=1,a"], "comma-separated token ids"),
     (["--prompt=1,2", "--threads=0"], "must be >= 1"),
     (["--prompt=5,400"], "outside the vocabulary of 320"),
     (["--prompt=1,2", "--new-tokens=200"], "exceed the context of 128"),
 ])
-def test_torch_driver_rejects(args, message, tiny_gguf):
-    result = run([sys.executable, os.path.join(BENCH, "torch_llm_bench.py"), tiny_gguf] + args)
-    assert result.returncode == 2
-    assert message in result.stderr
+def test_torch_driver_rejects(args, message, tiny_gguf, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        torch_llm_bench.main(["torch_llm_bench.py", tiny_gguf] + args)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
 
 
 def test_torch_driver_runs_the_tiny_model(tiny_gguf):
@@ -80,12 +88,12 @@ def test_torch_driver_runs_the_tiny_model(tiny_gguf):
     assert '"tokens": [' in result.stdout
 
 
-def test_torch_driver_reports_a_corrupt_file(tmp_path):
+def test_torch_driver_reports_a_corrupt_file(tmp_path, capsys):
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF\x03\x00\x00\x00")
-    result = run([sys.executable, os.path.join(BENCH, "torch_llm_bench.py"), str(bad),
-                  "--prompt=1"])
-    assert result.returncode != 0 and "truncated" in result.stderr
+    assert torch_llm_bench.main(["torch_llm_bench.py", str(bad), "--prompt=1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("torch_llm_bench.py: error: ") and "truncated" in err
 
 
 @pytest.mark.parametrize("env, message", [
@@ -96,11 +104,14 @@ def test_torch_driver_reports_a_corrupt_file(tmp_path):
     ({"LLM_THREADS": "1 two"}, "take integers"),
     ({"LLM_KV_TYPE": "f8"}, "LLM_KV_TYPE must be"),
 ])
-def test_benchmark_rejects(env, message, tmp_path):
-    result = run([sys.executable, os.path.join(BENCH, "run_llm_benchmark.py"), str(tmp_path)],
-                 env)
-    assert result.returncode == 2
-    assert message in result.stdout
+def test_benchmark_rejects(env, message, tmp_path, monkeypatch, capsys):
+    for name in list(os.environ):
+        if name.startswith("LLM_"):
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert run_llm_benchmark.main(["run_llm_benchmark.py", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args, message", [
