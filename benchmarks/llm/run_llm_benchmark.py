@@ -346,7 +346,8 @@ def main(argv):
     results = {"model": config.as_dict(), "parameters": n_params, "seed": seed,
                "prompt": prompt_ids, "new_tokens": new_tokens, "kv_type": kv_type,
                "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-               "cpu": cpu_name(), "correctness": {}, "timing": {}, "bandwidth_gbs": {}}
+               "cpu": cpu_name(), "correctness": {}, "timing": {}, "bandwidth_gbs": {},
+               "load_average": {"start": os.getloadavg()[0]}}
 
     # Correctness at 1 thread.
     print("\n== greedy tokens vs torch eager on the same weights (%d steps) ==" % new_tokens)
@@ -420,11 +421,15 @@ def main(argv):
                 row["decode_gbs"] = row["decode_tok_s"] * step_bytes[t] / 1e9
             results["timing"].setdefault(t, {}).setdefault(str(threads), {})[engine.name] = row
         print_table(results, types, threads, engines, step_bytes)
+    results["load_average"]["end"] = os.getloadavg()[0]
     with open(os.path.join(bench_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print("\nmedians of %d rounds (each the median of %d generations after %d warmup); "
-          "llama.cpp KV cache %s; results in %s" % (rounds, reps, warmup, kv_type,
-                                                     os.path.join(bench_dir, "results.json")))
+          "llama.cpp KV cache %s; 1-minute load average %.1f at the start, %.1f at the end "
+          "(%d cores); results in %s" % (
+              rounds, reps, warmup, kv_type, results["load_average"]["start"],
+              results["load_average"]["end"], os.cpu_count(),
+              os.path.join(bench_dir, "results.json")))
     return 0
 
 
