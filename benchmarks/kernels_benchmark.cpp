@@ -6,7 +6,7 @@
 // In one process, interleaved, 1 thread (local-sync), medians:
 //  * f32 GEMM n x n x n: the kernel-language GEMM (examples/kernels, eager
 //    launch), the compiler's own linalg.matmul (compiled here with
-//    compileModule, run through the runtime), OpenBLAS cblas_sgemm;
+//    Session, run through the runtime), OpenBLAS cblas_sgemm;
 //  * attention B=1, S=T=n, D=64: the kernel-language fused attention vs an
 //    unfused reference built on OpenBLAS (sgemm, row softmax, sgemm).
 // Also: the first launch (compile) of each kernel and a disk-cache warm
@@ -15,7 +15,7 @@
 #include "turbine/kernels/KernelLibrary.h"
 #include "ExampleSupport.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/kernels/Launch.h"
 #include "turbine/runtime/Runtime.h"
 
@@ -64,19 +64,12 @@ runtime::Result<runtime::Function> compileMatmul(int64_t n,
       "  %f = linalg.fill ins(%zero : f32) outs(%e : " + t + ") -> " + t + "\n"
       "  %r = linalg.matmul ins(%a, %b : " + t + ", " + t + ") outs(%f : " + t + ") -> " + t + "\n"
       "  return %r : " + t + "\n}\n";
-  mlir::DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module)
-    return runtime::Status::error("cannot parse the matmul module");
-  artifact::Module artifact;
-  std::string error;
-  if (!compiler::compileModule(*module, {}, &artifact, error))
-    return runtime::Status::error(error);
-  auto loaded = runtime::Module::loadFromBytes(artifact::serialize(artifact), "matmul");
+  compiler::Session session;
+  Result<compiler::CompileOutput> compiled =
+      session.compile(compiler::Source::inMemory(text, "matmul.mlir", "mlir"));
+  if (!compiled)
+    return compiled.status();
+  auto loaded = runtime::Module::loadFromBytes(artifact::serialize(*compiled->artifact), "matmul");
   if (!loaded.ok())
     return loaded.status();
   keep = *loaded;

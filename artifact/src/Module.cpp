@@ -260,6 +260,7 @@ json metaToJson(const Module &module) {
   }
   json meta;
   meta["functions"] = std::move(functions);
+  meta["target"] = module.target;
   meta["kernels"] = module.kernels;
   meta["parameters"] = std::move(parameters);
   return meta;
@@ -689,6 +690,11 @@ Function readFunction(const json &j, const Module &module,
 void readMeta(const json &meta, Module &module) {
   if (!meta.is_object())
     corrupt("metadata: expected a JSON object");
+  if (meta.contains("target")) {
+    if (!meta["target"].is_string() || meta["target"].get<std::string>().empty())
+      corrupt("metadata.target: expected a non-empty target name");
+    module.target = meta["target"].get<std::string>();
+  }
   const json &kernels = arrayField(meta, "kernels", "metadata");
   for (size_t i = 0; i < kernels.size(); ++i) {
     if (!kernels[i].is_string() || kernels[i].get<std::string>().empty())

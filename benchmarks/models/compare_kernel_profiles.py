@@ -46,18 +46,19 @@ def main():
                  "--profile", *bench_options],
                 check=True, capture_output=True, text=True).stdout
             medians[name].append(float(re.search(r"median ms/call:\s+([\d.]+)", out).group(1)))
+            # Profile rows: name, shape, total ms, share, count, average us.
             for line in out.splitlines():
-                match = re.match(r"(\S+_dispatch_\d+)\s+\d+\s+[\d.]+\s+([\d.]+)", line)
-                if match:
-                    kernel, us = match.group(1), float(match.group(2))
+                match = re.match(r"(\S+)\s+(\S+)\s+[\d.]+\s+[\d.]+%\s+\d+\s+([\d.]+)$", line)
+                if match and match.group(1) != "all":
+                    kernel, us = match.group(1) + " " + match.group(2), float(match.group(3))
                     minima[name][kernel] = min(minima[name].get(kernel, float("inf")), us)
     for name in builds:
         kernels = minima[name]
         print("%s: call medians min %.3f ms, median %.3f ms; sum of per-kernel minima %.1f us "
               "over %d kernels" % (name, min(medians[name]), statistics.median(medians[name]),
                                    sum(kernels.values()), len(kernels)))
-        ordered = sorted(kernels.items(), key=lambda kv: int(kv[0].rsplit("_", 1)[1]))
-        print("  " + " ".join("%s=%.0f" % (k.rsplit("_", 1)[1], v) for k, v in ordered))
+        for kernel, us in sorted(kernels.items()):
+            print("  %-60s %10.1f us" % (kernel, us))
 
 
 if __name__ == "__main__":

@@ -8,10 +8,12 @@
 //   torch.ops.turbine.compile_torchscript(archive: Tensor (uint8 bytes of
 //       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
 //       compile_to: str, externalize_params: str = "",
-//       externalize_min_bytes: int = 256) -> Tensor (uint8: the .tmod bytes,
-//       or the IR text after phase `compile_to`; with externalize_params,
-//       weights of at least externalize_min_bytes go to that .irpa or
-//       .safetensors file instead of the artifact)
+//       externalize_min_bytes: int = 256, options: List[str] = [])
+//       -> Tensor (uint8: the .tmod bytes, or the IR text after phase
+//       `compile_to`; with externalize_params, weights of at least
+//       externalize_min_bytes go to that .irpa or .safetensors file instead
+//       of the artifact; options are compile options "NAME=VALUE",
+//       compiler/Options.h setCompileOption)
 // Turbine's kernel ops (torch.ops.turbine.softmax, ...): KernelOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "TorchModule.h"
@@ -31,7 +33,8 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
                                 const std::vector<std::string> &dynamicDims,
                                 const std::string &compileTo,
                                 const std::string &externalizeParams,
-                                int64_t externalizeMinBytes) {
+                                int64_t externalizeMinBytes,
+                                const std::vector<std::string> &options) {
   TORCH_CHECK(archive.scalar_type() == at::kByte && archive.dim() == 1,
               "turbine: compile_torchscript expects a 1-D uint8 tensor of archive bytes");
   at::Tensor bytes = archive.contiguous();
@@ -44,9 +47,10 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
   TORCH_CHECK(externalizeMinBytes >= 0, "turbine: externalize_min_bytes must be >= 0");
   request.externalizeParams = externalizeParams;
   request.externalizeMinBytes = static_cast<uint64_t>(externalizeMinBytes);
-  std::string result, error;
-  TORCH_CHECK(turbine::torch_ext::compileTorchScript(request, result, error), "turbine: ",
-              error);
+  request.options = options;
+  turbine::Result<std::string> compiled = turbine::torch_ext::compileTorchScript(request);
+  TORCH_CHECK(compiled.ok(), "turbine: ", compiled.message());
+  const std::string &result = *compiled;
   at::Tensor out = at::empty({static_cast<int64_t>(result.size())}, at::kByte);
   std::memcpy(out.data_ptr<uint8_t>(), result.data(), result.size());
   return out;
@@ -61,6 +65,7 @@ TORCH_LIBRARY(turbine, m) {
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
-        "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256) -> Tensor",
+        "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256, "
+        "str[] options=[]) -> Tensor",
         &compileTorchScriptOp);
 }

@@ -1,15 +1,17 @@
 //===- TorchScriptCompiler.h - In-process TorchScript -> artifact ----------===//
 //
-// What torch.ops.turbine.compile_torchscript runs: import a TorchScript
-// archive (the bytes torch.jit.save writes) with the TorchScript frontend,
-// expand calls of Turbine's torch ops (turbine::softmax, ...) into their
-// kernels' dispatches, and compile it with the Turbine compiler, in the
-// calling process; optionally move the weights into a parameter file. No
-// torch or MLIR types here: the translation unit behind it includes MLIR,
+// What torch.ops.turbine.compile_torchscript runs: the request's options
+// handed to the model session every front door compiles with
+// (tools/common ModelSession.h: the TorchScript frontend, Turbine's torch
+// ops expanded into their kernels' dispatches, the compiler's phases), in
+// the calling process; optionally the weights moved into a parameter file.
+// No torch or MLIR types here: the translation unit behind it includes MLIR,
 // the one registering the op includes torch, and neither includes the other.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
 #define TURBINE_PYTHON_EXTENSION_TORCHSCRIPTCOMPILER_H
+
+#include "turbine/base/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -22,6 +24,8 @@ struct TorchScriptCompileRequest {
   std::vector<std::string> inputShapes; ///< "2x16xf32", one per forward input
   std::vector<std::string> dynamicDims; ///< "<input index or name>:<dim>"
   std::string compileTo;                ///< "" = artifact; else a phase name
+  /// Compile options as "NAME=VALUE" (compiler::setCompileOption).
+  std::vector<std::string> options;
   /// When set (artifact only): parameters of at least externalizeMinBytes
   /// move to this .irpa / .safetensors file (`turbine compile
   /// --externalize-params`).
@@ -29,11 +33,11 @@ struct TorchScriptCompileRequest {
   uint64_t externalizeMinBytes = 256;
 };
 
-/// The .tmod bytes, or the IR after `compileTo` as text ("input": Turbine
-/// ops still custom-op calls; later phases: their dispatches). Returns false and sets
-/// `error` on any failure (bad archive, unsupported op, bad spec).
-bool compileTorchScript(const TorchScriptCompileRequest &request, std::string &result,
-                        std::string &error);
+/// The .tmod bytes, or the IR after `compileTo` as text (through
+/// global-opt: Turbine ops still custom-op calls; from dispatch on: their
+/// dispatches). An error on any failure (bad archive, unsupported op, bad
+/// spec).
+Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request);
 
 } // namespace turbine::torch_ext
 

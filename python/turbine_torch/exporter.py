@@ -61,18 +61,21 @@ class ExportedProgram:
         self._input_shapes = input_shapes
         self._dynamic_dims = dynamic_dims
 
-    def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256):
+    def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256,
+                 options=None):
         load_library()
         data = torch.frombuffer(bytearray(self._archive), dtype=torch.uint8)
+        flags = ["%s=%s" % (name, value) for name, value in (options or {}).items()]
         out = torch.ops.turbine.compile_torchscript(
             data, self._input_shapes, self._dynamic_dims, compile_to,
-            externalize_params, externalize_min_bytes)
+            externalize_params, externalize_min_bytes, flags)
         return out.numpy().tobytes()
 
-    def import_to(self, phase="input"):
+    def import_to(self, phase="input", **options):
         """The IR after compiler phase `phase` (input, global-opt, dispatch,
-        codegen, link), as text."""
-        return self._compile(phase).decode("utf-8")
+        codegen, link), as text; keyword arguments are compile options (see
+        compile)."""
+        return self._compile(phase, options=options).decode("utf-8")
 
     def print_readable(self):
         print(self.import_to("input"))
@@ -82,19 +85,23 @@ class ExportedProgram:
             f.write(self.import_to("input"))
 
     def compile(self, save_to=None, device="local-task", externalize_params=None,
-                externalize_min_bytes=256):
+                externalize_min_bytes=256, **options):
         """Compiles to an artifact; writes it to `save_to` when given. Returns
         the loaded module, callable on torch tensors. With `externalize_params`
         (a .irpa or .safetensors path) the weights of at least
         `externalize_min_bytes` bytes are written there instead of into the
         artifact, named after the module's parameters (state_dict keys), and
         the returned module is loaded with that file; load the artifact later
-        with turbine_torch.load(path, parameters=[externalize_params])."""
+        with turbine_torch.load(path, parameters=[externalize_params]).
+        Other keyword arguments are compile options, as `turbine compile`
+        has them: target, target_cpu, opt_level, matmul_data_tiling and
+        matmul_kernel_pack ("auto", "off", "all"), dump_phases."""
         if externalize_params is not None:
             externalize_params = os.fspath(externalize_params)
         if externalize_min_bytes < 0:
             raise ValueError("externalize_min_bytes must be >= 0")
-        artifact = self._compile("", externalize_params or "", externalize_min_bytes)
+        artifact = self._compile("", externalize_params or "", externalize_min_bytes,
+                                 options)
         parameters = [externalize_params] if externalize_params else []
         if save_to is not None:
             with open(save_to, "wb") as f:

@@ -453,7 +453,11 @@ private:
     auto start = std::chrono::steady_clock::now();
     device_.dispatch(module_.kernels[inst.imm], state);
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    recordDispatch(module_.artifact.kernels[inst.imm], elapsed.count());
+    const Tensor *output = nullptr;
+    std::string shape;
+    if (!inst.bindings.empty() && buffer(inst.bindings.back(), output).ok())
+      shape = output->typeString();
+    recordDispatch(module_.artifact.kernels[inst.imm], shape, elapsed.count());
     return Status::success();
   }
 

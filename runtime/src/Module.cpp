@@ -65,14 +65,17 @@ Result<Tensor> bindExternalParameter(const artifact::Parameter &p,
     searched += (searched.empty() ? "'" : ", '") + file.origin() + "'";
   return Status::error("external parameter '" + p.name + "' (" +
                        formatTensorType(p.dtype, p.shape) + ") " +
-                       (files.empty() ? std::string("needs a parameter file (none given; "
-                                                    "pass --parameters=FILE.irpa)")
+                       (files.empty() ? std::string("needs a parameter file (none given)")
                                       : "is not in " + searched));
 }
 
 Status loadKernels(detail::LoadedModule &module) {
   const artifact::Module &a = module.artifact;
   const std::string prefix = "artifact '" + module.label + "'";
+  if (a.target != "cpu")
+    return Status::error(prefix + " was compiled for target '" + a.target +
+                         "', which this runtime's devices (local-sync, local-task) do not run: "
+                         "compile it for target 'cpu'");
   if (a.kernels.empty())
     return Status::success();
   if (a.library.empty())

@@ -84,7 +84,7 @@ Result<Tensor> decodeNpy(const std::string &bytes, const std::string &label) {
   std::string descr = header.substr(pos + 1, close - pos - 1);
   if (descr.size() >= 2 && (descr[1] == 'U' || descr[1] == 'S' || descr[1] == 'O'))
     return bad("NumPy string and object arrays ('" + descr + "') are not supported; "
-               "give string tensors as text, e.g. --input='2xstring=\"a\" \"b\"'");
+               "give string tensors in the tensor text syntax, e.g. 2xstring=\"a\" \"b\"");
   if (descr.size() != 3)
     return bad("unsupported dtype '" + descr + "'");
   char order = descr[0];

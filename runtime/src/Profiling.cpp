@@ -24,7 +24,7 @@ std::atomic<bool> &enabledFlag() {
 
 struct ProfileTable {
   std::mutex mutex;
-  std::map<std::string, KernelProfile> kernels;
+  std::map<std::pair<std::string, std::string>, KernelProfile> kernels; // (kernel, shape)
 };
 
 ProfileTable &table() {
@@ -38,11 +38,13 @@ void setDispatchProfiling(bool enabled) { enabledFlag().store(enabled); }
 
 bool dispatchProfilingEnabled() { return enabledFlag().load(std::memory_order_relaxed); }
 
-void detail::recordDispatch(const std::string &kernel, double seconds) {
+void detail::recordDispatch(const std::string &kernel, const std::string &shape,
+                            double seconds) {
   ProfileTable &t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
-  KernelProfile &entry = t.kernels[kernel];
+  KernelProfile &entry = t.kernels[{kernel, shape}];
   entry.kernel = kernel;
+  entry.shape = shape;
   entry.dispatches += 1;
   entry.seconds += seconds;
 }
@@ -70,26 +72,30 @@ void resetDispatchProfile() {
 std::string formatDispatchProfile() {
   std::vector<KernelProfile> entries = dispatchProfile();
   double total = 0;
-  size_t width = 6;
+  int64_t count = 0;
+  size_t nameWidth = 4, shapeWidth = 5;
   for (const KernelProfile &e : entries) {
     total += e.seconds;
-    width = std::max(width, e.kernel.size());
+    count += e.dispatches;
+    nameWidth = std::max(nameWidth, e.kernel.size());
+    shapeWidth = std::max(shapeWidth, e.shape.size());
   }
+  const int nw = static_cast<int>(nameWidth), sw = static_cast<int>(shapeWidth);
   std::string out;
-  char line[512];
-  std::snprintf(line, sizeof(line), "%-*s %10s %11s %13s %7s\n", static_cast<int>(width),
-                "kernel", "dispatches", "total ms", "us/dispatch", "share");
+  char line[1024];
+  std::snprintf(line, sizeof(line), "%-*s  %-*s %11s %7s %7s %10s\n", nw, "name", sw, "shape",
+                "total ms", "share", "count", "avg us");
   out += line;
   for (const KernelProfile &e : entries) {
-    std::snprintf(line, sizeof(line), "%-*s %10lld %11.3f %13.2f %6.1f%%\n",
-                  static_cast<int>(width), e.kernel.c_str(),
-                  static_cast<long long>(e.dispatches), e.seconds * 1e3,
-                  e.seconds * 1e6 / static_cast<double>(e.dispatches),
-                  total > 0 ? 100.0 * e.seconds / total : 0.0);
+    std::snprintf(line, sizeof(line), "%-*s  %-*s %11.3f %6.1f%% %7lld %10.2f\n", nw,
+                  e.kernel.c_str(), sw, e.shape.c_str(), e.seconds * 1e3,
+                  total > 0 ? 100.0 * e.seconds / total : 0.0,
+                  static_cast<long long>(e.dispatches),
+                  e.seconds * 1e6 / static_cast<double>(e.dispatches));
     out += line;
   }
-  std::snprintf(line, sizeof(line), "%-*s %10s %11.3f\n", static_cast<int>(width), "all", "",
-                total * 1e3);
+  std::snprintf(line, sizeof(line), "%-*s  %-*s %11.3f %6.1f%% %7lld\n", nw, "all", sw, "",
+                total * 1e3, 100.0, static_cast<long long>(count));
   out += line;
   return out;
 }

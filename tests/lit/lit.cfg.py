@@ -3,6 +3,7 @@
 #
 # Substitutions:
 #   %turbine     the `turbine` binary of this build
+#   turbine-opt  the `turbine-opt` binary of this build (single passes)
 #   FileCheck    LLVM 22's FileCheck
 #   not          LLVM 22's `not` (inverts an exit code; `not --crash` wants a
 #                crash, which no Turbine test should ever see)
@@ -41,6 +42,11 @@ def llvm_tool(name):
 
 
 config.substitutions.append(("%turbine", config.turbine_binary))
+if not os.path.exists(config.turbine_opt_binary):
+    lit_config.fatal("turbine-opt not found at %s (build the `turbine-opt` target)"
+                     % config.turbine_opt_binary)
+config.substitutions.append(
+    (r"(?<![-./\w])turbine-opt(?![-./\w])", config.turbine_opt_binary))
 config.substitutions.append(("%python", config.python_executable))
 # Tool names as whole command words (not inside paths, flags or other
 # words), the way LLVM's own lit configs substitute them.

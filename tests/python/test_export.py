@@ -60,6 +60,24 @@ def test_compile_without_saving_and_scripted_module(model):
         compiled(torch.randn(4, 32))
 
 
+def test_compile_options(model):
+    """Strategy switches reach the compiler as options: fc1's constant
+    weight (N = 64) is packed into panels by default, not with
+    matmul_data_tiling="off"; the compiled module is right either way."""
+    exported = turbine_torch.export(model, torch.randn(2, 32))
+    assert "linalg.contract" in exported.import_to("global-opt")
+    plain = exported.import_to("global-opt", matmul_data_tiling="off")
+    assert "linalg.contract" not in plain and "linalg.matmul" in plain
+    compiled = exported.compile(matmul_data_tiling="off", opt_level=2)
+    x = torch.randn(2, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-4)
+    with pytest.raises(RuntimeError, match="unknown compile option 'fast'"):
+        exported.compile(fast=True)
+    with pytest.raises(RuntimeError, match="'matmul-data-tiling' expects auto, off or all"):
+        exported.compile(matmul_data_tiling="sometimes")
+
+
 def test_errors(model):
     with pytest.raises(TypeError, match="export takes tensors"):
         turbine_torch.export(model, [1.0, 2.0])

@@ -10,6 +10,7 @@
 // message on stderr ("turbine bench: error: ...") and a non-zero exit code.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "FlagHints.h"
 #include "InvocationSetup.h"
 
 #include "turbine/runtime/Runtime.h"
@@ -44,7 +45,7 @@ struct BenchOptions {
 
 /// Prints the error the way all turbine commands do and returns exit code 1.
 int reportError(const std::string &message) {
-  std::cerr << "turbine bench: error: " << message << "\n";
+  std::cerr << "turbine bench: error: " << withFlagHints(message) << "\n";
   return 1;
 }
 

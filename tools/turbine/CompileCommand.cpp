@@ -4,29 +4,31 @@
 //   turbine compile model.mlir --compile-to=dispatch      (prints that IR)
 //   turbine compile model.onnx -o m.tmod --sequence-length=xs=3 --optional-absent=opt
 //   turbine compile model.onnx -o m.tmod --sequence-shapes=xs=2x3,4x3
-//   turbine compile model.onnx -o m.tmod --dump-phases=phases/
+//   turbine compile model.onnx -o m.tmod --dump-phases=phases/ --timings
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
-
 //   turbine compile model.pt -o m.tmod --input-shape=1x3x224x224xf32 --dynamic-dim=0:0
 //
-// Loads the input (ONNX through the ONNX frontend; TorchScript through the
-// TorchScript frontend, which needs the input shapes; MLIR text or bytecode
-// in upstream dialects), runs the compiler's phases and writes one artifact. The
-// file -> artifact step is compileModelFile (ModelCompiler.h), shared with
-// `turbine conformance`.
+// Turns the flags into compile options and frontend options, compiles in a
+// model session (tools/common ModelSession.h: the same session `turbine
+// conformance` and the Python extension use) and writes one artifact. Errors
+// from the layers below speak of their own terms; this command adds the
+// flag that sets what they name (FlagHints.h).
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
-#include "ModelCompiler.h"
+#include "FlagHints.h"
+#include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Target.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+
+#include <unistd.h>
 
 namespace turbine::tools {
 namespace {
@@ -35,16 +37,23 @@ struct CompileArgs {
   std::vector<std::string> sequenceLengths; ///< NAME=N (ONNX sequence inputs)
   std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
   std::vector<std::string> absentOptionals;
+  std::vector<std::string> inputShapes; ///< TorchScript forward inputs
+  std::vector<std::string> dynamicDims; ///< TorchScript `<input>:<dim>`
   std::string input;
   std::string output;
   std::string compileTo;
   std::string dumpPhases;
+  std::string target = "cpu";
   std::string targetCpu = "host";
   int optLevel = 3;
+  std::string matmulDataTiling = "auto";
+  std::string matmulKernelPack = "auto";
+  bool timings = false;
+  bool printIRAfterAll = false;
+  std::vector<std::string> printIRAfter;
+  std::vector<std::string> printIRBefore;
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
-
-  TorchScriptInputs torchInputs;
 };
 
 int fail(const std::string &message) {
@@ -76,35 +85,10 @@ bool parseShape(const std::string &text, std::vector<int64_t> &dims) {
   }
 }
 
-int runCompile(const CompileArgs &args) {
-  compiler::CompileOptions options;
-  options.dumpPhasesDir = args.dumpPhases;
-  options.targetCpu = args.targetCpu;
-  options.optLevel = args.optLevel;
-  if (!args.compileTo.empty()) {
-    options.stopAfter = compiler::parsePhase(args.compileTo);
-    if (!options.stopAfter) {
-      std::string names;
-      for (compiler::Phase p : compiler::allPhases())
-        names += (names.empty() ? "" : ", ") + std::string(compiler::phaseName(p));
-      return fail("unknown phase '" + args.compileTo + "' (phases: " + names + ")");
-    }
-  } else if (args.output.empty()) {
-    return fail("missing output file: pass -o FILE.tmod (or --compile-to=PHASE)");
-  }
-  if (!llvm::sys::fs::exists(args.input))
-    return fail("input file '" + args.input + "' does not exist");
-  if (!args.output.empty() && llvm::sys::fs::equivalent(args.input, args.output))
-    return fail("output file '" + args.output + "' is the input file");
-  if (!args.externalizeParams.empty()) {
-    if (options.stopAfter)
-      return fail("--externalize-params needs an artifact to write (not --compile-to)");
-    for (const std::string &other : {args.input, args.output})
-      if (llvm::sys::fs::equivalent(other, args.externalizeParams))
-        return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
-  }
-
-  InputSpecialization specialization;
+/// The ONNX frontend's options from --sequence-length / --sequence-shapes /
+/// --optional-absent.
+Result<onnx_frontend::ImportOptions> onnxOptions(const CompileArgs &args) {
+  onnx_frontend::ImportOptions options;
   for (const std::string &spec : args.sequenceLengths) {
     size_t eq = spec.rfind('=');
     long long length = -1;
@@ -119,15 +103,16 @@ int runCompile(const CompileArgs &args) {
       }
     }
     if (length < 0)
-      return fail("--sequence-length expects NAME=N with N >= 0, got '" + spec + "'");
-    specialization.sequenceLengths[spec.substr(0, eq)] = length;
+      return Status::error("--sequence-length expects NAME=N with N >= 0, got '" + spec + "'");
+    options.sequenceInputLengths[spec.substr(0, eq)] = length;
   }
+  const std::string shapesUsage =
+      "--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or scalar), got '";
   for (const std::string &spec : args.sequenceShapes) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
-      return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
-                  "scalar), got '" + spec + "'");
-    std::vector<std::vector<int64_t>> &shapes = specialization.sequenceShapes[spec.substr(0, eq)];
+      return Status::error(shapesUsage + spec + "'");
+    std::vector<std::vector<int64_t>> &shapes = options.sequenceInputShapes[spec.substr(0, eq)];
     std::string list = spec.substr(eq + 1);
     size_t start = 0;
     while (!list.empty()) {
@@ -136,42 +121,139 @@ int runCompile(const CompileArgs &args) {
       if (!parseShape(list.substr(start, comma == std::string::npos ? std::string::npos
                                                                       : comma - start),
                       dims))
-        return fail("--sequence-shapes expects NAME=SHAPE,SHAPE,... (SHAPE like 2x3, ?x4 or "
-                    "scalar), got '" + spec + "'");
+        return Status::error(shapesUsage + spec + "'");
       shapes.push_back(dims);
       if (comma == std::string::npos)
         break;
       start = comma + 1;
     }
   }
-  specialization.absentOptionals.insert(args.absentOptionals.begin(), args.absentOptionals.end());
+  options.absentOptionalInputs.insert(args.absentOptionals.begin(), args.absentOptionals.end());
+  return options;
+}
 
-  std::string error;
-  std::string stoppedModuleText;
-  artifact::Module artifact;
-  if (!compileModelFile(args.input, options, artifact, error, &stoppedModuleText,
-                        &args.torchInputs, specialization))
-    return fail(error);
+/// The TorchScript frontend's options from --input-shape / --dynamic-dim.
+Result<torch_frontend::ImportOptions> torchOptions(const CompileArgs &args) {
+  torch_frontend::ImportOptions options;
+  for (const std::string &text : args.inputShapes) {
+    Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
+    if (!spec)
+      return Status::error("--input-shape: " + spec.message());
+    options.inputs.push_back(*spec);
+  }
+  for (const std::string &text : args.dynamicDims) {
+    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
+    if (!dim)
+      return Status::error("--dynamic-dim: " + dim.message());
+    options.dynamicDims.push_back(*dim);
+  }
+  return options;
+}
 
-  if (options.stopAfter) {
-    if (args.output.empty() || args.output == "-") {
-      llvm::outs() << stoppedModuleText << "\n";
-      return 0;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream os(args.output, ec);
-    if (ec)
-      return fail("cannot write '" + args.output + "': " + ec.message());
-    os << stoppedModuleText;
+Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
+  compiler::CompileOptions options;
+  options.dumpPhasesDir = args.dumpPhases;
+  options.target = args.target;
+  options.targetCpu = args.targetCpu;
+  options.optLevel = args.optLevel;
+  options.timings = args.timings;
+  options.printIRAfterAll = args.printIRAfterAll;
+  options.printIRAfter = args.printIRAfter;
+  options.printIRBefore = args.printIRBefore;
+  if (!args.compileTo.empty()) {
+    options.stopAfter = compiler::parsePhase(args.compileTo);
+    if (!options.stopAfter)
+      return Status::error("unknown phase '" + args.compileTo +
+                           "' (phases: " + compiler::phaseNameList() + ")");
+  }
+  std::optional<compiler::StrategyMode> dataTiling =
+      compiler::parseStrategyMode(args.matmulDataTiling);
+  std::optional<compiler::StrategyMode> kernelPack =
+      compiler::parseStrategyMode(args.matmulKernelPack);
+  if (!dataTiling)
+    return Status::error("--matmul-data-tiling expects auto, off or all, got '" +
+                         args.matmulDataTiling + "'");
+  if (!kernelPack)
+    return Status::error("--matmul-kernel-pack expects auto, off or all, got '" +
+                         args.matmulKernelPack + "'");
+  options.matmulDataTiling = *dataTiling;
+  options.matmulKernelPack = *kernelPack;
+  // On a terminal, one status line that the next one overwrites.
+  if (::isatty(STDERR_FILENO))
+    options.progress = [](const std::string &status) {
+      fmt::print(stderr, "\r\033[Kturbine compile: {}", status);
+      std::fflush(stderr);
+    };
+  return options;
+}
+
+/// Writes `text` to `path` ("" or "-": stdout).
+int writeText(const std::string &text, const std::string &path) {
+  if (path.empty() || path == "-") {
+    llvm::outs() << text << "\n";
     return 0;
   }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return fail("cannot write '" + path + "': " + ec.message());
+  os << text;
+  return 0;
+}
+
+int runCompile(const CompileArgs &args) {
+  Result<compiler::CompileOptions> options = compileOptions(args);
+  if (!options)
+    return fail(options.message());
+  if (!options->stopAfter && args.output.empty())
+    return fail("missing output file: pass -o FILE.tmod (or --compile-to=PHASE)");
+  if (!llvm::sys::fs::exists(args.input))
+    return fail("input file '" + args.input + "' does not exist");
+  if (!args.output.empty() && llvm::sys::fs::equivalent(args.input, args.output))
+    return fail("output file '" + args.output + "' is the input file");
   if (!args.externalizeParams.empty()) {
-    auto moved = externalizeParameters(artifact, args.externalizeParams,
+    if (options->stopAfter)
+      return fail("--externalize-params needs an artifact to write (not --compile-to)");
+    for (const std::string &other : {args.input, args.output})
+      if (llvm::sys::fs::equivalent(other, args.externalizeParams))
+        return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
+  }
+  FrontendOptions frontends;
+  Result<onnx_frontend::ImportOptions> onnx = onnxOptions(args);
+  if (!onnx)
+    return fail(onnx.message());
+  frontends.onnx = std::move(*onnx);
+  Result<torch_frontend::ImportOptions> torch = torchOptions(args);
+  if (!torch)
+    return fail(torch.message());
+  frontends.torch = std::move(*torch);
+  bool showsProgress = static_cast<bool>(options->progress);
+
+  Result<std::unique_ptr<compiler::Session>> session =
+      createModelSession(std::move(*options), std::move(frontends));
+  if (!session)
+    return fail(session.message());
+  compiler::Source source = compiler::Source::file(args.input);
+  if ((!args.inputShapes.empty() || !args.dynamicDims.empty()) &&
+      (*session)->formatOf(source) != "torchscript")
+    return fail("--input-shape/--dynamic-dim apply to TorchScript models only, not '" +
+                args.input + "'");
+  Result<compiler::CompileOutput> output = (*session)->compile(source);
+  if (showsProgress)
+    fmt::print(stderr, "\r\033[K");
+  if (!output)
+    return fail(withFlagHints(output.message()));
+  if (!output->timings.empty())
+    fmt::print(stderr, "{}", output->timings);
+  if (!output->artifact)
+    return writeText(output->ir, args.output);
+  if (!args.externalizeParams.empty()) {
+    auto moved = externalizeParameters(*output->artifact, args.externalizeParams,
                                        args.externalizeMinBytes);
     if (!moved)
       return fail(moved.message());
   }
-  if (Status written = artifact::writeFile(artifact, args.output); !written)
+  if (Status written = artifact::writeFile(*output->artifact, args.output); !written)
     return fail(written.message());
   return 0;
 }
@@ -187,14 +269,35 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("-o,--output", args->output,
                   "Artifact to write (with --compile-to: IR file, '-' = stdout)");
   cmd->add_option("--compile-to", args->compileTo,
-                  "Stop after this phase and print its IR "
-                  "(input, global-opt, dispatch, codegen, link)");
+                  "Stop after this phase and print its IR (" + compiler::phaseNameList() + ")");
   cmd->add_option("--dump-phases", args->dumpPhases,
                   "Write N.PHASE.mlir for every phase into this directory");
+  cmd->add_flag("--timings", args->timings,
+                "Print the time of every phase and pass (like -mlir-timing)");
+  std::string targets;
+  for (const std::string &name : compiler::targetNames())
+    targets += (targets.empty() ? "" : ", ") + name;
+  cmd->add_option("--target", args->target, "Code-generation target (" + targets + ")")
+      ->capture_default_str();
   cmd->add_option("--target-cpu", args->targetCpu,
-                  "LLVM CPU name for kernels ('host' = this machine)");
-  cmd->add_option("--opt-level", args->optLevel, "LLVM optimization level 0-3")
+                  "cpu target: LLVM CPU name for kernels ('host' = this machine)");
+  cmd->add_option("--opt-level", args->optLevel, "cpu target: LLVM optimization level 0-3")
       ->check(CLI::Range(0, 3));
+  cmd->add_option("--matmul-data-tiling", args->matmulDataTiling,
+                  "cpu target: pack matmul B into 32-column panels: auto (by size), off, all")
+      ->capture_default_str();
+  cmd->add_option("--matmul-kernel-pack", args->matmulKernelPack,
+                  "cpu target: pack matmul B per workgroup in the kernel: auto, off, all")
+      ->capture_default_str();
+  cmd->add_flag("--mlir-print-ir-after-all", args->printIRAfterAll,
+                "Print the IR after every pass (to stderr)");
+  cmd->add_option("--mlir-print-ir-after", args->printIRAfter,
+                  "Print the IR after the pass with this argument, e.g. "
+                  "turbine-cpu-tile-and-vectorize (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--mlir-print-ir-before", args->printIRBefore,
+                  "Print the IR before the pass with this argument (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--sequence-length", args->sequenceLengths,
                   "NAME=N: compile the ONNX sequence input NAME for N elements (the artifact "
                   "takes them as N tensor inputs NAME[0]..NAME[N-1]); repeatable")
@@ -214,11 +317,10 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--externalize-min-bytes", args->externalizeMinBytes,
                   "Only parameters at least this large are externalized")
       ->capture_default_str();
-
-  cmd->add_option("--input-shape", args->torchInputs.inputShapes,
+  cmd->add_option("--input-shape", args->inputShapes,
                   "TorchScript only: shape and dtype of a forward input, one per "
                   "input in order (e.g. 1x3x224x224xf32)");
-  cmd->add_option("--dynamic-dim", args->torchInputs.dynamicDims,
+  cmd->add_option("--dynamic-dim", args->dynamicDims,
                   "TorchScript only: leave a dim symbolic, <input index or name>:<dim> "
                   "(e.g. 0:0 for a dynamic batch); repeatable");
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });

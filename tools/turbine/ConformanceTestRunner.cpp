@@ -15,11 +15,10 @@
 //===----------------------------------------------------------------------===//
 #include "ConformanceTestRunner.h"
 
-#include "ModelCompiler.h"
+#include "turbine/tools/ModelSession.h"
 #include "OnnxTensorIO.h"
 
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
 #include "turbine/runtime/Runtime.h"
 
 #include <exception>
@@ -128,15 +127,15 @@ std::vector<Tensor> flatten(const std::vector<OnnxDataValue> &values) {
 }
 
 /// What the data set's sequence and optional inputs need the model compiled for.
-InputSpecialization specializationFor(const ConformanceTestCase &test,
-                                      const std::vector<OnnxDataValue> &inputs) {
-  InputSpecialization spec;
+onnx_frontend::ImportOptions specializationFor(const ConformanceTestCase &test,
+                                               const std::vector<OnnxDataValue> &inputs) {
+  onnx_frontend::ImportOptions spec;
   for (size_t k = 0; k < inputs.size() && k < test.inputs.size(); ++k) {
     const std::string &name = test.inputs[k].name;
     if (inputs[k].kind == OnnxDataValue::Kind::None) {
-      spec.absentOptionals.insert(name);
+      spec.absentOptionalInputs.insert(name);
     } else if (inputs[k].kind == OnnxDataValue::Kind::Sequence) {
-      std::vector<std::vector<int64_t>> &shapes = spec.sequenceShapes[name];
+      std::vector<std::vector<int64_t>> &shapes = spec.sequenceInputShapes[name];
       for (const Tensor &t : inputs[k].tensors)
         shapes.push_back(t.shape());
     }
@@ -168,17 +167,24 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
     specialized |= input.sequence || input.optional;
 
   std::shared_ptr<Module> module;
-  std::optional<InputSpecialization> compiledFor;
+  std::optional<onnx_frontend::ImportOptions> compiledFor;
   std::unique_ptr<Device> device;
   // Compiles for `spec` unless already done; a failure is the outcome.
-  auto compileFor = [&](const InputSpecialization &spec) -> std::optional<ConformanceOutcome> {
+  auto compileFor =
+      [&](const onnx_frontend::ImportOptions &spec) -> std::optional<ConformanceOutcome> {
     if (compiledFor && *compiledFor == spec)
       return std::nullopt;
-    compiler::CompileOptions options;
-    artifact::Module artifact;
-    std::string error;
-    if (!compileModelFile(test.modelPath(), options, artifact, error, nullptr, nullptr, spec))
-      return ConformanceOutcome::fail("compile error: " + firstLine(error));
+    tools::FrontendOptions frontends;
+    frontends.onnx = spec;
+    Result<std::unique_ptr<compiler::Session>> session =
+        tools::createModelSession(compiler::CompileOptions(), frontends);
+    if (!session)
+      return ConformanceOutcome::fail("compile error: " + firstLine(session.message()));
+    Result<compiler::CompileOutput> compiled =
+        (*session)->compile(compiler::Source::file(test.modelPath()));
+    if (!compiled)
+      return ConformanceOutcome::fail("compile error: " + firstLine(compiled.message()));
+    const artifact::Module &artifact = *compiled->artifact;
     if (!test.unsupportedInterface.empty())
       return ConformanceOutcome::fail("unsupported: " + test.unsupportedInterface);
     Result<std::shared_ptr<Module>> loaded =

@@ -8,6 +8,7 @@
 // non-zero exit code.
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "FlagHints.h"
 #include "InvocationSetup.h"
 
 #include "turbine/runtime/Runtime.h"
@@ -37,7 +38,7 @@ struct RunOptions {
 
 /// Prints the error the way all turbine commands do and returns exit code 1.
 int reportError(const std::string &message) {
-  std::cerr << "turbine run: error: " << message << "\n";
+  std::cerr << "turbine run: error: " << withFlagHints(message) << "\n";
   return 1;
 }
 

@@ -173,9 +173,9 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
     shapes.assign(static_cast<size_t>(std::max<int64_t>(it->second, 0)), std::nullopt);
   } else {
     error = std::string(optional ? "optional sequence input '" : "sequence input '") +
-            info.name() + "' needs its length fixed at compile time (turbine compile "
-            "--sequence-length=" + info.name() + "=N or --sequence-shapes=" + info.name() +
-            "=2x3,4x3" + (optional ? ", or --optional-absent=" + info.name() : std::string()) +
+            info.name() + "' needs its length fixed at compile time (a sequence length " +
+            info.name() + "=N, or element shapes " + info.name() + "=2x3,4x3" +
+            (optional ? ", or the optional compiled as absent" : std::string()) +
             "): a compiled artifact takes one tensor per element";
     return failure();
   }
@@ -194,8 +194,8 @@ flattenGraphInput(MLIRContext &context, const onnx::ValueInfoProto &info,
       }
     } else if (!elementType.has_shape()) {
       error = "sequence input '" + info.name() +
-              "' declares no element shape; give the element shapes at compile time "
-              "(turbine compile --sequence-shapes=" + info.name() + "=2x3,4x3)";
+              "' declares no element shape; give its element shapes at compile time (" +
+              info.name() + "=2x3,4x3)";
       return failure();
     }
     auto sig = convertValueInfo(context, elementInfo, error);
@@ -635,6 +635,33 @@ Result<OwningOpRef<ModuleOp>> importOnnxFile(MLIRContext &context, const std::st
   std::ostringstream contents;
   contents << file.rdbuf();
   return importOnnxBytes(context, contents.str(), path, options);
+}
+
+namespace {
+
+class OnnxSessionImporter final : public compiler::Importer {
+public:
+  explicit OnnxSessionImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "onnx"; }
+  std::string_view fileKinds() const override { return ".onnx"; }
+  bool recognizes(const std::string &path, std::string_view) const override {
+    return llvm::StringRef(path).ends_with(".onnx");
+  }
+  Result<OwningOpRef<ModuleOp>> import(MLIRContext &context,
+                                       const compiler::Source &source) const override {
+    if (source.path.empty())
+      return importOnnxBytes(context, source.bytes, source.origin, options_);
+    return importOnnxFile(context, source.path, options_);
+  }
+
+private:
+  ImportOptions options_;
+};
+
+} // namespace
+
+std::unique_ptr<compiler::Importer> createOnnxImporter(ImportOptions options) {
+  return std::make_unique<OnnxSessionImporter>(std::move(options));
 }
 
 } // namespace turbine::onnx_frontend

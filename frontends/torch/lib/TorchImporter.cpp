@@ -225,8 +225,8 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   if (options.inputs.size() != required) {
     error = origin + ": forward takes " + std::to_string(args.size()) + " input(s) (" + nameList +
             ") but " + std::to_string(options.inputs.size()) +
-            " input shape(s) were given; pass one --input-shape per input, e.g. "
-            "--input-shape=1x3x224x224xf32";
+            " input shape(s) were given; give one input shape per input, e.g. "
+            "1x3x224x224xf32";
     return nullptr;
   }
   std::vector<std::vector<bool>> dynamic(required);
@@ -241,14 +241,15 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
         if (names[i] == d.input)
           index = i;
     if (index < 0 || index >= (int64_t)required) {
-      error = "--dynamic-dim names input '" + d.input + "', but forward's inputs are (" +
+      error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " names input '" +
+              d.input + "', but forward's inputs are (" +
               nameList + ")";
       return nullptr;
     }
     int64_t rank = options.inputs[index].shape.size();
     auto dimIndex = normalizeDim(d.dim, rank);
     if (!dimIndex || rank == 0) {
-      error = "--dynamic-dim " + d.input + ":" + std::to_string(d.dim) + " is out of range for "
+      error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " is out of range for "
               "an input of rank " + std::to_string(rank);
       return nullptr;
     }
@@ -389,14 +390,25 @@ Result<DynamicDim> parseDynamicDim(const std::string &text) {
   return out;
 }
 
-bool looksLikeTorchScriptFile(const std::string &path) {
+namespace {
+
+bool hasTorchScriptExtension(const std::string &path) {
   llvm::StringRef ext = llvm::sys::path::extension(path);
-  if (ext == ".pt" || ext == ".pth" || ext == ".torchscript")
+  return ext == ".pt" || ext == ".pth" || ext == ".torchscript";
+}
+
+/// A zip archive (TorchScript saves one) starts with "PK\3\4".
+bool isZip(std::string_view head) { return head.substr(0, 4) == std::string_view("PK\3\4", 4); }
+
+} // namespace
+
+bool looksLikeTorchScriptFile(const std::string &path) {
+  if (hasTorchScriptExtension(path))
     return true;
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+  return in.gcount() == 4 && isZip(std::string_view(magic, 4));
 }
 
 void registerImportedDialects(MLIRContext &context) {
@@ -428,6 +440,35 @@ Result<OwningOpRef<ModuleOp>> importTorchScriptBytes(MLIRContext &context,
   if (!module)
     return Status::error(error);
   return module;
+}
+
+namespace {
+
+class TorchScriptSessionImporter final : public compiler::Importer {
+public:
+  explicit TorchScriptSessionImporter(ImportOptions options) : options_(std::move(options)) {}
+  std::string_view format() const override { return "torchscript"; }
+  std::string_view fileKinds() const override { return ".pt (TorchScript)"; }
+  bool recognizes(const std::string &path, std::string_view head) const override {
+    llvm::StringRef ext = llvm::sys::path::extension(path);
+    return hasTorchScriptExtension(path) ||
+           (ext != ".onnx" && ext != ".mlir" && ext != ".mlirbc" && isZip(head));
+  }
+  Result<OwningOpRef<ModuleOp>> import(MLIRContext &context,
+                                       const compiler::Source &source) const override {
+    if (source.path.empty())
+      return importTorchScriptBytes(context, source.bytes, source.origin, options_);
+    return importTorchScriptFile(context, source.path, options_);
+  }
+
+private:
+  ImportOptions options_;
+};
+
+} // namespace
+
+std::unique_ptr<compiler::Importer> createTorchScriptImporter(ImportOptions options) {
+  return std::make_unique<TorchScriptSessionImporter>(std::move(options));
 }
 
 } // namespace turbine::torch_frontend

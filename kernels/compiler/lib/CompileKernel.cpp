@@ -2,13 +2,15 @@
 //
 // Parses the emitted module, lowers its vector ops (contractions as outer
 // products, multi-reductions, transposes, broadcasts, shape casts, n-D
-// transfers) in stages as the compiler's codegen does, then hands it to the
-// compiler's codegen tail and link (LinkKernels.h).
+// transfers) in stages as the compiler's codegen does, then compiles it in
+// a compile session (compiler/Session.h): its phases find the dispatch
+// formed and the kernel at the vector level, and lower and link it.
 //===----------------------------------------------------------------------===//
 #include "turbine/kernels/Compile.h"
 
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/LinkKernels.h"
+#include "turbine/compiler/Passes.h"
+#include "turbine/compiler/Session.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
@@ -84,11 +86,12 @@ Status compileKernelModuleText(const std::string &text, const std::string &label
   if (!options.dumpDir.empty())
     writeText(options.dumpDir, "0.kernel.mlir", text);
 
-  DialectRegistry registry;
-  compiler::registerCompilerDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.disableMultithreading();
+  compiler::CompileOptions compileOptions;
+  compileOptions.targetCpu = options.targetCpu;
+  compileOptions.optLevel = options.optLevel;
+  compileOptions.dumpPhasesDir = options.dumpDir;
+  compiler::Session session(compileOptions);
+  MLIRContext &context = session.context();
   std::string diagnostics;
   llvm::raw_string_ostream diagStream(diagnostics);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -100,10 +103,9 @@ Status compileKernelModuleText(const std::string &text, const std::string &label
   if (!module || failed(verify(*module)))
     return Status::error(where + "the kernel module is invalid:\n" + diagnostics);
   // Every function of the kernel container is a kernel.
-  for (auto nested : module->getOps<ModuleOp>())
-    if (nested->hasAttr("turbine.kernels"))
-      for (auto fn : nested.getOps<func::FuncOp>())
-        fn->setAttr("turbine.kernel", UnitAttr::get(&context));
+  if (ModuleOp kernels = compiler::getKernelsModule(*module, /*create=*/false))
+    for (auto fn : kernels.getOps<func::FuncOp>())
+      fn->setAttr(compiler::kKernelAttr, UnitAttr::get(&context));
   if (failed(lowerVectorOps(*module)))
     return Status::error(where + "vector lowering failed:\n" + diagnostics);
   if (!options.dumpDir.empty()) {
@@ -112,12 +114,10 @@ Status compileKernelModuleText(const std::string &text, const std::string &label
     module->print(os);
     writeText(options.dumpDir, "1.vector-lowered.mlir", lowered);
   }
-  compiler::CompileOptions compileOptions;
-  compileOptions.targetCpu = options.targetCpu;
-  compileOptions.optLevel = options.optLevel;
-  std::string error;
-  if (!compiler::linkVectorKernels(*module, compileOptions, out, error))
-    return Status::error(where + error);
+  Result<compiler::CompileOutput> compiled = session.compileModule(*module);
+  if (!compiled)
+    return Status::error(where + compiled.message());
+  out = std::move(*compiled->artifact);
   return Status::success();
 }
 

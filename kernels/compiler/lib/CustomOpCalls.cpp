@@ -1,10 +1,19 @@
 //===- CustomOpCalls.cpp - Calls of custom ops -> kernel dispatches --------===//
 #include "turbine/kernels/CustomOpCalls.h"
+#include "turbine/kernels/LibraryOps.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
+#include "turbine/compiler/Passes.h"
+#include "turbine/compiler/Session.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -18,6 +27,12 @@
 using namespace mlir;
 
 namespace turbine::kernels {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_DEF_EXPANDCUSTOMOPCALLS
+#define GEN_PASS_REGISTRATION
+#include "turbine/kernels/Passes.h.inc"
+
 namespace {
 
 std::optional<DType> dtypeOf(Type t) {
@@ -37,18 +52,6 @@ std::string locationOf(Operation *op) {
   llvm::raw_string_ostream os(s);
   os << op->getLoc();
   return s;
-}
-
-/// The kernel container (`module @kernels attributes {turbine.kernels}`, the
-/// compiler's convention; see compiler/lib/Phases.h), created if missing.
-ModuleOp kernelContainer(ModuleOp module) {
-  for (auto nested : module.getOps<ModuleOp>())
-    if (nested->hasAttr("turbine.kernels"))
-      return nested;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto kernels = ModuleOp::create(b, module.getLoc(), "kernels");
-  kernels->setAttr("turbine.kernels", b.getUnitAttr());
-  return kernels;
 }
 
 std::string symbolSafe(const std::string &name) {
@@ -170,7 +173,7 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
   }
   fn->remove();
   SymbolTable::setSymbolName(fn, funcName);
-  fn->setAttr("turbine.kernel", UnitAttr::get(module.getContext()));
+  fn->setAttr(compiler::kKernelAttr, UnitAttr::get(module.getContext()));
   kernels.push_back(fn);
 
   OpBuilder b(call);
@@ -200,7 +203,7 @@ Status expandCustomOpCalls(ModuleOp module) {
   });
   if (calls.empty())
     return Status::success();
-  ModuleOp kernels = kernelContainer(module);
+  ModuleOp kernels = compiler::getKernelsModule(module, /*create=*/true);
   // Kernels must outlive their specializations until emitted.
   std::vector<std::unique_ptr<Kernel>> keep;
   int index = 0;
@@ -216,6 +219,41 @@ Status expandCustomOpCalls(ModuleOp module) {
     if (SymbolTable::symbolKnownUseEmpty(fn, module))
       fn.erase();
   return Status::success();
+}
+
+namespace {
+
+struct ExpandCustomOpCallsPass : impl::ExpandCustomOpCallsBase<ExpandCustomOpCallsPass> {
+  void runOnOperation() override {
+    if (Status expanded = expandCustomOpCalls(getOperation()); !expanded) {
+      // The message names the call's location itself.
+      mlir::emitError(UnknownLoc::get(&getContext()), expanded.message());
+      signalPassFailure();
+    }
+  }
+};
+
+/// Expands custom-op calls first thing in the dispatch phase.
+class CustomOpExtension final : public compiler::PipelineExtension {
+public:
+  void addPassesBefore(compiler::Phase phase, OpPassManager &pm) const override {
+    if (phase == compiler::Phase::Dispatch)
+      pm.addPass(createExpandCustomOpCalls());
+  }
+};
+
+} // namespace
+
+Result<std::shared_ptr<const compiler::PipelineExtension>> createCustomOpExtension() {
+  if (Status registered = registerLibraryOps(); !registered)
+    return registered;
+  return std::shared_ptr<const compiler::PipelineExtension>(
+      std::make_shared<CustomOpExtension>());
+}
+
+void registerCustomOpPasses() {
+  (void)registerLibraryOps();
+  registerTurbineKernelsPasses();
 }
 
 } // namespace turbine::kernels

@@ -5,7 +5,7 @@
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
 // CHECK:       module @kernels
-// CHECK:         llvm.func @main_dispatch_0(
+// CHECK:         llvm.func @elementwise_DxD_f32(
 // CHECK:           llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: (!llvm.ptr, vector<64xi1>, vector<64xf32>) -> vector<64xf32>
 // CHECK:           llvm.fneg %{{.*}} : vector<64xf32>
 // CHECK:           llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {{.*}}: vector<64xf32>, vector<64xi1> into !llvm.ptr

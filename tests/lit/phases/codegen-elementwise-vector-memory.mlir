@@ -8,7 +8,7 @@
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
 // CHECK:       module @kernels
-// CHECK:         llvm.func @main_dispatch_0(
+// CHECK:         llvm.func @elementwise_8x128_f32(
 // CHECK-NOT:       llvm.load {{.*}} -> f32
 // CHECK:           llvm.load %{{.*}} : !llvm.ptr -> vector<64xf32>
 // CHECK:           llvm.load %{{.*}} : !llvm.ptr -> vector<64xf32>

@@ -13,7 +13,7 @@
 // RUN: %turbine run %t.tmod --input=@%t.x.npy | FileCheck %s --check-prefix=RUN-CHECK
 
 // CHECK:       module @kernels
-// CHECK:         llvm.func @main_dispatch_0(
+// CHECK:         llvm.func @reduce_max_3x128_f32(
 // CHECK-NOT:       llvm.intr.maximum(
 // CHECK:           %[[TILE:.*]] = llvm.intr.vector.reduce.fmaximum
 // CHECK-NEXT:      llvm.intr.maximum(%[[TILE]], %{{.*}}) : (f32, f32) -> f32

@@ -8,12 +8,12 @@
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
 // CHECK:       module @kernels attributes {turbine.kernels}
-// CHECK:         llvm.func @main_dispatch_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK:         llvm.func @matmul_Dx32x64_f32(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-SAME:      turbine.kernel
 // CHECK:           llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK:           llvm.fadd %{{.*}}, %{{.*}} : vector<32xf32>
 // CHECK:           llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK-NOT:     llvm.func @main_dispatch_1
+// CHECK-NOT:     llvm.func @
 func.func @main(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
   %c0 = arith.constant 0 : index
   %d0 = tensor.dim %x, %c0 : tensor<?x64xf32>

@@ -8,9 +8,9 @@
 // accumulators before the one store of each tile.
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
-// RUN: env TURBINE_DEBUG_CODEGEN=1 %turbine compile %s --compile-to=codegen 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
+// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
 
-// CHECK:       llvm.func @main_dispatch_0(
+// CHECK:       llvm.func @batch_matmul_4x128x128x64_f32(
 // CHECK-NOT:     llvm.call @malloc
 // CHECK:         llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK-NOT:     llvm.call @malloc
@@ -24,7 +24,7 @@
 // scale on the accumulators, one write of the tile (LLVM forwards the
 // tile's write/read pair around the k loop; the CHECK lines of the LLVM
 // dialect above see one fdiv per tile, after the fmuladds).
-// VECTOR:      func.func @main_dispatch_0(
+// VECTOR:      func.func @batch_matmul_4x128x128x64_f32(
 // VECTOR-NOT:    tensor.empty
 // VECTOR:        %[[OUT:.*]] = tensor.empty(
 // VECTOR-NOT:    tensor.empty

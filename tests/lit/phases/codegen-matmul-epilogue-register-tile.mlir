@@ -5,13 +5,13 @@
 // multiple of 8 go one at a time (1 x 32); no masks, no temporary tile.
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
-// RUN: env TURBINE_DEBUG_CODEGEN=1 %turbine compile %s --compile-to=codegen 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
+// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
 
-// CHECK:       llvm.func @main_dispatch_0(
+// CHECK:       llvm.func @matmul_Dx64x100_f32(
 // CHECK-NOT:     llvm.call @malloc
 // CHECK:       llvm.return
 
-// VECTOR:      func.func @main_dispatch_0(
+// VECTOR:      func.func @matmul_Dx64x100_f32(
 // VECTOR-NOT:    vector.create_mask
 // VECTOR:        %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<8x32xf32>, vector<8x32xf32>)
 // VECTOR:          vector.contract

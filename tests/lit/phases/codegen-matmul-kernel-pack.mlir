@@ -15,8 +15,8 @@
 
 // RUN: %turbine compile %s --compile-to=global-opt | FileCheck %s --check-prefix=GLOBAL
 // RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: env TURBINE_DEBUG_CODEGEN=1 %turbine compile %s --compile-to=codegen 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNEL
-// RUN: env TURBINE_MATMUL_KERNEL_PACK=0 %turbine compile %s --compile-to=global-opt | FileCheck %s --check-prefix=OFF
+// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNEL
+// RUN: %turbine compile %s --compile-to=global-opt --matmul-kernel-pack=off | FileCheck %s --check-prefix=OFF
 
 // GLOBAL-LABEL: func.func @main(
 // GLOBAL:         linalg.matmul {turbine.pack_b_in_kernel} ins(%{{.*}}, %{{.*}} : tensor<128x300xf32>, tensor<300x1024xf32>)
@@ -29,28 +29,32 @@
 // OFF-NOT:      turbine.pack_b_in_kernel
 
 // DISPATCH-LABEL: func.func @main(
-// DISPATCH:         turbine.dispatch @main_dispatch_0[%c8, %c1, %c1]
+// DISPATCH:         turbine.dispatch @matmul_128x1024x300_f32[%c8, %c1, %c1]
 // DISPATCH-NOT:     turbine.dispatch
 // DISPATCH-LABEL: func.func @few_rows(
-// DISPATCH:       func.func @main_dispatch_0(
+// DISPATCH:       func.func @matmul_128x1024x300_f32(
 // DISPATCH-SAME:    turbine.workgroup_dims = array<i64: 1, 0, -1>, turbine.workgroup_tiles = array<i64: 128, 128>
 // DISPATCH:         linalg.fill
 // DISPATCH:         linalg.matmul {turbine.pack_b_in_kernel}
 // DISPATCH:         linalg.generic
-// DISPATCH:       func.func @few_rows_dispatch_0(
+// DISPATCH:       func.func @matmul_16x1024x300_f32(
 // DISPATCH-SAME:    turbine.workgroup_tiles = array<i64: 16, 128>
-// DISPATCH:       func.func @narrow_dispatch_0(
+// DISPATCH:       func.func @matmul_128x768x300_f32(
 // DISPATCH-SAME:    turbine.workgroup_tiles = array<i64: 64, 128>
 
-// KERNEL-LABEL: func.func @main_dispatch_0(
+// The IR is printed for the whole module, its affine maps as aliases.
+// KERNEL-DAG:   #[[PACK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+// KERNEL-DAG:   #[[A:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+// KERNEL-DAG:   #[[B:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// KERNEL-LABEL: func.func @matmul_128x1024x300_f32(
 // KERNEL:         %[[SCRATCH:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x256x32xf32>
 // KERNEL:         scf.for %{{.*}} = %c0 to %c300 step %c256
 // KERNEL:           %[[PANELS:.*]] = bufferization.to_tensor %[[SCRATCH]] restrict writable : memref<4x256x32xf32> to tensor<4x256x32xf32>
-// KERNEL:           vector.transfer_write {{.*}} {in_bounds = [true, true, true], permutation_map = affine_map<(d0, d1, d2) -> (d1, d0, d2)>} : vector<1x1x32xf32>, tensor<1x1x32xf32>
-// KERNEL:           vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>]{{.*}} : vector<8x1xf32>, vector<1x1x32xf32> into vector<8x1x32xf32>
-// KERNEL-LABEL: func.func @few_rows_dispatch_0(
+// KERNEL:           vector.transfer_write {{.*}} {in_bounds = [true, true, true], permutation_map = #[[PACK]]} : vector<1x1x32xf32>, tensor<1x1x32xf32>
+// KERNEL:           vector.contract {indexing_maps = [#[[A]], #[[B]], #[[PACK]]]{{.*}} : vector<8x1xf32>, vector<1x1x32xf32> into vector<8x1x32xf32>
+// KERNEL-LABEL: func.func @matmul_16x1024x300_f32(
 // KERNEL-NOT:     memref.alloca
-// KERNEL-LABEL: func.func @narrow_dispatch_0(
+// KERNEL-LABEL: func.func @matmul_128x768x300_f32(
 // KERNEL-NOT:     memref.alloca
 func.func @main(%a: tensor<128x300xf32>, %b: tensor<300x1024xf32>, %bias: tensor<1024xf32>) -> tensor<128x1024xf32> {
   %zero = arith.constant 0.0 : f32

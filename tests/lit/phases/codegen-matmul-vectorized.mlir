@@ -9,11 +9,11 @@
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
-// CHECK:         turbine.dispatch @main_dispatch_0
+// CHECK:         turbine.dispatch @matmul_16x32x64_f32
 // CHECK:       module @kernels attributes {turbine.kernels}
 // CHECK-NOT:     {{^ *(func|scf|cf|vector|memref|linalg|arith|math|affine|tensor|bufferization|turbine)\.|= (scf|cf|vector|memref|linalg|arith|math|affine|tensor|bufferization|turbine)\.}}
 // CHECK-NOT:     llvm.{{fmul|fadd}} {{.*}} : f32
-// CHECK:         llvm.func @main_dispatch_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
+// CHECK:         llvm.func @matmul_16x32x64_f32(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-NOT:     llvm.{{fmul|fadd}} {{.*}} : f32
 // CHECK-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK-NOT:     {{^ *(func|scf|cf|vector|memref|linalg|arith|math|affine|tensor|bufferization|turbine)\.|= (scf|cf|vector|memref|linalg|arith|math|affine|tensor|bufferization|turbine)\.}}

@@ -10,7 +10,7 @@
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
-// CHECK:      llvm.func @main_dispatch_0
+// CHECK:      llvm.func @pad_Dx22x39x3_f32
 // CHECK-NOT:    llvm.intr.masked.gather
 // CHECK:        llvm.store %{{.*}} : vector<3xf32>, !llvm.ptr
 // CHECK:        llvm.store %{{.*}} : vector<3xf32>, !llvm.ptr
@@ -28,7 +28,7 @@
 // CHECK:        llvm.load %{{.*}} : !llvm.ptr -> vector<5xf32>
 // CHECK:        llvm.store %{{.*}} : vector<15xf32>, !llvm.ptr
 // CHECK-NOT:    llvm.intr.masked.gather
-// CHECK:      llvm.func @main_dispatch_1
+// CHECK:      llvm.func @transpose_3x3x3x16_f32
 func.func @main(%x: tensor<?x3x20x37xf32>, %w: tensor<16x3x3x3xf32>) -> tensor<?x16x20x37xf32> {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index

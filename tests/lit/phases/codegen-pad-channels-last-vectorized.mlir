@@ -6,7 +6,7 @@
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
-// CHECK:      llvm.func @main_dispatch_0
+// CHECK:      llvm.func @pad_1x58x58x64_f32
 // CHECK:        %[[ROW:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<64xf32>
 // CHECK:        %[[SEL:.*]] = llvm.select %{{.*}}, %[[ROW]], %{{.*}} : vector<64xi1>, vector<64xf32>
 // CHECK:        llvm.store %[[SEL]], %{{.*}} : vector<64xf32>, !llvm.ptr

@@ -8,7 +8,7 @@
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
-// CHECK:      llvm.func @main_dispatch_0
+// CHECK:      llvm.func @maxpool_3x3s2_8x8x64_f32
 // CHECK-NOT:    llvm.call @malloc
 // CHECK-NOT:    llvm.select
 // CHECK-COUNT-9: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>

@@ -7,15 +7,15 @@
 
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
 
-// CHECK:      llvm.func @main_dispatch_0
+// CHECK:      llvm.func @pad_1x22x39x3_f32
 // CHECK-NOT:    llvm.intr.masked.gather
 // CHECK:        llvm.load %{{.*}} : !llvm.ptr -> vector<16xf32>
 // CHECK:        llvm.shufflevector
 // CHECK:        llvm.store %{{.*}} : vector<16xf32>, !llvm.ptr
 // CHECK-NOT:    llvm.intr.masked.gather
-// CHECK:      llvm.func @main_dispatch_2
+// CHECK:      llvm.func @conv2d_3x3s1_20x37x3x64_f32
 // CHECK:        llvm.intr.fmuladd
-// CHECK:      llvm.func @main_dispatch_3
+// CHECK:      llvm.func @maxpool_3x3s2_10x19x64_f32
 // CHECK-NOT:    llvm.select
 // CHECK-NOT:    llvm.call @malloc
 // CHECK-COUNT-9: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>

@@ -14,17 +14,17 @@
 // RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
 // RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
 
-// DISPATCH:     func.func @main_dispatch_{{[0-9]+}}({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 7, 7, 32>}
+// DISPATCH:     func.func @conv2d_3x3s1_7x7x240x64_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 7, 7, 32>}
 // DISPATCH:       arith.constant dense<2.500000e-01> : tensor<2x3x3x240x32xf32>
 // DISPATCH:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
 // DISPATCH:       arith.maximumf
-// DISPATCH:     func.func @small_dispatch_{{[0-9]+}}({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 7, 32>}
+// DISPATCH:     func.func @conv2d_3x3s1_7x7x224x64_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 7, 32>}
 // DISPATCH:       arith.constant dense<2.500000e-01> : tensor<2x3x3x224x32xf32>
 
-// CODEGEN:      llvm.func @main_dispatch_{{[0-9]+}}({{.*}}) attributes {turbine.filter_prefetch = 1920 : i64
+// CODEGEN:      llvm.func @conv2d_3x3s1_7x7x240x64_f32({{.*}}) attributes {turbine.filter_prefetch = 1920 : i64
 // CODEGEN:        llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CODEGEN-NOT:  turbine.filter_prefetch
-// CODEGEN:      llvm.func @small_dispatch_{{[0-9]+}}
+// CODEGEN:      llvm.func @conv2d_3x3s1_7x7x224x64_f32
 // CODEGEN-NOT:    turbine.filter_prefetch
 // CODEGEN:        llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 func.func @main(%x: tensor<1x9x9x240xf32>) -> tensor<1x7x7x64xf32> {

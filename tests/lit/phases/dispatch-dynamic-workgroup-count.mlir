@@ -15,11 +15,11 @@
 // CHECK-DAG:     %[[COLS:.*]] = tensor.dim %[[X]], %[[C1]] : tensor<?x?xf32>
 // CHECK-DAG:     %[[GX:.*]] = arith.ceildivsi %[[COLS]], %{{.*}} : index
 // CHECK-DAG:     %[[GY:.*]] = arith.ceildivsi %[[ROWS]], %{{.*}} : index
-// CHECK:         %[[R:.*]] = turbine.dispatch @main_dispatch_0[%[[GX]], %[[GY]], %[[C1]]] (%[[X]]) constants(%[[ROWS]], %[[COLS]]
+// CHECK:         %[[R:.*]] = turbine.dispatch @elementwise_DxD_f32[%[[GX]], %[[GY]], %[[C1]]] (%[[X]]) constants(%[[ROWS]], %[[COLS]]
 // CHECK-SAME:      : (tensor<?x?xf32>) -> tensor<?x?xf32> dims(%[[ROWS]], %[[COLS]])
 // CHECK-NEXT:    return %[[R]]
 
-// CHECK:         func.func @main_dispatch_0(%[[STATE:[^:]*]]: !llvm.ptr
+// CHECK:         func.func @elementwise_DxD_f32(%[[STATE:[^:]*]]: !llvm.ptr
 // CHECK-DAG:       %[[D0:.*]] = turbine.push_constant %[[STATE]][0]
 // CHECK-DAG:       %[[D1:.*]] = turbine.push_constant %[[STATE]][1]
 // CHECK:           turbine.binding %[[STATE]][0] dims(%[[D0]], %[[D1]]) : memref<?x?xf32>

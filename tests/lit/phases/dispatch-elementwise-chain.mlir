@@ -10,12 +10,12 @@
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<8x128xf32>, %[[Y:[^:]*]]: tensor<8x128xf32>)
 // CHECK:         %[[C1:.*]] = arith.constant 1 : index
 // CHECK-NOT:     linalg.
-// CHECK:         %[[R:.*]] = turbine.dispatch @main_dispatch_0[%[[C1]], %[[C1]], %[[C1]]] (%[[X]], %[[Y]]) : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xf32>
+// CHECK:         %[[R:.*]] = turbine.dispatch @elementwise_8x128_f32[%[[C1]], %[[C1]], %[[C1]]] (%[[X]], %[[Y]]) : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xf32>
 // CHECK-NOT:     turbine.dispatch
 // CHECK:         return %[[R]]
 
 // CHECK:       module @kernels
-// CHECK:         func.func @main_dispatch_0(%[[STATE:[^:]*]]: !llvm.ptr
+// CHECK:         func.func @elementwise_8x128_f32(%[[STATE:[^:]*]]: !llvm.ptr
 // CHECK:           turbine.binding %[[STATE]][0] : memref<8x128xf32>
 // CHECK:           turbine.binding %[[STATE]][1] : memref<8x128xf32>
 // CHECK:           %[[OUT:.*]] = turbine.binding %[[STATE]][2] : memref<8x128xf32>

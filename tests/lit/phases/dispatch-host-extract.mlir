@@ -16,7 +16,7 @@
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<?xf32>, %[[S:[^:]*]]: tensor<2xi32>) -> tensor<?x?xf32>
-// CHECK:         %[[T:.*]] = turbine.dispatch @main_dispatch_0[{{.*}}] (%[[S]]) : (tensor<2xi32>) -> tensor<2xi32>
+// CHECK:         %[[T:.*]] = turbine.dispatch @elementwise_2_i32[{{.*}}] (%[[S]]) : (tensor<2xi32>) -> tensor<2xi32>
 // CHECK:         %[[A:.*]] = tensor.extract %[[T]][%{{.*}}] : tensor<2xi32>
 // CHECK:         %[[B:.*]] = tensor.extract %[[T]][%{{.*}}] : tensor<2xi32>
 // CHECK-DAG:     %[[AI:.*]] = arith.index_cast %[[A]] : i32 to index

@@ -22,7 +22,7 @@
 // CHECK:           arith.cmpi slt, %{{.*}}, %[[N]]
 // CHECK:           scf.condition
 // CHECK:         } do {
-// CHECK:           %[[S:.*]] = turbine.dispatch @main_dispatch_0
+// CHECK:           %[[S:.*]] = turbine.dispatch @elementwise_4_f32
 // CHECK:           scf.yield %{{.*}}, %[[S]]
 // CHECK:         return %[[R]]#1
 // CHECK:       module @kernels

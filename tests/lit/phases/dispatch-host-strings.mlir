@@ -14,7 +14,7 @@
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<3x!turbine.string>
 // CHECK:         %[[F:.*]] = turbine.from_string %[[X]] : tensor<3x!turbine.string> -> tensor<3xf32>
-// CHECK:         %[[D:.*]] = turbine.dispatch @main_dispatch_0[{{.*}}] (%[[F]]) : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK:         %[[D:.*]] = turbine.dispatch @elementwise_3_f32[{{.*}}] (%[[F]]) : (tensor<3xf32>) -> tensor<3xf32>
 // CHECK:         %[[S:.*]] = turbine.to_string %[[D]] : tensor<3xf32> -> tensor<3x!turbine.string>
 // CHECK:         %[[N:.*]] = turbine.string_normalize %[[S]] {{.*}}stopwords = ["2.5"]{{.*}} -> tensor<?x!turbine.string>
 // CHECK:         return %[[N]], %[[S]]

@@ -16,7 +16,7 @@
 
 // CHECK-LABEL: func.func @main(
 // CHECK:         affine.apply
-// CHECK:         turbine.dispatch @main_dispatch_0
+// CHECK:         turbine.dispatch @matmul_Dx16x8_f32
 // CHECK-NOT:     turbine.dispatch
 // CHECK:         return
 

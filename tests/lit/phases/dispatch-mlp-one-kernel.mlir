@@ -16,7 +16,7 @@
 // CHECK:         %[[BATCH:.*]] = tensor.dim %[[X]], %[[C0]] : tensor<?x64xf32>
 // CHECK:         %[[GROUPS:.*]] = arith.ceildivsi %[[BATCH]], %[[TILE]] : index
 // CHECK-NOT:     linalg.
-// CHECK:         %[[R:.*]] = turbine.dispatch @main_dispatch_0[%[[C1]], %[[GROUPS]], %[[C1]]] (%[[X]], %[[W]], %[[B]])
+// CHECK:         %[[R:.*]] = turbine.dispatch @matmul_Dx32x64_f32[%[[C1]], %[[GROUPS]], %[[C1]]] (%[[X]], %[[W]], %[[B]])
 // CHECK-SAME:      : (tensor<?x64xf32>, tensor<64x32xf32>, tensor<32xf32>) -> tensor<?x32xf32> dims(%[[BATCH]])
 // CHECK-NOT:     turbine.dispatch
 // CHECK-NOT:     linalg.
@@ -25,7 +25,7 @@
 // Kernel side: the ABI signature, four bindings (3 inputs, 1 output), and the
 // whole layer in one function.
 // CHECK:       module @kernels attributes {turbine.kernels}
-// CHECK:         func.func @main_dispatch_0(%[[STATE:.*]]: !llvm.ptr, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
+// CHECK:         func.func @matmul_Dx32x64_f32(%[[STATE:.*]]: !llvm.ptr, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
 // CHECK-SAME:      turbine.kernel
 // CHECK-DAG:       turbine.binding %[[STATE]][0] dims(%{{.*}}) : memref<?x64xf32>
 // CHECK-DAG:       turbine.binding %[[STATE]][1] : memref<64x32xf32>

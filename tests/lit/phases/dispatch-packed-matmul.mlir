@@ -19,17 +19,17 @@
 // DISPATCH-DAG:     %[[C2:.*]] = arith.constant 2 : index
 // DISPATCH-DAG:     %[[C8:.*]] = arith.constant 8 : index
 // DISPATCH:         %[[VIEW:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0], [1, 2]] output_shape [64, 32, 32]
-// DISPATCH:         %[[BP:.*]] = turbine.dispatch @main_dispatch_0[%[[C8]], %[[C1]], %[[C1]]] (%[[VIEW]]) : (tensor<64x32x32xf32>) -> tensor<32x64x32xf32>
+// DISPATCH:         %[[BP:.*]] = turbine.dispatch @pack_matmul_b_32x64x32_f32[%[[C8]], %[[C1]], %[[C1]]] (%[[VIEW]]) : (tensor<64x32x32xf32>) -> tensor<32x64x32xf32>
 // DISPATCH:         %[[BIAS2:.*]] = tensor.expand_shape %[[BIAS]] {{\[\[}}0, 1]] output_shape [32, 32]
-// DISPATCH:         %[[C:.*]] = turbine.dispatch @main_dispatch_1[%[[C8]], %[[C2]], %[[C1]]] (%[[A]], %[[BP]], %[[BIAS2]]) : (tensor<512x64xf32>, tensor<32x64x32xf32>, tensor<32x32xf32>) -> tensor<512x32x32xf32>
+// DISPATCH:         %[[C:.*]] = turbine.dispatch @matmul_512x1024x64_f32[%[[C8]], %[[C2]], %[[C1]]] (%[[A]], %[[BP]], %[[BIAS2]]) : (tensor<512x64xf32>, tensor<32x64x32xf32>, tensor<32x32xf32>) -> tensor<512x32x32xf32>
 // DISPATCH-NOT:     turbine.dispatch
 // DISPATCH:         %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[\[}}0], [1, 2]] : tensor<512x32x32xf32> into tensor<512x1024xf32>
 // DISPATCH:         return %[[R]]
-// DISPATCH:       func.func @main_dispatch_0(
+// DISPATCH:       func.func @pack_matmul_b_32x64x32_f32(
 // DISPATCH-SAME:    turbine.workgroup_dims = array<i64: 1, 0, -1>, turbine.workgroup_tiles = array<i64: 32, 8, 0>
 // DISPATCH:         linalg.generic
 // DISPATCH-NOT:     linalg.contract
-// DISPATCH:       func.func @main_dispatch_1(
+// DISPATCH:       func.func @matmul_512x1024x64_f32(
 // DISPATCH-SAME:    turbine.workgroup_dims = array<i64: 1, 0, -1>, turbine.workgroup_tiles = array<i64: 256, 4, 0>
 // DISPATCH:         linalg.fill
 // DISPATCH:         linalg.contract
@@ -37,7 +37,7 @@
 // DISPATCH:           arith.addf
 // DISPATCH:           arith.maximumf
 
-// CODEGEN:         llvm.func @main_dispatch_1(
+// CODEGEN:         llvm.func @matmul_512x1024x64_f32(
 // CODEGEN-NOT:     llvm.{{fmul|fadd}} {{.*}} : f32
 // CODEGEN-COUNT-8: llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CODEGEN-NOT:     llvm.{{fmul|fadd}} {{.*}} : f32

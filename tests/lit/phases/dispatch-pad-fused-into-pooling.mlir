@@ -14,18 +14,18 @@
 // nothing: no padded temporary (a whole 1x10x10x64 tensor) copied into the
 // output binding, and no scratch tile for the fused -inf pad either (the
 // pooling reads its source at clamped indices, ClampedMaxPooling.cpp).
-// CODEGEN-LABEL: llvm.func @main_dispatch_0(
+// CODEGEN-LABEL: llvm.func @maxpool_3x3s2_8x8x64_f32(
 // CODEGEN-NOT:     llvm.call @malloc
-// CODEGEN-LABEL: llvm.func @main_dispatch_1(
+// CODEGEN-LABEL: llvm.func @conv2d_3x3s1_8x8x64x8_f32(
 
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<1x16x16x64xf32>
-// CHECK:         %[[POOL:.*]] = turbine.dispatch @main_dispatch_0{{.*}}(%[[X]]) : (tensor<1x16x16x64xf32>) -> tensor<1x10x10x64xf32>
-// CHECK:         turbine.dispatch @main_dispatch_1{{.*}}(%[[POOL]]{{.*}}) : (tensor<1x10x10x64xf32>
+// CHECK:         %[[POOL:.*]] = turbine.dispatch @maxpool_3x3s2_8x8x64_f32{{.*}}(%[[X]]) : (tensor<1x16x16x64xf32>) -> tensor<1x10x10x64xf32>
+// CHECK:         turbine.dispatch @conv2d_3x3s1_8x8x64x8_f32{{.*}}(%[[POOL]]{{.*}}) : (tensor<1x10x10x64xf32>
 // CHECK-NOT:     turbine.dispatch
 
 // CHECK:       module @kernels
-// CHECK:         func.func @main_dispatch_0(
+// CHECK:         func.func @maxpool_3x3s2_8x8x64_f32(
 // CHECK:           %[[IN:.*]] = bufferization.to_tensor {{.*}} : memref<1x16x16x64xf32> to tensor<1x16x16x64xf32>
 // CHECK:           %[[PADDED:.*]] = linalg.generic {{.*}} outs({{.*}} : tensor<1x17x17x64xf32>)
 // CHECK:             tensor.extract %[[IN]]
@@ -34,7 +34,7 @@
 // CHECK:           %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[INTERIOR]] : tensor<1x8x8x64xf32>)
 // CHECK:           %[[POOLED:.*]] = linalg.pooling_nhwc_max {{.*}} ins(%[[PADDED]], {{.*}} : tensor<1x17x17x64xf32>, tensor<3x3xf32>) outs(%[[INIT]]
 // CHECK:           tensor.insert_slice %[[POOLED]] into {{.*}}[0, 1, 1, 0] [1, 8, 8, 64] [1, 1, 1, 1] {turbine.padded_result}
-// CHECK:         func.func @main_dispatch_1(
+// CHECK:         func.func @conv2d_3x3s1_8x8x64x8_f32(
 // CHECK-NOT:       tensor.extract
 // CHECK:           linalg.conv_2d_nhwc_hwcf
 func.func @main(%x: tensor<1x16x16x64xf32>, %w: tensor<3x3x64x8xf32>) -> tensor<1x8x8x8xf32> {

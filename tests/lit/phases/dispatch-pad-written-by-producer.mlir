@@ -10,13 +10,13 @@
 // RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
-// CHECK:         %[[XP:.*]] = turbine.dispatch @main_dispatch_0{{.*}} -> tensor<?x10x10x32xf32>
-// CHECK:         %[[YP:.*]] = turbine.dispatch @main_dispatch_1{{.*}}(%[[XP]], {{.*}}) : (tensor<?x10x10x32xf32>, tensor<3x3x32x32xf32>) -> tensor<?x10x10x32xf32>
-// CHECK:         turbine.dispatch @main_dispatch_2{{.*}}(%[[YP]], {{.*}}) : (tensor<?x10x10x32xf32>, tensor<3x3x32x32xf32>) -> tensor<?x8x8x32xf32>
+// CHECK:         %[[XP:.*]] = turbine.dispatch @pad_Dx10x10x32_f32{{.*}} -> tensor<?x10x10x32xf32>
+// CHECK:         %[[YP:.*]] = turbine.dispatch @conv2d_3x3s1_8x8x32x32_f32{{.*}}(%[[XP]], {{.*}}) : (tensor<?x10x10x32xf32>, tensor<3x3x32x32xf32>) -> tensor<?x10x10x32xf32>
+// CHECK:         turbine.dispatch @conv2d_3x3s1_8x8x32x32_f32_1{{.*}}(%[[YP]], {{.*}}) : (tensor<?x10x10x32xf32>, tensor<3x3x32x32xf32>) -> tensor<?x8x8x32xf32>
 // CHECK-NOT:     turbine.dispatch
 
 // CHECK:       module @kernels
-// CHECK-LABEL:   func.func @main_dispatch_1(
+// CHECK-LABEL:   func.func @conv2d_3x3s1_8x8x32x32_f32(
 // CHECK-SAME:      %[[STATE:[^:]*]]: !llvm.ptr, %[[WX:[^:]*]]: index, %[[WY:[^:]*]]: index, %[[WZ:[^:]*]]: index)
 // CHECK:           %[[OUT:.*]] = turbine.binding %[[STATE]][2] dims(%{{.*}}) : memref<?x10x10x32xf32>
 // CHECK:           %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
@@ -29,7 +29,7 @@
 // CHECK:           %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[CONV]] : tensor<?x8x8x32xf32>) outs(%[[INTERIOR]] : tensor<?x8x8x32xf32>)
 // CHECK:           %[[PADDED:.*]] = tensor.insert_slice %[[RELU]] into %{{.*}}[0, 1, 1, 0] [%{{.*}}, 8, 8, 32] [1, 1, 1, 1] {turbine.padded_result}
 // CHECK:           bufferization.materialize_in_destination %[[PADDED]] in restrict writable %[[OUT]]
-// CHECK-LABEL:   func.func @main_dispatch_2(
+// CHECK-LABEL:   func.func @conv2d_3x3s1_8x8x32x32_f32_1(
 // CHECK-NOT:       tensor.extract %
 // CHECK:           %[[IN:.*]] = bufferization.to_tensor %{{.*}} : memref<?x10x10x32xf32> to tensor<?x10x10x32xf32>
 // CHECK:           %[[SKIP:.*]] = tensor.extract_slice %[[IN]][0, 1, 1, 0] [%{{.*}}, 8, 8, 32] [1, 1, 1, 1] {turbine.padded_interior}

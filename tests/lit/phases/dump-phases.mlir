@@ -25,9 +25,9 @@
 // PARTIAL-NEXT: 3.dispatch.mlir
 // PARTIAL-NOT:  .mlir
 
-// DISPATCH: turbine.dispatch @main_dispatch_0
-// DISPATCH: func.func @main_dispatch_0(
-// CODEGEN:  llvm.func @main_dispatch_0(
+// DISPATCH: turbine.dispatch @elementwise_4x8_f32
+// DISPATCH: func.func @elementwise_4x8_f32(
+// CODEGEN:  llvm.func @elementwise_4x8_f32(
 #id = affine_map<(i, j) -> (i, j)>
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = tensor.empty() : tensor<4x8xf32>

@@ -23,9 +23,9 @@
 // The second convolution's kernel takes the residual (NHWC; a view of the
 // interior of its padded input, whose producer wrote it there,
 // PaddedResults.cpp) and ends with the add + ReLU.
-// DISPATCH:      func.func @main_dispatch_{{[0-9]+}}
-// DISPATCH:      func.func @main_dispatch_{{[0-9]+}}
-// DISPATCH:      func.func @main_dispatch_[[K:[0-9]+]]
+// DISPATCH:      func.func @pad_1x8x8x8_f32
+// DISPATCH:      func.func @conv2d_3x3s1_6x6x8x8_f32(
+// DISPATCH:      func.func @conv2d_3x3s1_6x6x8x8_f32_1(
 // DISPATCH:        %[[SKIP:.*]] = tensor.extract_slice {{.*}} {turbine.padded_interior}
 // DISPATCH-NEXT:   %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
 // DISPATCH-NOT:    func.func

@@ -10,7 +10,7 @@
 #define TURBINE_TESTS_UNIT_COMPILER_COMPILEANDRUN_H
 
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/runtime/Device.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Module.h"
@@ -19,7 +19,6 @@
 #include <gtest/gtest.h>
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,29 +42,47 @@ inline std::string f32Literal(float v) {
   return s;
 }
 
-/// Runs the pipeline on `source` up to `stopAfter` (or to the artifact, into
-/// `artifact`); `ir` receives the module as it is then.
+/// Runs the pipeline with `options` on `source` up to `stopAfter` (or to the
+/// artifact, into `artifact`); `ir` receives the module as it is then.
 inline bool compileSource(const std::string &source,
                           std::optional<turbine::compiler::Phase> stopAfter, std::string &ir,
-                          turbine::artifact::Module *artifact, std::string &error) {
-  mlir::DialectRegistry registry;
-  turbine::compiler::registerCompilerDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  context.disableMultithreading();
+                          turbine::artifact::Module *artifact, std::string &error,
+                          turbine::compiler::CompileOptions options = {}) {
+  options.stopAfter = stopAfter;
+  turbine::compiler::Session session(options);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&context));
+      mlir::parseSourceString<mlir::ModuleOp>(source, mlir::ParserConfig(&session.context()));
   if (!module) {
     error = "parse failed:\n" + source;
     return false;
   }
-  turbine::compiler::CompileOptions options;
-  options.stopAfter = stopAfter;
-  if (!turbine::compiler::compileModule(*module, options, artifact, error))
+  Result<turbine::compiler::CompileOutput> output = session.compileModule(*module);
+  if (!output) {
+    error = output.message();
     return false;
+  }
+  if (artifact && output->artifact)
+    *artifact = std::move(*output->artifact);
   llvm::raw_string_ostream os(ir);
   module->print(os);
   return true;
+}
+
+/// The text of each kernel of printed IR (the functions of the kernel
+/// container, `func.func` before codegen, `llvm.func` after), in order.
+inline std::vector<std::string> kernelTexts(const std::string &ir, const std::string &keyword) {
+  std::vector<std::string> kernels;
+  size_t container = ir.find("module @kernels");
+  if (container == std::string::npos)
+    return kernels;
+  const std::string marker = keyword + " @";
+  size_t start = ir.find(marker, container);
+  while (start != std::string::npos) {
+    size_t end = ir.find(marker, start + 1);
+    kernels.push_back(ir.substr(start, end - start));
+    start = end;
+  }
+  return kernels;
 }
 
 /// An f32 tensor of `shape` whose element at linear index i is value(i).
@@ -84,10 +101,11 @@ inline runtime::Tensor filledTensor(std::vector<int64_t> shape,
 inline void runOnEachDevice(
     const std::string &source,
     const std::function<void(runtime::Function &, runtime::Device &, const char *deviceName)>
-        &run) {
+        &run,
+    const turbine::compiler::CompileOptions &options = {}) {
   std::string ir, error;
   artifact::Module artifact;
-  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error)) << error;
+  ASSERT_TRUE(compileSource(source, std::nullopt, ir, &artifact, error, options)) << error;
   auto module = runtime::Module::loadFromBytes(artifact::serialize(artifact));
   ASSERT_TRUE(module.ok()) << module.message();
   auto function = module.value()->lookupFunction("main");

@@ -321,16 +321,12 @@ void runCase(const ConvCase &c) {
     ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
         << error;
     int poolKernels = 0, padKernels = 0;
-    size_t start = dispatched.find("func.func @main_dispatch_");
-    while (start != std::string::npos) {
-      size_t end = dispatched.find("func.func @main_dispatch_", start + 1);
-      std::string kernel = dispatched.substr(start, end - start);
+    for (const std::string &kernel : kernelTexts(dispatched, "func.func")) {
       bool pools = kernel.find("linalg.pooling_nhwc_max") != std::string::npos;
       bool gathers = kernel.find("tensor.extract %") != std::string::npos &&
                      kernel.find("0xFF800000") != std::string::npos;
       poolKernels += pools && gathers;
       padKernels += gathers && !pools;
-      start = end;
     }
     EXPECT_EQ(poolKernels, 1) << dispatched;
     EXPECT_EQ(padKernels, 0) << dispatched;
@@ -341,16 +337,11 @@ void runCase(const ConvCase &c) {
     ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
         << error;
     std::string poolKernel;
-    start = lowered.find("llvm.func @main_dispatch_");
-    while (start != std::string::npos) {
-      size_t end = lowered.find("llvm.func @main_dispatch_", start + 1);
-      std::string kernel = lowered.substr(start, end - start);
+    for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
       if (kernel.find("llvm.intr.maximum") != std::string::npos &&
           kernel.find("llvm.intr.fmuladd") == std::string::npos &&
           kernel.find("llvm.fmul") == std::string::npos)
         poolKernel = kernel;
-      start = end;
-    }
     ASSERT_FALSE(poolKernel.empty()) << lowered;
     bool clamped = poolKernel.find("llvm.call @malloc") == std::string::npos &&
                    poolKernel.find("llvm.select") == std::string::npos;

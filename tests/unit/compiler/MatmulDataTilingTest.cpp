@@ -45,10 +45,10 @@ struct MatmulCase {
   bool epilogue;                  // + bias[n], then ReLU
   std::vector<int64_t> rows;      // M values to run (M is dynamic)
   bool expectPacked;
-  const char *dataTilingMode;     // TURBINE_MATMUL_DATA_TILING, or null
+  const char *dataTilingMode;     // CompileOptions::matmulDataTiling ("0", "all"), or null
   bool staticRows = false;        // M static: rows must then hold one value
   bool expectKernelPacked = false;
-  const char *kernelPackMode = nullptr; // TURBINE_MATMUL_KERNEL_PACK, or null
+  const char *kernelPackMode = nullptr; // CompileOptions::matmulKernelPack, or null
   Epilogue epilogueKind = Epilogue::BiasRelu; // which one, if `epilogue`
   int64_t batch = 0; // > 0: a linalg.batch_matmul over that many (run-time B)
 };
@@ -138,26 +138,16 @@ std::string matmulSource(const MatmulCase &c) {
   return os.str();
 }
 
-/// Sets (or unsets, for null) an environment variable for one scope, then
-/// restores what it was.
-class ScopedEnvironment {
-public:
-  ScopedEnvironment(const char *name, const char *value) : name_(name) {
-    if (const char *previous = std::getenv(name))
-      previous_ = previous;
-    set(value);
-  }
-  ~ScopedEnvironment() { set(previous_ ? previous_->c_str() : nullptr); }
-
-private:
-  void set(const char *value) {
-    if (value)
-      setenv(name_, value, 1);
-    else
-      unsetenv(name_);
-  }
-  const char *name_;
-  std::optional<std::string> previous_;
+/// Compile options with the matmul strategy switches of a case ("0"/"off",
+/// "all"; null: the default heuristic).
+turbine::compiler::CompileOptions strategyOptions(const char *dataTilingMode,
+                                                  const char *kernelPackMode) {
+  turbine::compiler::CompileOptions options;
+  options.matmulDataTiling =
+      *turbine::compiler::parseStrategyMode(dataTilingMode ? dataTilingMode : "auto");
+  options.matmulKernelPack =
+      *turbine::compiler::parseStrategyMode(kernelPackMode ? kernelPackMode : "auto");
+  return options;
 };
 
 /// Row `i` of batch `h`: A's and the residual's values continue across
@@ -198,10 +188,11 @@ size_t countMallocs(const std::string &codegenIr) {
 }
 
 void runCase(const MatmulCase &c) {
-  ScopedEnvironment mode("TURBINE_MATMUL_DATA_TILING", c.dataTilingMode);
-  ScopedEnvironment kernelMode("TURBINE_MATMUL_KERNEL_PACK", c.kernelPackMode);
+  const turbine::compiler::CompileOptions options =
+      strategyOptions(c.dataTilingMode, c.kernelPackMode);
   std::string source = matmulSource(c), ir, error;
-  ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
+  ASSERT_TRUE(
+      compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error, options))
       << error;
   bool packed = ir.find("linalg.contract") != std::string::npos;
   EXPECT_EQ(packed, c.expectPacked) << ir;
@@ -211,9 +202,8 @@ void runCase(const MatmulCase &c) {
     // The scratch is on the stack: as many heap allocations (an epilogue's
     // tile temporary) as without the pack.
     auto compileMallocs = [&](const char *kernelPackMode, std::string &codegenIr) {
-      ScopedEnvironment scoped("TURBINE_MATMUL_KERNEL_PACK", kernelPackMode);
-      EXPECT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr,
-                                nullptr, error))
+      EXPECT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr, nullptr,
+                                error, strategyOptions(c.dataTilingMode, kernelPackMode)))
           << error;
       return countMallocs(codegenIr);
     };
@@ -227,7 +217,7 @@ void runCase(const MatmulCase &c) {
     // it in place: no heap temporary tile.
     std::string codegenIr;
     ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, codegenIr, nullptr,
-                              error))
+                              error, options))
         << error;
     EXPECT_EQ(countMallocs(codegenIr), 0u) << codegenIr;
   }
@@ -284,7 +274,7 @@ void runCase(const MatmulCase &c) {
                                << "): " << out.dataAs<float>()[first] << " vs "
                                << expected[first];
     }
-  });
+  }, options);
 }
 
 // Constant B, folded at compile time; M below, at and over the 8-row and
@@ -324,7 +314,7 @@ TEST(MatmulKernelPacking, StaticRowsNotMultipleOfEight) {
 
 // The default heuristic: N >= 1024 with M >= 64 or dynamic is packed in the
 // kernel (the transformer's 128x3072x768 shape, cut short in K); M = 16
-// static is not; TURBINE_MATMUL_KERNEL_PACK=0 turns it off.
+// static is not; kernel-pack=off turns it off.
 TEST(MatmulKernelPacking, DefaultHeuristicWideN) {
   runCase({1024, 40, false, true, {70}, false, nullptr, true, true, nullptr});
   runCase({1024, 40, false, false, {3, 70}, false, nullptr, false, true, nullptr});

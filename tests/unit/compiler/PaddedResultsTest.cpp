@@ -300,15 +300,10 @@ TEST(PaddedResults, ResidualNetworkWritesPadsInProducers) {
   EXPECT_EQ(countOccurrences(ir, "{turbine.padded_interior}"), 3) << ir;
   // The only pad kernel left pads the function's input (no producer kernel).
   int padKernels = 0;
-  size_t start = ir.find("func.func @main_dispatch_");
-  while (start != std::string::npos) {
-    size_t end = ir.find("func.func @main_dispatch_", start + 1);
-    std::string kernel = ir.substr(start, end - start);
+  for (const std::string &kernel : kernelTexts(ir, "func.func"))
     padKernels += kernel.find("tensor.extract %") != std::string::npos &&
                   kernel.find("linalg.conv") == std::string::npos &&
                   kernel.find("linalg.pooling") == std::string::npos;
-    start = end;
-  }
   EXPECT_EQ(padKernels, 1) << ir;
 
   runOnEachDevice(source, [&](turbine::runtime::Function &function,

@@ -9,7 +9,7 @@
 #include "ParseModule.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/runtime/Runtime.h"
 
@@ -73,7 +73,7 @@ TEST(CustomOpInModel, BecomesItsOwnDispatch) {
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
   std::string error;
-  ASSERT_TRUE(compiler::compileModule(*c.module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*c.module, artifact, error)) << error;
   // add, the custom op, mul: the custom op is a kernel of its own.
   EXPECT_EQ(artifact.kernels.size(), 3u);
   bool found = false;
@@ -201,7 +201,7 @@ func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
   std::string error;
-  ASSERT_TRUE(compiler::compileModule(*c.module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*c.module, artifact, error)) << error;
   EXPECT_EQ(artifact.kernels.size(), 2u);
   auto loaded = runtime::Module::loadFromBytes(artifact::serialize(artifact));
   ASSERT_TRUE(loaded.ok()) << loaded.message();

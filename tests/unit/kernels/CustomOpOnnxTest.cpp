@@ -9,9 +9,10 @@
 #include "turbine/kernels/KernelLibrary.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "../UnpackResult.h"
+#include "ParseModule.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/runtime/Runtime.h"
 
@@ -105,7 +106,7 @@ TEST(CustomOpOnnx, CustomDomainNodeBecomesItsOwnDispatch) {
   Status expanded = expandCustomOpCalls(*module);
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
-  ASSERT_TRUE(compiler::compileModule(*module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*module, artifact, error)) << error;
   bool found = false;
   for (const std::string &k : artifact.kernels)
     found |= k.find("turbine_test_RowSoftmax") != std::string::npos;

@@ -9,7 +9,7 @@
 #include "ParseModule.h"
 #include "References.h"
 #include "turbine/artifact/Module.h"
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/compiler/Session.h"
 #include "turbine/kernels/CustomOpCalls.h"
 #include "turbine/kernels/LibraryOps.h"
 #include "turbine/runtime/Runtime.h"
@@ -63,7 +63,7 @@ TEST(LibraryOps, LayerNormEpsEagerAndInModel) {
   ASSERT_TRUE(expanded.ok()) << expanded.message();
   artifact::Module artifact;
   std::string error;
-  ASSERT_TRUE(compiler::compileModule(*p.module, {}, &artifact, error)) << error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*p.module, artifact, error)) << error;
   auto loaded = runtime::Module::loadFromBytes(artifact::serialize(artifact));
   ASSERT_TRUE(loaded.ok()) << loaded.message();
   auto fn = (*loaded)->lookupFunction("main");

@@ -1,12 +1,14 @@
 //===- ParseModule.h - Parse MLIR text for the kernel tests ---------------===//
 //
 // The custom-op tests build models as MLIR text; this parses one with the
-// compiler's dialects registered, keeping its context alive beside it.
+// compiler's dialects registered, keeping its context alive beside it, and
+// compiles such a module with a default compile session.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_TESTS_UNIT_KERNELS_PARSEMODULE_H
 #define TURBINE_TESTS_UNIT_KERNELS_PARSEMODULE_H
 
-#include "turbine/compiler/Pipeline.h"
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Session.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -31,6 +33,19 @@ inline ParsedModule parseModule(const std::string &text) {
   parsed.context->loadAllAvailableDialects();
   parsed.module = mlir::parseSourceString<mlir::ModuleOp>(text, parsed.context.get());
   return parsed;
+}
+
+/// Compiles `module` (its custom-op calls already expanded) to `out`; false
+/// with `error` set on failure.
+inline bool compileToArtifact(mlir::ModuleOp module, artifact::Module &out, std::string &error) {
+  compiler::Session session;
+  Result<compiler::CompileOutput> output = session.compileModule(module);
+  if (!output) {
+    error = output.message();
+    return false;
+  }
+  out = std::move(*output->artifact);
+  return true;
 }
 
 } // namespace turbine::testing

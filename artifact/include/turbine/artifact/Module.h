@@ -150,6 +150,10 @@ struct Parameter {
 
 /// The whole artifact in memory.
 struct Module {
+  /// The compiler target the kernels were generated for ("cpu": `library`
+  /// is an ELF shared object for x86-64). Artifacts written before targets
+  /// existed have none in their metadata and read as "cpu".
+  std::string target = "cpu";
   std::vector<Function> functions;
   std::vector<std::string> kernels;   // exported symbol names in `library`
   std::vector<Parameter> parameters;

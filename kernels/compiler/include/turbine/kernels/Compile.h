@@ -13,8 +13,10 @@
 // in bounds otherwise), elementwise ops arith/math on vectors, reductions
 // vector.multi_reduction, dot vector.contract, for_loop scf.for with
 // iter_args, rank-0 tiles scalars. Vector ops are then lowered to what the
-// compiler's LLVM lowering takes, and the compiler links the artifact
-// (compiler/include/turbine/compiler/LinkKernels.h).
+// compiler's LLVM lowering takes, and a compile session
+// (compiler/include/turbine/compiler/Session.h) runs its phases on the
+// module (they find the dispatch formed and the kernel already at the
+// vector level) and links the artifact.
 //
 // Inout buffers are arguments of @main that the kernel writes in place.
 // Limits of this first lowering: i1 buffers and unsigned dtypes are
@@ -38,7 +40,7 @@ namespace turbine::kernels {
 struct KernelCompileOptions {
   std::string targetCpu = "host";
   int optLevel = 3;
-  /// If set, dumps the generated module and every compiler stage here.
+  /// If set, dumps the generated module and every compiler phase here.
   std::string dumpDir;
 };
 

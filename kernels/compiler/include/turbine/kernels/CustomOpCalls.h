@@ -16,16 +16,25 @@
 // module's kernel container and replaces the call by a `turbine.dispatch`
 // of it over the kernel's grid. The compiler's phases then leave that
 // dispatch alone and lower the kernel with the others: the custom op is its
-// own dispatch in the artifact. Run it before compiler::compileModule.
-// Includes no MLIR header.
+// own dispatch in the artifact. A compile session runs it as the pass
+// turbine-expand-custom-ops, first in the dispatch phase, once
+// createCustomOpExtension() is added to it (so the input and global-opt
+// phases show the readable calls). Includes no MLIR header beyond forward
+// declarations.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_KERNELS_CUSTOMOPCALLS_H
 #define TURBINE_KERNELS_CUSTOMOPCALLS_H
 
 #include "turbine/kernels/CustomOp.h"
 
+#include <memory>
+
 namespace mlir {
 class ModuleOp;
+}
+
+namespace turbine::compiler {
+class PipelineExtension;
 }
 
 namespace turbine::kernels {
@@ -41,6 +50,14 @@ inline constexpr const char *kCustomOpAttributesAttr = "turbine.custom_op_attrib
 /// call's location and what is wrong (unregistered op, dynamic shapes,
 /// result types that disagree with select, inout buffers).
 Status expandCustomOpCalls(mlir::ModuleOp module);
+
+/// The compile-session extension that runs expandCustomOpCalls at the start
+/// of the dispatch phase (Session::addExtension). Registers the kernel
+/// library's ops (LibraryOps.h) first, so their calls are known.
+Result<std::shared_ptr<const compiler::PipelineExtension>> createCustomOpExtension();
+
+/// Registers turbine-expand-custom-ops with MLIR's pass registry (turbine-opt).
+void registerCustomOpPasses();
 
 } // namespace turbine::kernels
 

@@ -12,12 +12,14 @@
 #define TURBINE_FRONTENDS_ONNX_ONNXIMPORTER_H
 
 #include "turbine/base/Status.h"
+#include "turbine/compiler/Importer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +38,12 @@ struct ImportOptions {
   /// Optional-typed graph inputs compiled as "none" (they take no argument);
   /// every other optional input takes its element.
   std::set<std::string> absentOptionalInputs;
+
+  bool operator==(const ImportOptions &other) const {
+    return entryName == other.entryName && sequenceInputShapes == other.sequenceInputShapes &&
+           sequenceInputLengths == other.sequenceInputLengths &&
+           absentOptionalInputs == other.absentOptionalInputs;
+  }
 };
 
 /// Loads the dialects the importer emits into `context`.
@@ -52,6 +60,10 @@ Result<mlir::OwningOpRef<mlir::ModuleOp>> importOnnxBytes(mlir::MLIRContext &con
                                                           const std::string &bytes,
                                                           const std::string &origin,
                                                           const ImportOptions &options);
+
+/// The ONNX importer as a compile-session frontend (compiler/Importer.h):
+/// format "onnx", recognized by the .onnx extension.
+std::unique_ptr<compiler::Importer> createOnnxImporter(ImportOptions options = {});
 
 } // namespace turbine::onnx_frontend
 

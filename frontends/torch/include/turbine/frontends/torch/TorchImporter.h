@@ -18,11 +18,13 @@
 #define TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
 
 #include "turbine/base/Status.h"
+#include "turbine/compiler/Importer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,11 @@ Result<mlir::OwningOpRef<mlir::ModuleOp>> importTorchScriptBytes(mlir::MLIRConte
                                                                  const std::string &bytes,
                                                                  const std::string &origin,
                                                                  const ImportOptions &options);
+
+/// The TorchScript importer as a compile-session frontend
+/// (compiler/Importer.h): format "torchscript", recognized by a .pt / .pth /
+/// .torchscript extension or a zip archive's first bytes.
+std::unique_ptr<compiler::Importer> createTorchScriptImporter(ImportOptions options);
 
 } // namespace turbine::torch_frontend
 

@@ -1,0 +1,116 @@
+//===- ElementwiseFusion.cpp - Generalization and elementwise fusion ------===//
+//
+// Two passes of the global-opt phase: turbine-generalize-elementwise turns
+// elementwise-like named linalg ops into linalg.generic (so they can fuse);
+// turbine-fuse-elementwise folds constant transposes/broadcasts, fuses
+// chains of elementwise linalg.generic ops into single generics (a producer
+// fuses when it has one use), reads arguments through transposes
+// (TransposeElimination.h) and resolves tensor.dim of intermediate values to
+// dims of the function arguments. Contractions, convolutions and pooling
+// stay named: codegen picks strategies by their kind.
+//===----------------------------------------------------------------------===//
+#include "global-opt/TransposeElimination.h"
+
+#include "turbine/compiler/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+#define GEN_PASS_DEF_GENERALIZEELEMENTWISE
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "turbine/compiler/Passes.h.inc"
+
+namespace {
+
+/// Named ops that are elementwise, broadcasts or transposes: generic is the
+/// better form for fusion. Contractions, convolutions, pooling and fill keep
+/// their names (their codegen differs).
+bool shouldGeneralize(linalg::LinalgOp op) {
+  if (isa<linalg::GenericOp, linalg::FillOp>(op))
+    return false;
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op) ||
+      isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp,
+          linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op))
+    return false;
+  return true;
+}
+
+void generalizeElementwiseNamedOps(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (shouldGeneralize(op))
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    rewriter.setInsertionPoint(op);
+    (void)linalg::generalizeNamedOp(rewriter, op);
+  }
+}
+
+struct GeneralizeElementwisePass : impl::GeneralizeElementwiseBase<GeneralizeElementwisePass> {
+  void runOnOperation() override { generalizeElementwiseNamedOps(getOperation()); }
+};
+
+struct FuseElementwisePass : impl::FuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override;
+};
+
+void FuseElementwisePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  linalg::ControlFusionFn singleUseProducer = [](OpOperand *operand) {
+    Operation *producer = operand->get().getDefiningOp();
+    return producer && producer->hasOneUse();
+  };
+  linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);
+  populateTransposeEliminationPatterns(patterns);
+  // A matmul on flattened rows whose result is reshaped back (ONNX MatMul of
+  // a ?x128x256 activation) and then biased/activated/added: the elementwise
+  // op is collapsed to the matmul's 2-D shape, so dispatch formation fuses it
+  // into the matmul's epilogue instead of giving it its own kernel.
+  linalg::ControlFusionFn expandedContraction = [](OpOperand *operand) {
+    auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand)
+      return false;
+    auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+    return producer && linalg::isaContractionOpInterface(producer);
+  };
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, expandedContraction);
+  linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
+    auto type = dyn_cast<ShapedType>(operand->get().getType());
+    return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
+  };
+  linalg::populateConstantFoldLinalgOperations(patterns, smallConstants);
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  memref::populateResolveShapedTypeResultDimsPatterns(patterns);
+  linalg::FillOp::getCanonicalizationPatterns(patterns, context);
+  linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+  tensor::DimOp::getCanonicalizationPatterns(patterns, context);
+  tensor::EmptyOp::getCanonicalizationPatterns(patterns, context);
+  // Large graphs can need more than the default 10 sweeps; the IR is valid
+  // after every rewrite, so stopping at the bound is safe either way.
+  GreedyRewriteConfig config;
+  config.setMaxIterations(GreedyRewriteConfig::kNoLimit);
+  config.setMaxNumRewrites(1 << 22);
+  (void)applyPatternsGreedily(module, std::move(patterns), config);
+}
+
+} // namespace
+
+} // namespace turbine::compiler

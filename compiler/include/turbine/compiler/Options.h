@@ -1,0 +1,95 @@
+//===- Options.h - What a compile does: phases, target, strategy switches -===//
+//
+// A module in upstream dialects on tensors goes through named phases, each of
+// which can be stopped after and dumped (like IREE's compilation phases):
+//
+//   input       tosa -> linalg, input checks; the canonical input form
+//   global-opt  whole-program simplification, layouts, elementwise fusion
+//   dispatch    dispatch regions outlined into kernels + turbine.dispatch
+//   codegen     per kernel (the target's pipeline): tiling, vectorization,
+//               bufferization, lowering (to the LLVM dialect on CPU)
+//   link        kernels -> the target's native code; host programs
+//               serialized; together they make the artifact
+//
+// Every strategy switch of the compiler is an option here, passed down to
+// the pass that reads it (Passes.td); nothing in the compiler reads the
+// environment. Includes no MLIR header.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_COMPILER_OPTIONS_H
+#define TURBINE_COMPILER_OPTIONS_H
+
+#include "turbine/base/Status.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace turbine::compiler {
+
+enum class Phase { Input, GlobalOpt, Dispatch, Codegen, Link };
+
+/// All phases in order.
+const std::vector<Phase> &allPhases();
+/// "input", "global-opt", "dispatch", "codegen", "link".
+std::string_view phaseName(Phase phase);
+std::optional<Phase> parsePhase(std::string_view name);
+/// The phase names joined with ", " (for messages and --help).
+std::string phaseNameList();
+
+/// A strategy switch: `Auto` applies the strategy where its heuristic says
+/// it pays, `Off` never, `All` wherever it is correct (for tests and
+/// benchmarking).
+enum class StrategyMode { Auto, Off, All };
+/// "auto", "off" (also "0"), "all".
+std::optional<StrategyMode> parseStrategyMode(std::string_view text);
+std::string_view strategyModeName(StrategyMode mode);
+
+struct CompileOptions {
+  //===--- What runs -------------------------------------------------------===//
+  /// Stop after this phase: the output is the module as that phase left it
+  /// (no artifact).
+  std::optional<Phase> stopAfter;
+
+  //===--- Target ----------------------------------------------------------===//
+  /// Name of a registered target (Target.h): "cpu".
+  std::string target = "cpu";
+  /// CPU target: LLVM CPU name for kernels ("host" = the compiling machine).
+  std::string targetCpu = "host";
+  /// CPU target: LLVM optimization level for kernels (0-3).
+  int optLevel = 3;
+
+  //===--- Strategy switches (CPU target) ----------------------------------===//
+  /// Matmul B packed into 32-column panels in global-opt.
+  StrategyMode matmulDataTiling = StrategyMode::Auto;
+  /// Matmul B packed per workgroup inside the kernel.
+  StrategyMode matmulKernelPack = StrategyMode::Auto;
+
+  //===--- Observability ---------------------------------------------------===//
+  /// If set, write `N.<phase>.mlir` here after every phase that runs (and
+  /// the kernels' LLVM IR as kernels.ll at link).
+  std::string dumpPhasesDir;
+  /// Collect per-phase and per-pass wall times into CompileOutput::timings
+  /// (the report of MLIR's -mlir-timing).
+  bool timings = false;
+  /// Print the IR after every pass / after the named passes (pass arguments
+  /// such as "turbine-cpu-tile-and-vectorize"), and before, to stderr.
+  bool printIRAfterAll = false;
+  std::vector<std::string> printIRAfter;
+  std::vector<std::string> printIRBefore;
+  /// Called with a one-line status as phases start and as codegen and link
+  /// work through the kernels ("codegen: 37/120 kernels"); the CLI shows it
+  /// on a terminal. Null: silent.
+  std::function<void(const std::string &)> progress;
+};
+
+/// Sets one option of `options` by name, for APIs that pass options as text
+/// (the Python extension): "target", "target-cpu", "opt-level",
+/// "matmul-data-tiling", "matmul-kernel-pack", "dump-phases" ('_' may stand
+/// for '-'). An error names an unknown option or a bad value.
+Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
+
+} // namespace turbine::compiler
+
+#endif // TURBINE_COMPILER_OPTIONS_H

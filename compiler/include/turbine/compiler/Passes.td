@@ -1,0 +1,208 @@
+//===- Passes.td - Every transformation of the Turbine compiler -----------===//
+//
+// Each transformation the phases run is a registered pass with options, so
+// it can be run alone (`turbine-opt --turbine-lower-pads in.mlir`) and
+// FileCheck-tested on small inputs, the way upstream MLIR tests its passes.
+// The phases (Pipeline.h) are pass pipelines made of these and of upstream
+// passes (canonicalize, cse, the LLVM conversions).
+//
+// Anchors: passes that transform host functions (input, global-opt,
+// dispatch) run on the top-level module; codegen passes run on the kernel
+// container (`module @kernels attributes {turbine.kernels}`), which the
+// phase pipelines reach as a nested module: in turbine-opt,
+// `--pass-pipeline='builtin.module(builtin.module(turbine-cpu-lower-vectors))'`.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_COMPILER_PASSES
+#define TURBINE_COMPILER_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// input
+//===----------------------------------------------------------------------===//
+
+def VerifyInput : Pass<"turbine-verify-input", "mlir::ModuleOp"> {
+  let summary = "Rejects input the pipeline cannot take, with a clear message";
+  let description = [{
+    The module must hold at least one function with a body; entry functions
+    take ranked tensors (no memrefs, no unranked tensors); string tensors
+    (`!turbine.string`) meet only the host string ops, reshapes, tensor.dim,
+    tensor.empty and return. Each violation is an error naming the op.
+  }];
+}
+
+def LowerTosa : Pass<"turbine-lower-tosa", "mlir::ModuleOp"> {
+  let summary = "Runs upstream's TOSA -> linalg pipeline when the module has TOSA ops";
+  let description = [{
+    A module without TOSA ops is left exactly as it is (the upstream pipeline
+    also canonicalizes, which would change other input).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// global-opt
+//===----------------------------------------------------------------------===//
+
+def ConvertToChannelsLast : Pass<"turbine-convert-to-channels-last", "mlir::ModuleOp"> {
+  let summary = "NCHW convolutions and pooling become NHWC ones between transposes";
+  let description = [{
+    Depthwise (grouped-generic) convolutions too. The NHWC layout then moves
+    up through elementwise ops and gathers (lowered pads), so residual
+    streams stay NHWC and the transposes meet and cancel.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
+def LowerPads : Pass<"turbine-lower-pads", "mlir::ModuleOp"> {
+  let summary = "tensor.pad becomes a gathering linalg.generic";
+  let description = [{
+    The generic reads the source at clamped indices and selects the pad value
+    outside it, so it fuses and tiles like any elementwise op; dispatch
+    formation and codegen recognize these gathers (LowerPads.h).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def GeneralizeElementwise : Pass<"turbine-generalize-elementwise", "mlir::ModuleOp"> {
+  let summary = "Elementwise-like named linalg ops become linalg.generic";
+  let description = [{
+    So that they fuse. Contractions, convolutions, pooling and fill keep
+    their names: codegen picks strategies by their kind.
+  }];
+}
+
+def FuseElementwise : Pass<"turbine-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuses elementwise chains, folds constants, resolves dims";
+  let description = [{
+    One greedy rewrite to a fixed point: chains of elementwise generics fuse
+    when the producer has one use; gathers read function arguments through
+    their transposes; a matmul's reshaped result folds into its elementwise
+    consumers; constant linalg ops fold (up to 2^24 elements); tensor.dim of
+    intermediate values resolves to dims of the arguments.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
+}
+
+def DataTileMatmuls : Pass<"turbine-data-tile-matmuls", "mlir::ModuleOp"> {
+  let summary = "Packs matmul right-hand sides into 32-column panels";
+  let description = [{
+    A matmul whose B is constant (folded at compile time) or large (M >= 512,
+    N >= 1024: a pack dispatch at run time) reads B as (N/32, K, 32) panels
+    through a linalg.contract; a run-time B with N >= 1024 and M >= 64 or
+    dynamic is instead marked `turbine.pack_b_in_kernel` and packed per
+    workgroup inside its kernel. The CPU target's register tile is 8x32.
+  }];
+  let options = [
+    Option<"dataTiling", "data-tiling", "::turbine::compiler::StrategyMode",
+           "::turbine::compiler::StrategyMode::Auto",
+           "Packing B into panels: auto (the heuristic), off, or all (every eligible matmul)",
+           [{::llvm::cl::values(
+               clEnumValN(::turbine::compiler::StrategyMode::Auto, "auto", "by the size heuristic"),
+               clEnumValN(::turbine::compiler::StrategyMode::Off, "off", "never"),
+               clEnumValN(::turbine::compiler::StrategyMode::All, "all", "every eligible matmul"))}]>,
+    Option<"kernelPack", "kernel-pack", "::turbine::compiler::StrategyMode",
+           "::turbine::compiler::StrategyMode::Auto",
+           "Packing B inside the kernel per workgroup: auto, off, or all",
+           [{::llvm::cl::values(
+               clEnumValN(::turbine::compiler::StrategyMode::Auto, "auto", "by the size heuristic"),
+               clEnumValN(::turbine::compiler::StrategyMode::Off, "off", "never"),
+               clEnumValN(::turbine::compiler::StrategyMode::All, "all", "every eligible matmul"))}]>,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
+def PackConvolutionFilters : Pass<"turbine-pack-convolution-filters", "mlir::ModuleOp"> {
+  let summary = "Constant NHWC convolution filters stored [F/32][KH][KW][C][32]";
+  let description = [{
+    For filters with F > 32 a multiple of 32: a packed-convolution generic
+    whose 32-channel tiles codegen lowers to named convolutions over
+    contiguous filter slices.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// dispatch
+//===----------------------------------------------------------------------===//
+
+def WritePadsInProducers : Pass<"turbine-write-pads-in-producers", "mlir::ModuleOp"> {
+  let summary = "A pad in front of a full convolution is written by its producer";
+  let description = [{
+    The producer's result goes into the interior of a zero-bordered tensor
+    (an insert_slice that dispatch formation keeps in the producer's region);
+    its other consumers read the interior through an extract_slice.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
+def FormDispatches : Pass<"turbine-form-dispatches", "mlir::ModuleOp"> {
+  let summary = "Groups linalg ops into dispatch regions and outlines each into a kernel";
+  let description = [{
+    Regions: a root (contraction, convolution, reduction, or an elementwise
+    op with nothing to fuse into) with its elementwise consumers, the fills
+    and empties of its destinations and the pads feeding windowed ops. Each
+    becomes a kernel in the kernel container with the kernel ABI and a
+    `turbine.dispatch` on the host, named after its root op and shapes
+    (`matmul_128x768x768_f32`). Workgroup tiles come from the target.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "Target whose workgroup tiling policy sizes the grids">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::bufferization::BufferizationDialect", "::turbine::compiler::TurbineDialect", "mlir::func::FuncDialect", "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// codegen (CPU target; anchored on the kernel container)
+//===----------------------------------------------------------------------===//
+
+def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp"> {
+  let summary = "Per kernel: workgroup tile-and-fuse, a vector-level strategy per op";
+  let description = [{
+    Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
+    a time, masked partial tiles), convolutions and pooling pixel x channel
+    tiles, everything else the generic strategy (inner loop by 64, masks).
+    Kernels already at the vector level (the kernel language) are left alone.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def CpuLowerVectorMasks : Pass<"turbine-cpu-lower-vector-masks", "mlir::ModuleOp"> {
+  let summary = "vector.mask regions around transfers become masked transfers";
+  let dependentDialects = ["mlir::vector::VectorDialect"];
+}
+
+def CpuBufferize : Pass<"turbine-cpu-bufferize", "mlir::ModuleOp"> {
+  let summary = "Empty-tensor elimination and one-shot bufferization into the output bindings";
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect"];
+}
+
+def CpuPrefetchFilterBlocks : Pass<"turbine-cpu-prefetch-filter-blocks", "mlir::ModuleOp"> {
+  let summary = "Prefetches the next reduction block's filter in blocked convolutions";
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+def CpuLowerVectors : Pass<"turbine-cpu-lower-vectors", "mlir::ModuleOp"> {
+  let summary = "Hoists accumulators, lowers contractions, reductions and transfers";
+  let description = [{
+    Staged, each stage to a fixed point: leading unit dims cast away;
+    contractions as outer products, inner min/max reductions as one
+    vector.reduction, multi-reductions; transfers to rank 1.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
+def CpuApproximateMath : Pass<"turbine-cpu-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Polynomial approximations of math functions on f32 (exp, tanh, erf, ...)";
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect", "mlir::math::MathDialect"];
+}
+
+def CpuLowerKernelAbi : Pass<"turbine-cpu-lower-kernel-abi", "mlir::ModuleOp"> {
+  let summary = "turbine.binding / push_constant / workgroup_count become loads from the dispatch state";
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
+}
+
+#endif // TURBINE_COMPILER_PASSES

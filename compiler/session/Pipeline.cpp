@@ -1,0 +1,186 @@
+//===- Pipeline.cpp - The named phases as pass pipelines ------------------===//
+//
+// Which passes make each phase, in order (the passes themselves live with
+// their phase: input/, global-opt/, dispatch/, targets/<name>/), the phase
+// and strategy names, and the registration turbine-opt uses.
+//===----------------------------------------------------------------------===//
+#include "turbine/compiler/Passes.h"
+#include "turbine/compiler/Session.h"
+#include "turbine/compiler/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+#define GEN_PASS_REGISTRATION
+#include "turbine/compiler/Passes.h.inc"
+
+const std::vector<Phase> &allPhases() {
+  static const std::vector<Phase> phases = {Phase::Input, Phase::GlobalOpt, Phase::Dispatch,
+                                            Phase::Codegen, Phase::Link};
+  return phases;
+}
+
+std::string_view phaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Input:
+    return "input";
+  case Phase::GlobalOpt:
+    return "global-opt";
+  case Phase::Dispatch:
+    return "dispatch";
+  case Phase::Codegen:
+    return "codegen";
+  case Phase::Link:
+    return "link";
+  }
+  return "?";
+}
+
+std::optional<Phase> parsePhase(std::string_view name) {
+  for (Phase p : allPhases())
+    if (phaseName(p) == name)
+      return p;
+  return std::nullopt;
+}
+
+std::string phaseNameList() {
+  std::string names;
+  for (Phase p : allPhases())
+    names += (names.empty() ? "" : ", ") + std::string(phaseName(p));
+  return names;
+}
+
+std::optional<StrategyMode> parseStrategyMode(std::string_view text) {
+  if (text == "auto")
+    return StrategyMode::Auto;
+  if (text == "off" || text == "0")
+    return StrategyMode::Off;
+  if (text == "all")
+    return StrategyMode::All;
+  return std::nullopt;
+}
+
+std::string_view strategyModeName(StrategyMode mode) {
+  switch (mode) {
+  case StrategyMode::Auto:
+    return "auto";
+  case StrategyMode::Off:
+    return "off";
+  case StrategyMode::All:
+    return "all";
+  }
+  return "?";
+}
+
+Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value) {
+  std::string key(name);
+  std::replace(key.begin(), key.end(), '_', '-');
+  auto mode = [&](StrategyMode &out) {
+    std::optional<StrategyMode> parsed = parseStrategyMode(value);
+    if (!parsed)
+      return Status::error("option '" + key + "' expects auto, off or all, got '" +
+                           std::string(value) + "'");
+    out = *parsed;
+    return Status::success();
+  };
+  if (key == "target") {
+    options.target = std::string(value);
+  } else if (key == "target-cpu") {
+    options.targetCpu = std::string(value);
+  } else if (key == "opt-level") {
+    if (value.size() != 1 || value[0] < '0' || value[0] > '3')
+      return Status::error("option 'opt-level' expects 0-3, got '" + std::string(value) + "'");
+    options.optLevel = value[0] - '0';
+  } else if (key == "matmul-data-tiling") {
+    return mode(options.matmulDataTiling);
+  } else if (key == "matmul-kernel-pack") {
+    return mode(options.matmulKernelPack);
+  } else if (key == "dump-phases") {
+    options.dumpPhasesDir = std::string(value);
+  } else {
+    return Status::error("unknown compile option '" + std::string(name) +
+                         "' (target, target-cpu, opt-level, matmul-data-tiling, "
+                         "matmul-kernel-pack, dump-phases)");
+  }
+  return Status::success();
+}
+
+ModuleOp getKernelsModule(ModuleOp module, bool create) {
+  for (auto nested : module.getOps<ModuleOp>())
+    if (nested->hasAttr(kKernelsModuleAttr))
+      return nested;
+  if (!create)
+    return nullptr;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto kernels = ModuleOp::create(b, module.getLoc(), kKernelsModuleName);
+  kernels->setAttr(kKernelsModuleAttr, b.getUnitAttr());
+  return kernels;
+}
+
+Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &options,
+                          const Target &target,
+                          llvm::ArrayRef<const PipelineExtension *> extensions) {
+  for (const PipelineExtension *extension : extensions)
+    extension->addPassesBefore(phase, pm);
+  switch (phase) {
+  case Phase::Input:
+    pm.addPass(createVerifyInput());
+    pm.addPass(createLowerTosa());
+    pm.addPass(createCanonicalizerPass());
+    return Status::success();
+  case Phase::GlobalOpt:
+    pm.addPass(createConvertToChannelsLast());
+    pm.addPass(createLowerPads());
+    pm.addPass(createGeneralizeElementwise());
+    pm.addPass(createFuseElementwise());
+    target.buildGlobalOptPasses(pm, options);
+    return Status::success();
+  case Phase::Dispatch: {
+    pm.addPass(createWritePadsInProducers());
+    FormDispatchesOptions formOptions;
+    formOptions.target = std::string(target.name());
+    pm.addPass(createFormDispatches(formOptions));
+    OpPassManager &hostFunctions = pm.nest<func::FuncOp>();
+    hostFunctions.addPass(createCanonicalizerPass());
+    hostFunctions.addPass(createCSEPass());
+    return Status::success();
+  }
+  case Phase::Codegen:
+    return target.buildCodegenPasses(pm.nest<ModuleOp>(), options);
+  case Phase::Link:
+    return Status::success();
+  }
+  return Status::success();
+}
+
+void registerTurbinePasses() {
+  registerTurbineCompilerPasses();
+  static const bool pipelinesRegistered = [] {
+    auto registerPhase = [](Phase phase, const std::string &argument, const Target &target) {
+      PassPipelineRegistration<>(
+          argument, "The " + std::string(phaseName(phase)) + " phase of `turbine compile`",
+          [phase, &target](OpPassManager &pm) {
+            // Only the CPU LLVM lowering's text could fail to parse, and the
+            // registration of every upstream pass precedes this.
+            (void)buildPhasePipeline(phase, pm, CompileOptions(), target);
+          });
+    };
+    const Target *cpu = findTarget("cpu");
+    registerPhase(Phase::Input, "turbine-input", *cpu);
+    registerPhase(Phase::GlobalOpt, "turbine-global-opt", *cpu);
+    registerPhase(Phase::Dispatch, "turbine-dispatch", *cpu);
+    for (const std::string &name : targetNames())
+      registerPhase(Phase::Codegen, "turbine-codegen-" + name, *findTarget(name));
+    return true;
+  }();
+  (void)pipelinesRegistered;
+}
+
+} // namespace turbine::compiler

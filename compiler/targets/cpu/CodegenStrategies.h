@@ -1,0 +1,122 @@
+//===- CodegenStrategies.h - Vector-level strategies of kernel codegen ----===//
+//
+// Internal to the compiler library. Kernel codegen (KernelCodegen.cpp) tiles
+// each kernel to workgroups and then gives each op inside a workgroup tile a
+// vector-level strategy: matmuls (MatmulCodegen.cpp), convolutions and
+// pooling (ConvolutionCodegen.cpp), everything else by the generic strategy.
+// This header holds the primitives those share (defined in
+// KernelCodegen.cpp) and the strategies' entry points.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_COMPILER_CODEGENSTRATEGIES_H
+#define TURBINE_COMPILER_CODEGENSTRATEGIES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+#include <optional>
+
+namespace turbine::compiler {
+
+/// Matmul K tile and register tile (8 rows x 32 columns: 16 zmm
+/// accumulators).
+constexpr int64_t kMatmulTileK = 256;
+constexpr int64_t kMatmulRegisterM = 8;
+constexpr int64_t kMatmulRegisterN = 32;
+/// Columns of the one-row register tile (rows left over, GEMV): 8 zmm.
+constexpr int64_t kGemvColumns = 128;
+/// Innermost tile of the generic strategy.
+constexpr int64_t kVectorWidth = 64;
+
+// Primitives (KernelCodegen.cpp).
+
+/// Tiles `op` with `tileSizes` (scf.for loops, no fusion). Returns the tiled
+/// op, or null if tiling failed (the op is left as it was).
+mlir::Operation *tileOp(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
+                        llvm::ArrayRef<int64_t> tileSizes);
+
+/// linalg.matmul, linalg.batch_matmul or a packed matmul (MatmulDataTiling.h).
+bool isMatmulLike(mlir::Operation *op);
+
+/// Vectorizes `op` with the given vector sizes (masked where its shape is
+/// dynamic). Leaves the op alone if the vectorizer cannot handle it (returns
+/// false then; true once `op` is replaced and erased).
+bool vectorizeOp(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                 llvm::ArrayRef<int64_t> vectorSizes);
+
+/// Everything but matmul inside a workgroup tile: the innermost loop tiled by
+/// 64 and the others by 1, then vectorized with masks for partial tiles.
+void tileAndVectorizeGeneric(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// Tiles `epilogue` by `options` with `root` (a convolution or matmul whose
+/// result it reads) and the fill of root's accumulator fused into each
+/// tile, then erases the untiled ops. On failure the IR is as it was.
+mlir::FailureOr<mlir::scf::SCFTileAndFuseResult>
+tileEpilogueWithProducers(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp epilogue,
+                          mlir::linalg::LinalgOp root,
+                          const mlir::scf::SCFTileAndFuseOptions &options);
+
+/// Static upper bound of each of `op`'s loops (its extent where static, a
+/// power of two at least the largest value of a dynamic extent), or nullopt
+/// if some dynamic extent has none.
+std::optional<llvm::SmallVector<int64_t>> loopUpperBounds(mlir::linalg::LinalgOp op);
+
+// Matmuls (MatmulCodegen.cpp).
+
+/// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiles,
+/// register tiles, leftover rows, the in-kernel pack of B where marked.
+void tileMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// The matmul whose result `epilogue` updates in place, when one
+/// register-tile pass covers it; null otherwise.
+mlir::linalg::LinalgOp matmulBeforeRegisterEpilogue(mlir::linalg::GenericOp epilogue);
+
+/// A matmul and its in-place epilogue, register tile by register tile.
+/// Returns the tiles it made, empty if it could not tile.
+llvm::SmallVector<mlir::Operation *> tileMatmulWithEpilogue(mlir::RewriterBase &rewriter,
+                                                            mlir::linalg::GenericOp epilogue,
+                                                            mlir::linalg::LinalgOp matmul);
+
+/// Vectorizes the fill and epilogue tiles tileMatmulWithEpilogue made.
+void vectorizeRegisterEpilogues(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
+/// Vectorizes the matmul register tiles of `kernel` (masked where partial).
+void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
+// Convolutions and pooling (ConvolutionCodegen.cpp).
+
+/// 2-D NCHW convolution inside a workgroup tile: 1-D convolution tiles.
+void tileConvolution(mlir::RewriterBase &rewriter, mlir::linalg::Conv2DNchwFchwOp op);
+
+/// NHWC convolution or pooling inside a workgroup tile: register tiles of
+/// pixels x channels.
+void tileChannelsLastWindow(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// A clamped-window max pooling (ClampedMaxPooling.h) by one pixel x one
+/// channel vector; returns the tiles.
+llvm::SmallVector<mlir::Operation *> tileClampedMaxPooling(mlir::RewriterBase &rewriter,
+                                                           mlir::linalg::LinalgOp op);
+
+/// The NHWC convolution whose only use is `epilogue`, or null.
+mlir::linalg::LinalgOp convolutionBeforeEpilogue(mlir::linalg::GenericOp epilogue);
+
+/// A convolution and its elementwise epilogue, register tile by register
+/// tile. Returns the convolution tiles it made, empty if it could not tile.
+llvm::SmallVector<mlir::Operation *> tileConvolutionWithEpilogue(mlir::RewriterBase &rewriter,
+                                                                 mlir::linalg::GenericOp epilogue,
+                                                                 mlir::linalg::LinalgOp conv);
+
+/// A packed-filter convolution: one NHWC convolution per 32-channel tile,
+/// with blocked reductions when `blockReduction`.
+void tilePackedConvolution(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                           bool blockReduction);
+
+/// Decomposes the unit-height convolution and pooling tiles to 1-D ones and
+/// vectorizes those with static shapes.
+void vectorizeConvolutions(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
+} // namespace turbine::compiler
+
+#endif // TURBINE_COMPILER_CODEGENSTRATEGIES_H

@@ -1,0 +1,351 @@
+//===- ConvolutionCodegen.cpp - Vector-level strategies for convolutions --===//
+//
+// Part of kernel codegen (CodegenStrategies.h): NCHW and NHWC convolutions,
+// depthwise convolutions and pooling inside a workgroup tile become register
+// tiles of pixels x channels (decomposed to 1-D and vectorized), packed-filter
+// convolutions one such convolution per 32-channel tile (with blocked
+// reductions for large filter slices, ConvolutionReductionBlocking.h), with
+// their elementwise epilogue on the register tile; clamped max pooling tiles
+// (ClampedMaxPooling.h).
+//===----------------------------------------------------------------------===//
+#include "targets/cpu/CodegenStrategies.h"
+#include "targets/cpu/ClampedMaxPooling.h"
+#include "targets/cpu/ConvolutionFilterPacking.h"
+#include "targets/cpu/ConvolutionReductionBlocking.h"
+#include "global-opt/LowerPads.h"
+#include "dispatch/WorkgroupTiling.h"
+#include "targets/cpu/CpuWorkgroupTiling.h"
+
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <functional>
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+/// 2-D NCHW convolution inside a workgroup tile: one output row of up to 32
+/// pixels for 8 output channels at a time, input channels by 8, kernel rows
+/// by 1 (kernel columns whole). Such tiles are 1-D convolutions once the unit
+/// dims are dropped (decomposition), which the vectorizer handles when their
+/// shapes are static; the tile sizes divide the static extents so that they
+/// are.
+void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
+  // Loops: n, f, oh, ow, c, kh, kw.
+  SmallVector<int64_t> ranges =
+      cast<linalg::LinalgOp>(op.getOperation()).getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return;
+  SmallVector<int64_t> tiles = {1,
+                                largestDivisorAtMost(ranges[1], 8),
+                                1,
+                                largestDivisorAtMost(ranges[3], 32),
+                                largestDivisorAtMost(ranges[4], 8),
+                                1,
+                                0};
+  (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+namespace {
+
+/// Register tile (pixels, channels) of an NHWC convolution or pooling with
+/// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
+/// when a tile has 16 channels or fewer (power-of-two channel counts); both
+/// divide the extents.
+std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
+  // A power of two: vectors of other widths (24 channels) lower to shuffles
+  // that cost 10-30x.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
+  int64_t pixelLimit = channels <= 16 ? 16 : 8;
+  return {largestDivisorAtMost(ranges[2], pixelLimit), channels};
+}
+
+} // namespace
+
+/// NHWC convolution or pooling inside a workgroup tile, as register tiles of
+/// 8 output pixels of one row by up to 32 channels (16 x 16 for narrow
+/// layers), one kernel position and
+/// (convolution) one input channel at a time: the convolution's tile is then
+/// an 8x32x1 matmul step, the same register tile as tileMatmul's, whose
+/// accumulators stay in registers across the kh, kw and c loops. Sizes divide
+/// the (static) extents; unit rows make them 1-D once decomposed.
+void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
+  // Loops: n, oh, ow, f|c, kh, kw[, c].
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return;
+  // 16 zmm accumulators: 8 pixels x 32 channels, or 16 x 16 when a tile
+  // has 16 channels or fewer (the first layers of small CNNs).
+  auto [pixels, channels] = channelsLastRegisterTile(ranges);
+  SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1};
+  if (ranges.size() == 7)
+    tiles.push_back(1);
+  (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+/// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
+/// a workgroup tile, the fill of its output fused: tiles of one pixel by up
+/// to 32 channels, each lowered to one contiguous channel vector read from
+/// the unpadded source per window position (the clamps are scalar index
+/// arithmetic) max-ed as a tree with the fill's vector, all in registers.
+/// Returns the ops it made that the caller must leave alone; empty if it
+/// could not tile (the op is then as it was).
+SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+    return {};
+  // Loops: n, oh, ow, kh, kw, c.
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[5], kMatmulRegisterN);
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(op.getContext(), {1, 1, 1, 0, 0, channels}));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, cast<TilingInterface>(*op), options);
+  if (failed(result))
+    return {};
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  // The untiled pooling and the fill of its output are dead now, but for
+  // loop bounds read off the fill: read them off the fill's destination.
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (op->use_empty())
+    rewriter.eraseOp(op);
+  if (fill) {
+    for (Operation *user : llvm::make_early_inc_range(fill->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, fill.getDpsInits()[0], dim.getIndex());
+      }
+    if (fill->use_empty())
+      rewriter.eraseOp(fill);
+  }
+  // Ops left as they are (not vectorized) go to `made`; the others are
+  // replaced and erased.
+  SmallVector<Operation *> made;
+  for (Operation *fused : result->tiledAndFusedOps) {
+    auto tile = dyn_cast<linalg::LinalgOp>(fused);
+    if (!tile)
+      continue;
+    SmallVector<int64_t> shape = tile.getStaticLoopRanges();
+    if (llvm::any_of(shape, ShapedType::isDynamic)) {
+      made.push_back(fused);
+      continue;
+    }
+    if (isa<linalg::FillOp>(fused)) {
+      if (!vectorizeOp(rewriter, fused, shape))
+        made.push_back(fused);
+      continue;
+    }
+    if (!isClampedMaxPooling(fused)) {
+      made.push_back(fused);
+      continue;
+    }
+    if (!lowerClampedMaxPoolingTile(rewriter, fused))
+      made.push_back(fused);
+  }
+  return made;
+}
+
+/// An NHWC convolution (named, depthwise or packed-filter) whose only use is
+/// `epilogue`, an all-parallel generic that reads it element for element
+/// (bias, batch norm, activation, residual add): the convolution, or null.
+linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
+  if (!epilogue.hasPureTensorSemantics() || epilogue.getNumLoops() != 4 ||
+      epilogue.getNumParallelLoops() != 4 || epilogue.getNumResults() != 1 ||
+      !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
+    return nullptr;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    auto conv = input->get().getDefiningOp<linalg::LinalgOp>();
+    if (!conv || !input->get().hasOneUse() ||
+        !epilogue.getMatchingIndexingMap(input).isIdentity() ||
+        !(isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(conv.getOperation()) ||
+          isPackedConvolution(conv)))
+      continue;
+    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+    if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
+      return nullptr;
+    if (isPackedConvolution(conv) && ranges[3] % 32 != 0)
+      return nullptr;
+    return conv;
+  }
+  return nullptr;
+}
+
+/// A convolution and its elementwise epilogue, register tile by register
+/// tile: the epilogue is tiled (1, 1, pixels, channels) with the
+/// convolution and the fill of its accumulator fused into each tile, whose
+/// reduction loops (kh, kw[, c]) are then tiled by 1. After vectorization
+/// the accumulators start as zeros in registers, stay there across the
+/// reduction and go through the epilogue before the one store of the
+/// result tile: no pass over the convolution's result in memory. Returns
+/// the convolution tiles it made (for the caller to leave alone; the fill
+/// and epilogue tiles are already vectors), empty if it could not tile (the
+/// ops are then as they were).
+SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
+                                                     linalg::GenericOp epilogue,
+                                                     linalg::LinalgOp conv) {
+  auto [pixels, channels] = channelsLastRegisterTile(conv.getStaticLoopRanges());
+  if (isPackedConvolution(conv))
+    channels = 32;
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));
+  // A pad gather fused into the workgroup tile (DispatchFormation.cpp) stays
+  // there: it fills the padded input of the whole workgroup tile once, and
+  // the register tiles read that scratch tile without bounds checks.
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer,
+         bool) -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (isPadGather(producer.getOwner()))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      tileEpilogueWithProducers(rewriter, epilogue, conv, options);
+  if (failed(result))
+    return {};
+  SmallVector<Operation *> made;
+  for (Operation *op : result->tiledAndFusedOps) {
+    auto fused = dyn_cast<linalg::LinalgOp>(op);
+    if (!fused)
+      continue;
+    // The epilogue and fill tiles: one vector each, so that the fill's
+    // zeros and the convolution's result reach the accumulators and the
+    // epilogue by forwarding, not through memory.
+    if (isa<linalg::FillOp, linalg::GenericOp>(op) && !isPackedConvolution(op)) {
+      SmallVector<int64_t> shape = fused.getStaticLoopRanges();
+      if (llvm::any_of(shape, ShapedType::isDynamic))
+        continue;
+      vectorizeOp(rewriter, op, shape);
+      continue;
+    }
+    if (!(isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op) ||
+          isPackedConvolution(op)))
+      continue;
+    SmallVector<Operation *> tiles = {op};
+    if (isPackedConvolution(op))
+      tiles = lowerPackedConvolutionTiles(rewriter, op);
+    for (Operation *tile : tiles) {
+      unsigned numLoops = cast<linalg::LinalgOp>(tile).getNumLoops();
+      SmallVector<int64_t> reductionTiles(numLoops, 0);
+      for (unsigned i = 4; i < numLoops; ++i)
+        reductionTiles[i] = 1;
+      if (Operation *tiled =
+              tileOp(rewriter, cast<TilingInterface>(tile), reductionTiles))
+        made.push_back(tiled);
+    }
+  }
+  return made;
+}
+
+namespace {
+
+/// `dest` <- `source` (same shape), as an all-parallel generic.
+linalg::GenericOp copyTile(RewriterBase &rewriter, Location loc, Value source, Value dest) {
+  auto type = cast<RankedTensorType>(dest.getType());
+  AffineMap identity = rewriter.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+      rewriter, loc, TypeRange{type}, ValueRange{source}, ValueRange{dest},
+      ArrayRef<AffineMap>{identity, identity}, parallel,
+      [](OpBuilder &b, Location loc, ValueRange args) {
+        linalg::YieldOp::create(b, loc, args[0]);
+      });
+}
+
+
+/// Makes a blocked convolution accumulate in a tile-sized scratch tensor
+/// (contiguous, so that its pixels do not collide in L1 as those of a wide
+/// NHWC result, 2 KB apart, do) unless it already does (its accumulator is
+/// a fill of a tensor.empty: the convolution feeds an epilogue); the result
+/// is copied to the original accumulator's place after the reduction. The
+/// fill or copy in and the copy out are vectorized here.
+void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
+  Value init = conv.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return;
+  auto type = cast<RankedTensorType>(init.getType());
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+  Value dest = init;
+  linalg::LinalgOp copyIn;
+  if (fill) {
+    copyIn = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], empty);
+    dest = fill.getOutputs()[0];
+  } else {
+    copyIn = copyTile(rewriter, loc, init, empty);
+  }
+  rewriter.modifyOpInPlace(conv, [&] { conv.getDpsInitsMutable()[0].set(copyIn->getResult(0)); });
+  rewriter.setInsertionPointAfter(conv);
+  linalg::GenericOp copyOut = copyTile(rewriter, loc, conv->getResult(0), dest);
+  rewriter.replaceAllUsesExcept(conv->getResult(0), copyOut.getResult(0), copyOut);
+  tileAndVectorizeGeneric(rewriter, copyIn);
+  tileAndVectorizeGeneric(rewriter, copyOut);
+}
+
+} // namespace
+
+/// A convolution with a packed filter (ConvolutionFilterPacking.cpp): each
+/// 32-channel tile becomes an NHWC convolution over its contiguous filter
+/// slice, tiled like any other; if that is not possible (output channels
+/// not static), the generic strategy keeps it correct.
+/// With `blockReduction` (ConvolutionReductionBlocking.h), each channel
+/// tile's reduction is first tiled into blocks (kernel position, up to 64
+/// input channels) outside its register tiles.
+void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op,
+                           bool blockReduction) {
+  SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
+  if (convolutions.empty()) {
+    tileAndVectorizeGeneric(rewriter, op);
+    return;
+  }
+  for (Operation *convolution : convolutions) {
+    if (blockReduction) {
+      accumulateInScratch(rewriter, cast<linalg::LinalgOp>(convolution));
+      if (Operation *block = tileReductionBlocks(rewriter, convolution))
+        convolution = block;
+    }
+    tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
+  }
+}
+
+/// Rewrites the unit-height convolution and pooling tiles as 1-D ones and
+/// vectorizes those with static shapes.
+void vectorizeConvolutions(RewriterBase &rewriter, func::FuncOp kernel) {
+  RewritePatternSet patterns(kernel.getContext());
+  linalg::populateDecomposeConvolutionPatterns(patterns);
+  (void)applyPatternsGreedily(kernel, std::move(patterns));
+  SmallVector<linalg::LinalgOp> convolutions;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::Conv1DNcwFcwOp, linalg::Conv1DNwcWcfOp, linalg::DepthwiseConv1DNwcWcOp,
+            linalg::PoolingNwcMaxOp, linalg::PoolingNwcSumOp>(op.getOperation()) &&
+        op.hasPureTensorSemantics() &&
+        !llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+      convolutions.push_back(op);
+  });
+  for (linalg::LinalgOp op : convolutions)
+    vectorizeOp(rewriter, op, {});
+}
+
+} // namespace turbine::compiler

@@ -1,0 +1,89 @@
+//===- CpuTarget.cpp - The CPU target: its pipelines and its link ---------===//
+//
+//   global-opt  turbine-data-tile-matmuls, canonicalize, cse,
+//               turbine-pack-convolution-filters
+//   dispatch    workgroup tiles from CpuWorkgroupTiling.cpp
+//   codegen     turbine-cpu-tile-and-vectorize, turbine-cpu-lower-vector-masks,
+//               canonicalize + cse per kernel, turbine-cpu-bufferize,
+//               upstream buffer deallocation, turbine-cpu-prefetch-filter-blocks,
+//               turbine-cpu-lower-vectors, turbine-cpu-approximate-math,
+//               turbine-cpu-lower-kernel-abi, upstream's LLVM conversions
+//   link        LLVM IR -> optimized objects (in parallel) -> ld.lld -> .so
+//===----------------------------------------------------------------------===//
+#include "targets/cpu/CpuTarget.h"
+
+#include "targets/cpu/CpuWorkgroupTiling.h"
+#include "targets/cpu/EmitLibrary.h"
+#include "targets/cpu/LowerKernelsToLLVM.h"
+
+#include "turbine/artifact/Module.h"
+#include "turbine/compiler/Passes.h"
+
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+namespace {
+
+class CpuTarget final : public Target {
+public:
+  std::string_view name() const override { return "cpu"; }
+
+  void buildGlobalOptPasses(OpPassManager &pm, const CompileOptions &options) const override {
+    DataTileMatmulsOptions tiling;
+    tiling.dataTiling = options.matmulDataTiling;
+    tiling.kernelPack = options.matmulKernelPack;
+    pm.addPass(createDataTileMatmuls(tiling));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    // Last, after fusion: constant convolution filters repacked
+    // channel-tile-major.
+    pm.addPass(createPackConvolutionFilters());
+  }
+
+  std::string describeKernelRoot(Operation *op) const override {
+    return describeCpuKernelRoot(op);
+  }
+
+  WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *> regionOps,
+                                  Value tiled) const override {
+    return cpuWorkgroupTiling(regionOps, tiled);
+  }
+
+  Status buildCodegenPasses(OpPassManager &kernelsPm,
+                            const CompileOptions & /*options*/) const override {
+    kernelsPm.addPass(createCpuTileAndVectorize());
+    kernelsPm.addPass(createCpuLowerVectorMasks());
+    OpPassManager &kernels = kernelsPm.nest<func::FuncOp>();
+    kernels.addPass(createCanonicalizerPass());
+    kernels.addPass(createCSEPass());
+    kernelsPm.addPass(createCpuBufferize());
+    bufferization::buildBufferDeallocationPipeline(kernelsPm);
+    OpPassManager &afterDealloc = kernelsPm.nest<func::FuncOp>();
+    afterDealloc.addPass(createCanonicalizerPass());
+    afterDealloc.addPass(createCSEPass());
+    kernelsPm.addPass(createCpuPrefetchFilterBlocks());
+    kernelsPm.addPass(createCpuLowerVectors());
+    kernelsPm.addPass(createCpuApproximateMath());
+    kernelsPm.addPass(createCpuLowerKernelAbi());
+    return addLLVMLoweringPasses(kernelsPm);
+  }
+
+  Status emitKernels(ModuleOp kernels, const CompileOptions &options,
+                     artifact::Module &out) const override {
+    FailureOr<std::string> library = emitKernelLibrary(kernels, options);
+    if (failed(library))
+      return Status::error("emitting the kernel library failed");
+    out.library = std::move(*library);
+    return Status::success();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Target> createCpuTarget() { return std::make_unique<CpuTarget>(); }
+
+} // namespace turbine::compiler

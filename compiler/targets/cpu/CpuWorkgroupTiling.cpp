@@ -1,0 +1,223 @@
+//===- CpuWorkgroupTiling.cpp - The CPU target's workgroup tile sizes -----===//
+//
+// A region is classified by what dominates its work (contraction, packed
+// contraction, NCHW convolution, NHWC window, panel pack, elementwise or
+// reduction), which selects its tile shape.
+//===----------------------------------------------------------------------===//
+#include "targets/cpu/CpuWorkgroupTiling.h"
+
+#include "dispatch/DispatchNames.h"
+
+#include "targets/cpu/ConvolutionFilterPacking.h"
+#include "targets/cpu/ConvolutionReductionBlocking.h"
+#include "targets/cpu/MatmulDataTiling.h"
+#include "targets/cpu/MatmulKernelPacking.h"
+
+#include <algorithm>
+#include <array>
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+
+namespace turbine::compiler {
+namespace {
+
+/// What a dispatch region's root is, for tile size choices. Convolution is an
+/// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
+/// PackedContraction a matmul on a packed B, PanelPack the run-time pack of
+/// that B (MatmulDataTiling.h).
+enum class RegionKind {
+  Elementwise,
+  Contraction,
+  Convolution,
+  ChannelsLastWindow,
+  PackedContraction,
+  PanelPack
+};
+
+RegionKind classify(llvm::ArrayRef<Operation *> regionOps) {
+  RegionKind kind = RegionKind::Elementwise;
+  for (Operation *op : regionOps) {
+    if (isa<linalg::Conv2DNchwFchwOp>(op))
+      kind = RegionKind::Convolution;
+    else if (isPackedConvolution(op) || isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+      kind = RegionKind::ChannelsLastWindow;
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::PoolingNhwcMaxOp,
+                 linalg::PoolingNhwcSumOp>(op))
+      kind = RegionKind::ChannelsLastWindow;
+    else if (isPackedMatmul(op))
+      kind = RegionKind::PackedContraction;
+    else if (isPanelPack(op))
+      kind = RegionKind::PanelPack;
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+             linalgOp && linalg::isaContractionOpInterface(linalgOp))
+      kind = RegionKind::Contraction;
+  }
+  return kind;
+}
+
+WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t rank = type.getRank();
+  WorkgroupTiling tiling;
+  tiling.tileSizes.assign(rank, 0);
+  bool reduces = false;
+  if (auto linalgOp = result.getDefiningOp<linalg::LinalgOp>())
+    reduces = linalgOp.getNumReductionLoops() > 0 &&
+              kind == RegionKind::Elementwise;
+
+  // Packed matmul results (M, N/32, 32): 256 rows x 4 panels (128 columns),
+  // the panel width untiled; x walks the panels, y the rows. Per 256-deep K
+  // tile a workgroup keeps 256 KiB of A and 128 KiB of panels in L2, and B is
+  // streamed once per 256 rows (64-row tiles streamed a 2048x2048 B from
+  // memory 32 times: 0.77-0.83 of OpenBLAS at 2048^3 against 0.87-0.92).
+  if (kind == RegionKind::PackedContraction && rank == 3) {
+    tiling.tileSizes = {256, 4, 0};
+    for (int64_t dim = 0; dim < 2; ++dim)
+      if (!type.isDynamicDim(dim))
+        tiling.tileSizes[dim] = std::min(tiling.tileSizes[dim],
+                                         std::max<int64_t>(type.getDimSize(dim), 1));
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+  // Matmuls packing their B in the kernel (MatmulKernelPacking.h): up to 128
+  // rows (all of a small M, so B is streamed from memory once) x up to 128
+  // columns, a multiple of 32 dividing N (full, static column tiles: the
+  // scratch panels); x walks the columns, y the rows. A workgroup packs a
+  // 256 x 128 block of B (128 KiB) per K tile and uses it for all its rows.
+  if (kind == RegionKind::Contraction && rank == 2 &&
+      !type.isDynamicDim(1) && type.getDimSize(1) % kPackedPanelWidth == 0 &&
+      comesFromMatmulPackingBInKernel(result)) {
+    int64_t panels = type.getDimSize(1) / kPackedPanelWidth;
+    tiling.tileSizes = {kKernelPackRows,
+                        kPackedPanelWidth *
+                            largestDivisorAtMost(panels, kKernelPackMaxColumns /
+                                                             kPackedPanelWidth)};
+    if (!type.isDynamicDim(0))
+      tiling.tileSizes[0] =
+          std::min(tiling.tileSizes[0], std::max<int64_t>(type.getDimSize(0), 1));
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+  // Panel packs (N/32, K, 32): 8 rows of B across up to 64 panels per
+  // workgroup, so that a workgroup reads whole rows (a few pages) instead of
+  // one 128-byte piece from each of 8 pages.
+  if (kind == RegionKind::PanelPack && rank == 3 && !type.isDynamicDim(0)) {
+    tiling.tileSizes = {std::min<int64_t>(type.getDimSize(0), 64), 8, 0};
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 0;
+    return tiling;
+  }
+
+  // Preferred tiles for the innermost three dims, innermost first.
+  int64_t preferred[3];
+  if (kind == RegionKind::Contraction) {
+    preferred[0] = 128; // N
+    preferred[1] = 64;  // M
+    preferred[2] = 1;   // batch
+  } else if (kind == RegionKind::Convolution) {
+    preferred[0] = 1024; // output width: whole rows
+    preferred[1] = 2;    // output height
+    preferred[2] = 16;   // output channels (NCHW)
+  } else if (kind == RegionKind::ChannelsLastWindow) {
+    preferred[0] = 32;   // output channels (NHWC): one register tile wide
+    preferred[1] = 1024; // output width: whole rows
+    preferred[2] = 2;    // output height
+  } else if (reduces) {
+    preferred[0] = 16;
+    preferred[1] = 1;
+    preferred[2] = 1;
+  } else {
+    preferred[0] = 256;
+    preferred[1] = 8;
+    preferred[2] = 1;
+    // A narrow innermost dim (NHWC images with 3 channels) gets wider tiles
+    // of the next dim, so a workgroup still covers about 2048 elements: 8 x 3
+    // elements per workgroup made the first pad of ResNet-18 6612 tiny
+    // workgroups (170 us for 630 KB).
+    if (rank >= 2 && !type.isDynamicDim(rank - 1) && type.getDimSize(rank - 1) > 0 &&
+        type.getDimSize(rank - 1) < preferred[0])
+      preferred[1] = std::max<int64_t>(preferred[1], 2048 / type.getDimSize(rank - 1));
+  }
+  for (int axis = 0; axis < 3 && axis < rank; ++axis) {
+    int64_t dim = rank - 1 - axis;
+    int64_t tile = preferred[axis];
+    if (!type.isDynamicDim(dim)) {
+      int64_t extent = std::max<int64_t>(type.getDimSize(dim), 1);
+      // Convolution tiles must divide the output so every tile is static
+      // (what the convolution vectorizer needs).
+      bool window = kind == RegionKind::Convolution ||
+                    kind == RegionKind::ChannelsLastWindow;
+      tile = window ? largestDivisorAtMost(extent, tile) : std::min(tile, extent);
+      // NHWC channels: a power of two, as the register tile's vectors need.
+      if (kind == RegionKind::ChannelsLastWindow && axis == 0)
+        tile = largestPowerOfTwoDivisorAtMost(extent, preferred[0]);
+    }
+    tiling.tileSizes[dim] = tile;
+    tiling.gridDims[axis] = dim;
+  }
+  // NHWC windows: walk the grid pixels first (x = width, y = height) and
+  // channel tiles last, so consecutive workgroups reuse one channel tile's
+  // filter slice from cache (late ResNet stages stream megabytes of filter
+  // for a handful of pixels).
+  if (kind == RegionKind::ChannelsLastWindow && rank == 4)
+    std::copy_n(std::array<int64_t, 3>{2, 1, 3}.begin(), 3, tiling.gridDims);
+  // Late, small images with large filter slices: the whole image of one
+  // channel tile per workgroup, whose reduction codegen blocks so that each
+  // block of filter serves every pixel from L1
+  // (ConvolutionReductionBlocking.h).
+  if (kind == RegionKind::ChannelsLastWindow && rank == 4 && !type.isDynamicDim(1) &&
+      blocksConvolutionReduction(packedConvolutionBehind(result)))
+    tiling.tileSizes[1] = std::max<int64_t>(type.getDimSize(1), 1);
+  return tiling;
+}
+
+} // namespace
+
+WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value tiled) {
+  return chooseWorkgroupTiling(tiled, classify(regionOps));
+}
+
+std::string describeCpuKernelRoot(Operation *op) {
+  std::string type = resultElementTypeName(op);
+  if (isPanelPack(op))
+    return "pack_matmul_b_" +
+           formatExtents(cast<ShapedType>(op->getResult(0).getType()).getShape()) + "_" + type;
+  if (!isPackedConvolution(op))
+    return "";
+  auto generic = cast<linalg::GenericOp>(op);
+  // Filter [F/32][KH][KW][C][32], output (N, OH, OW, F), loops
+  // (n, oh, ow, f, kh, kw, c); the input map's second result is
+  // oh * stride + kh * dilation.
+  ArrayRef<int64_t> filter = cast<ShapedType>(generic.getDpsInputs()[1].getType()).getShape();
+  ArrayRef<int64_t> output = cast<ShapedType>(op->getResult(0).getType()).getShape();
+  AffineExpr row = generic.getIndexingMapsArray()[0].getResult(1);
+  SmallVector<AffineExpr> onlyOh(7, getAffineConstantExpr(0, op->getContext()));
+  onlyOh[1] = getAffineConstantExpr(1, op->getContext());
+  auto stride = dyn_cast<AffineConstantExpr>(row.replaceDims(onlyOh));
+  return "conv2d_" + formatExtents(filter.slice(1, 2)) + "s" +
+         std::to_string(stride ? stride.getValue() : 1) + "_" +
+         formatExtents(output.slice(1, 2)) + "x" + formatExtents(filter[3]) + "x" +
+         formatExtents(output[3]) + "_" + type;
+}
+
+int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit) {
+  int64_t d = 1;
+  while (2 * d <= limit && extent % (2 * d) == 0)
+    d *= 2;
+  return d;
+}
+
+int64_t largestDivisorAtMost(int64_t extent, int64_t limit) {
+  for (int64_t d = std::min(extent, limit); d > 1; --d)
+    if (extent % d == 0)
+      return d;
+  return 1;
+}
+
+} // namespace turbine::compiler

@@ -1,0 +1,33 @@
+//===- CpuWorkgroupTiling.h - The CPU target's workgroup tile policy ------===//
+//
+// How the CPU target splits a dispatch region over workgroups (and the
+// divisor helpers its codegen strategies share). Sizes come from the
+// register tiles and cache sizes; see CpuWorkgroupTiling.cpp.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_COMPILER_CPU_CPUWORKGROUPTILING_H
+#define TURBINE_COMPILER_CPU_CPUWORKGROUPTILING_H
+
+#include "turbine/compiler/Target.h"
+
+#include <string>
+
+namespace turbine::compiler {
+
+/// Tiles for a region (its ops in block order) whose workgroups compute
+/// tiles of `tiled`.
+WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
+                                   mlir::Value tiled);
+
+/// Names of the kernels whose root is an op only the CPU target makes: a
+/// packed convolution (conv2d_KHxKWsS_OHxOWxCxF_f32) or the run-time pack of
+/// a matmul's B (pack_matmul_b_...); empty for other ops.
+std::string describeCpuKernelRoot(mlir::Operation *op);
+
+/// Largest divisor of `extent` that is at most `limit` (1 if none larger).
+int64_t largestDivisorAtMost(int64_t extent, int64_t limit);
+/// Largest power of two dividing `extent` that is at most `limit`.
+int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit);
+
+} // namespace turbine::compiler
+
+#endif // TURBINE_COMPILER_CPU_CPUWORKGROUPTILING_H

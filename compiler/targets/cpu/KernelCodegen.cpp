@@ -1,0 +1,629 @@
+//===- KernelCodegen.cpp - Tile, vectorize and bufferize every kernel -----===//
+//
+// Per kernel function (on tensors, as dispatch formation left it):
+//  1. Workgroup level: tile the op producing the kernel's first result with
+//     the kernel's workgroup tiles and fuse its producers (fill, matmul, ...)
+//     into the tile loops; the loops then stride over workgroups
+//     (lb + id * step, step * count), so one call computes one workgroup's
+//     tiles.
+//  2. Vector level, per op inside the workgroup tile (the strategies in
+//     MatmulCodegen.cpp and ConvolutionCodegen.cpp, CodegenStrategies.h):
+//       matmul / batch_matmul / packed matmul (MatmulDataTiling.h): K tiled
+//       by 256, rows split at the last multiple of 8; the full rows get an
+//       8x32x1 register tile whose M and N loops are peeled so full tiles
+//       are static; those are vectorized to vector.contract (lowered to
+//       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
+//       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
+//       are vectorized with masks;
+//       NHWC convolutions and pooling: register tiles of 8 pixels x 32
+//       channels (16 x 16 for narrow layers), decomposed to 1-D and
+//       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
+//       become one such convolution per 32-channel tile; those with large
+//       filter slices and small images (ConvolutionReductionBlocking.h)
+//       first get their reduction tiled into blocks outside the register
+//       tiles, accumulate in a scratch tile and prefetch filter blocks; a
+//       max pooling whose pad joined its kernel reads the unpadded source at
+//       clamped indices (ClampedMaxPooling.h), one pixel x 32 channels at a
+//       time; the padded NHWC copy of a few-channel NCHW image is built by
+//       rows with shuffles (ChannelsLastInputGather.h);
+//       everything else: inner loop tiled by 64, outer loops by 1, vectorized
+//       with masks for partial tiles (elementwise, broadcast, transpose,
+//       reductions, pads); other gathers stay scalar for now.
+//     Loop-carried tiles are then hoisted into iter_args on tensors, so the
+//     matmul accumulator stays in registers across K.
+//  3. One-shot bufferization writing results in place into output bindings,
+//     vector lowering, and lowering to the LLVM dialect.
+// Each step is a pass of the CPU target's codegen pipeline (CpuTarget.cpp):
+// turbine-cpu-tile-and-vectorize (1, 2), turbine-cpu-lower-vector-masks,
+// turbine-cpu-bufferize and turbine-cpu-lower-vectors (3).
+//===----------------------------------------------------------------------===//
+#include "targets/cpu/CodegenStrategies.h"
+#include "targets/cpu/ChannelsLastInputGather.h"
+#include "targets/cpu/ClampedMaxPooling.h"
+#include "targets/cpu/ConvolutionFilterPacking.h"
+#include "targets/cpu/ConvolutionReductionBlocking.h"
+#include "global-opt/LowerPads.h"
+#include "targets/cpu/MatmulDataTiling.h"
+#include "targets/cpu/MatmulEpilogueInPlace.h"
+#include "targets/cpu/MatmulKernelPacking.h"
+#include "dispatch/PaddedResults.h"
+#include "dispatch/WorkgroupTiling.h"
+#include "targets/cpu/CpuWorkgroupTiling.h"
+
+#include "targets/cpu/VectorReductions.h"
+
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+#include "turbine/compiler/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <functional>
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+#define GEN_PASS_DEF_CPUTILEANDVECTORIZE
+#define GEN_PASS_DEF_CPULOWERVECTORMASKS
+#define GEN_PASS_DEF_CPUBUFFERIZE
+#define GEN_PASS_DEF_CPULOWERVECTORS
+#include "turbine/compiler/Passes.h.inc"
+
+/// Tiles `op` with `tileSizes` (scf.for loops, no fusion). Returns the tiled
+/// op, or null if tiling failed (the op is left as it was).
+Operation *tileOp(RewriterBase &rewriter, TilingInterface op,
+                  ArrayRef<int64_t> tileSizes) {
+  if (llvm::all_of(tileSizes, [](int64_t t) { return t == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), tileSizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled) || tiled->tiledOps.empty())
+    return nullptr;
+  rewriter.replaceOp(op, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
+bool isMatmulLike(Operation *op) {
+  return isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || isPackedMatmul(op);
+}
+
+/// Vectorizes `op` with the given vector sizes (masked where its shape is
+/// dynamic). Leaves the op alone if the vectorizer cannot handle it (returns
+/// false then; true once `op` is replaced and erased).
+bool vectorizeOp(RewriterBase &rewriter, Operation *op,
+                 ArrayRef<int64_t> vectorSizes) {
+  rewriter.setInsertionPoint(op);
+  // One flag per vector dim: the vectorizer indexes them unchecked.
+  SmallVector<bool> scalableDims(vectorSizes.size(), false);
+  FailureOr<linalg::VectorizationResult> result = linalg::vectorize(
+      rewriter, op, vectorSizes, scalableDims,
+      /*vectorizeNDExtract=*/true, /*flatten1DDepthwiseConv=*/false,
+      /*assumeDynamicDimsMatchVecSizes=*/false,
+      /*createNamedContraction=*/isMatmulLike(op));
+  if (failed(result))
+    return false;
+  if (op->getNumResults() == 0)
+    rewriter.eraseOp(op);
+  else
+    rewriter.replaceOp(op, result->replacements);
+  return true;
+}
+
+namespace {
+
+/// Static upper bounds of `op`'s loops: its static extents, or for a dynamic
+/// extent the tile size it was tiled with (partial tiles are smaller).
+std::optional<SmallVector<int64_t>>
+boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> bounds;
+  for (auto [i, r] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(r)) {
+      bounds.push_back(r);
+      continue;
+    }
+    if (i < tileSizes.size() && tileSizes[i] > 0) {
+      bounds.push_back(tileSizes[i]);
+      continue;
+    }
+    return std::nullopt;
+  }
+  return bounds;
+}
+
+/// Ops the generic vector strategy handles well: fills and generics whose
+/// operands are read through projected permutations (elementwise, broadcast,
+/// transpose, reductions) with no gathers except pads. Convolutions, pooling
+/// and other gather-style generics stay scalar for now (tiled, lowered to
+/// loops).
+bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
+  // Vectors of i1 are bit-packed in memory while tensors of i1 hold a byte
+  // per element: ops touching i1 buffers stay scalar.
+  if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return shaped && shaped.getElementType().isInteger(1);
+      }))
+    return false;
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic)
+    return false;
+  if (!llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return false;
+  bool hasGather = false;
+  generic.getBody()->walk([&](Operation *inner) {
+    if (isa<tensor::ExtractOp, linalg::IndexOp>(inner))
+      hasGather = true;
+  });
+  // A pad's gather reads the source at clamped indices whose innermost one
+  // is the innermost loop's: the vectorizer turns that into contiguous loads
+  // (NHWC pads in front of convolutions, vectorized over channels).
+  return !hasGather || isPadGather(generic);
+}
+
+} // namespace
+
+/// Everything but matmul inside a workgroup tile: the innermost loop tiled by
+/// 64 and the others by 1, then vectorized with masks for partial tiles.
+void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops == 0)
+    return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> tiles(numLoops, 1);
+  int64_t inner = ranges.back();
+  tiles.back() = (!ShapedType::isDynamic(inner) && inner <= kVectorWidth)
+                     ? 0
+                     : kVectorWidth;
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (ranges[i] == 1)
+      tiles[i] = 0;
+  Operation *current = tileOp(rewriter, cast<TilingInterface>(*op), tiles);
+  if (!current)
+    return;
+  auto tiled = cast<linalg::LinalgOp>(current);
+  if (!isVectorizableByGenericStrategy(tiled))
+    return;
+  std::optional<SmallVector<int64_t>> bounds = boundedLoopRanges(tiled, tiles);
+  if (!bounds)
+    return;
+  vectorizeOp(rewriter, tiled, *bounds);
+}
+
+/// Tiles `epilogue` by `options` with `root` (a convolution or matmul whose
+/// result it reads) and the fill of root's accumulator fused into each
+/// tile, then erases the untiled ops. Loop bounds that were read off the
+/// untiled results (tensor.dim) are read off the tensor root's chain of
+/// destinations starts from (its tensor.empty, or the output it writes).
+/// On failure the IR is as it was.
+FailureOr<scf::SCFTileAndFuseResult>
+tileEpilogueWithProducers(RewriterBase &rewriter, linalg::GenericOp epilogue,
+                          linalg::LinalgOp root, const scf::SCFTileAndFuseOptions &options) {
+  rewriter.setInsertionPoint(epilogue);
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+      rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (auto [original, replacement] : result->replacements)
+    rewriter.replaceAllUsesWith(original, replacement);
+  Value shapeSource = root.getDpsInits()[0];
+  while (auto dps = shapeSource.getDefiningOp<DestinationStyleOpInterface>())
+    shapeSource = dps.getDpsInits()[cast<OpResult>(shapeSource).getResultNumber()];
+  for (Operation *untiled : {epilogue.getOperation(), root.getOperation()})
+    for (Operation *user : llvm::make_early_inc_range(untiled->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, shapeSource, dim.getIndex());
+      }
+  for (Operation *dead : {epilogue.getOperation(), root.getOperation(),
+                          root.getDpsInits()[0].getDefiningOp()})
+    if (dead && isa<linalg::LinalgOp>(dead) && dead->use_empty())
+      rewriter.eraseOp(dead);
+  return result;
+}
+
+/// Static upper bound of each of `op`'s loops (its extent where static, a
+/// power of two at least the largest value of a dynamic extent), or nullopt
+/// if some dynamic extent has none.
+std::optional<SmallVector<int64_t>> loopUpperBounds(linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  for (auto [dim, bound] : llvm::enumerate(bounds)) {
+    if (!ShapedType::isDynamic(bound))
+      continue;
+    Value operand;
+    unsigned operandDim;
+    if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand, operandDim)))
+      return std::nullopt;
+    FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB,
+        ValueBoundsConstraintSet::Variable(operand, operandDim),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(upper))
+      return std::nullopt;
+    // A power of two (the tile size, not its remainder 31): other vector
+    // widths split into several narrower operations.
+    bound = static_cast<int64_t>(llvm::PowerOf2Ceil(*upper));
+  }
+  return bounds;
+}
+
+namespace {
+
+/// Keeps loop-carried vector tiles in registers: a transfer_read/write pair
+/// of an accumulator inside a loop (the matmul's C tile across K) becomes a
+/// vector iter_arg. Done on tensors, where the pair is visibly a subset of
+/// the loop's own iter_arg and no aliasing question arises.
+void hoistAccumulators(RewriterBase &rewriter, func::FuncOp kernel) {
+  // Each round peels one level: first the tile's extract/insert_slice pair,
+  // then the vector transfers on the tile now carried by the loop.
+  for (int round = 0; round < 3; ++round) {
+    SmallVector<LoopLikeOpInterface> loops;
+    kernel.walk([&](LoopLikeOpInterface loop) { loops.push_back(loop); });
+    for (LoopLikeOpInterface loop : loops) // Innermost first (post-order).
+      (void)hoistLoopInvariantSubsets(rewriter, loop);
+  }
+}
+
+/// Gives every use of a tensor.empty its own copy, so that destinations are
+/// not shared between ops (which would force bufferization to copy).
+void uniquifyEmptyTensors(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<tensor::EmptyOp> empties;
+  kernel.walk([&](tensor::EmptyOp op) { empties.push_back(op); });
+  for (tensor::EmptyOp empty : empties) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : empty->getUses())
+      uses.push_back(&use);
+    for (size_t i = 1; i < uses.size(); ++i) {
+      rewriter.setInsertionPoint(empty);
+      Operation *copy = rewriter.clone(*empty);
+      rewriter.modifyOpInPlace(uses[i]->getOwner(),
+                               [&] { uses[i]->set(copy->getResult(0)); });
+    }
+  }
+}
+
+/// Strides `loop` over workgroups along `axis`:
+///   for i = lb + id*step to ub step step*count.
+void distributeLoop(RewriterBase &rewriter, scf::ForOp loop, Value state,
+                    Value workgroupId, int64_t axis) {
+  rewriter.setInsertionPoint(loop);
+  Location loc = loop.getLoc();
+  Value count = WorkgroupCountOp::create(rewriter, loc, rewriter.getIndexType(), state, axis);
+  Value offset =
+      arith::MulIOp::create(rewriter, loc, workgroupId, loop.getStep());
+  Value lb =
+      arith::AddIOp::create(rewriter, loc, loop.getLowerBound(), offset);
+  Value step = arith::MulIOp::create(rewriter, loc, loop.getStep(), count);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.setLowerBound(lb);
+    loop.setStep(step);
+  });
+}
+
+/// Fuses producers that tile-and-fuse left outside the loops (the fill or
+/// copy initializing a fused op's destination) into the innermost loop.
+void fuseRemainingProducers(RewriterBase &rewriter,
+                            MutableArrayRef<LoopLikeOpInterface> loops) {
+  if (loops.empty())
+    return;
+  Operation *innermost = loops.back().getOperation();
+  SmallVector<tensor::ExtractSliceOp> candidates;
+  innermost->walk([&](tensor::ExtractSliceOp slice) {
+    Operation *producer = slice.getSource().getDefiningOp();
+    if (isa_and_nonnull<linalg::FillOp, linalg::CopyOp>(producer) &&
+        !innermost->isAncestor(producer))
+      candidates.push_back(slice);
+  });
+  for (tensor::ExtractSliceOp slice : candidates) {
+    rewriter.setInsertionPoint(slice);
+    std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+        scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+    if (fused)
+      rewriter.replaceAllUsesWith(slice.getResult(),
+                                  fused->tiledAndFusedProducer);
+  }
+}
+
+/// The op that computes the first output of `kernel` (what gets tiled; for a
+/// padded result, its interior).
+TilingInterface findRootToTile(func::FuncOp kernel) {
+  TilingInterface root;
+  kernel.walk([&](bufferization::MaterializeInDestinationOp store) {
+    Value source = store.getSource();
+    // A padded result (PaddedResults.h): the op writing its interior.
+    if (auto insert = source.getDefiningOp<tensor::InsertSliceOp>();
+        insert && isPaddedResult(insert))
+      source = insert.getSource();
+    if (!root)
+      root = source.getDefiningOp<TilingInterface>();
+  });
+  return root;
+}
+
+LogicalResult codegenKernel(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  // Before workgroup tiling: no padded scratch tile for a padded max
+  // pooling; the NCHW image's padded NHWC copy recognized while its index
+  // arithmetic is still plain.
+  rewritePaddedMaxPoolings(rewriter, kernel);
+  markChannelsLastInputGathers(kernel);
+  // A matmul's elementwise epilogue updates the matmul's result in place:
+  // the matmul accumulates into the output tile, no temporary tile.
+  makeMatmulEpiloguesInPlace(rewriter, kernel);
+  TilingInterface root = findRootToTile(kernel);
+  if (!root)
+    return success(); // Nothing computed (e.g. a constant): bufferize as is.
+  WorkgroupTiling tiling = getWorkgroupTiling(kernel);
+  // Decided on the untiled convolution, as dispatch formation did for its
+  // workgroup tiles: reduction blocks, the epilogue after the last block.
+  bool blockReduction =
+      root->getNumResults() > 0 &&
+      blocksConvolutionReduction(packedConvolutionBehind(root->getResult(0)));
+  if (blockReduction) {
+    auto conv = cast<linalg::LinalgOp>(packedConvolutionBehind(root->getResult(0)));
+    int64_t channels = conv.getStaticLoopRanges()[6];
+    kernel->setAttr(kFilterPrefetchAttr,
+                    rewriter.getI64IntegerAttr(
+                        filterPrefetchDistance(reductionBlockChannels(channels))));
+  }
+  Value state = kernel.getArgument(0);
+  uniquifyEmptyTensors(rewriter, kernel);
+
+  // Map result-dim tiles onto loop tiles.
+  SmallVector<int64_t> loopTiles(root.getLoopIteratorTypes().size(), 0);
+  SmallVector<int64_t> loopAxis(loopTiles.size(), -1);
+  auto linalgRoot = dyn_cast<linalg::LinalgOp>(root.getOperation());
+  if (linalgRoot && !tiling.tileSizes.empty()) {
+    AffineMap map = linalgRoot.getIndexingMapMatchingResult(
+        cast<OpResult>(linalgRoot->getResult(0)));
+    for (auto [dim, tile] : llvm::enumerate(tiling.tileSizes)) {
+      auto expr = dyn_cast<AffineDimExpr>(map.getResult(dim));
+      if (!expr || tile <= 0)
+        continue;
+      loopTiles[expr.getPosition()] = tile;
+      for (int axis = 0; axis < 3; ++axis)
+        if (tiling.gridDims[axis] == static_cast<int64_t>(dim))
+          loopAxis[expr.getPosition()] = axis;
+    }
+  }
+
+  if (llvm::any_of(loopTiles, [](int64_t t) { return t > 0; })) {
+    scf::SCFTileAndFuseOptions options;
+    options.tilingOptions.setTileSizes(
+        getAsIndexOpFoldResult(kernel.getContext(), loopTiles));
+    rewriter.setInsertionPoint(root);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, root, options);
+    if (failed(result))
+      return root->emitError("codegen: workgroup tiling failed");
+    for (auto [original, replacement] : result->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    fuseRemainingProducers(rewriter, result->loops);
+    // Loops come outermost first, one per tiled loop dimension.
+    SmallVector<int64_t> tiledDims;
+    for (auto [i, t] : llvm::enumerate(loopTiles))
+      if (t > 0)
+        tiledDims.push_back(i);
+    for (auto [loop, dim] : llvm::zip(result->loops, tiledDims)) {
+      int64_t axis = loopAxis[dim];
+      auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
+      if (!forOp || axis < 0)
+        continue;
+      distributeLoop(rewriter, forOp, state, kernel.getArgument(1 + axis),
+                     axis);
+    }
+  }
+
+  // Clean up the untiled originals before the vector level; slices of
+  // tensor.empty become tile-sized empties (tile-sized temporaries).
+  {
+    RewritePatternSet patterns(kernel.getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    // tensor.dim of the untiled ops (loop bounds) would keep them alive.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    tensor::DimOp::getCanonicalizationPatterns(patterns, kernel.getContext());
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return failure();
+  }
+  // Convolutions with an elementwise epilogue first: tiled together.
+  DenseSet<Operation *> registerTiled;
+  {
+    SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> withEpilogue;
+    kernel.walk([&](linalg::GenericOp op) {
+      linalg::LinalgOp conv = convolutionBeforeEpilogue(op);
+      if (conv && !(blockReduction && isPackedConvolution(conv)))
+        withEpilogue.push_back({op, conv});
+    });
+    for (auto [epilogue, conv] : withEpilogue)
+      for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
+        registerTiled.insert(tiled);
+    // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
+    SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
+    kernel.walk([&](linalg::GenericOp op) {
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op))
+        matmulsWithEpilogue.push_back({op, matmul});
+    });
+    for (auto [epilogue, matmul] : matmulsWithEpilogue)
+      for (Operation *tiled : tileMatmulWithEpilogue(rewriter, epilogue, matmul))
+        registerTiled.insert(tiled);
+    SmallVector<linalg::LinalgOp> clampedPoolings;
+    kernel.walk([&](linalg::LinalgOp op) {
+      if (isClampedMaxPooling(op))
+        clampedPoolings.push_back(op);
+    });
+    for (linalg::LinalgOp pooling : clampedPoolings)
+      for (Operation *tiled : tileClampedMaxPooling(rewriter, pooling))
+        registerTiled.insert(tiled);
+  }
+  SmallVector<linalg::LinalgOp> linalgOps;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (!registerTiled.contains(op))
+      linalgOps.push_back(op);
+  });
+  for (linalg::LinalgOp op : linalgOps) {
+    if (lowerChannelsLastInputGather(rewriter, op))
+      continue;
+    if (isMatmulLike(op))
+      tileMatmul(rewriter, op);
+    else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      tileConvolution(rewriter, conv);
+    else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+                 linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
+      tileChannelsLastWindow(rewriter, op);
+    else if (isPackedConvolution(op))
+      tilePackedConvolution(rewriter, op, blockReduction);
+    else
+      tileAndVectorizeGeneric(rewriter, op);
+  }
+  // Peeled full tiles get static shapes from canonicalization.
+  auto pm = PassManager::on<func::FuncOp>(kernel.getContext());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(kernel)))
+    return failure();
+  vectorizeMatmulTiles(rewriter, kernel);
+  vectorizeRegisterEpilogues(rewriter, kernel);
+  vectorizeConvolutions(rewriter, kernel);
+  // Unify the transfers' constant indices so read/write pairs match.
+  auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());
+  cleanup.addPass(createCanonicalizerPass());
+  cleanup.addPass(createCSEPass());
+  if (failed(cleanup.run(kernel)))
+    return failure();
+  hoistAccumulators(rewriter, kernel);
+  return success();
+}
+
+LogicalResult bufferizeKernels(ModuleOp kernels) {
+  IRRewriter rewriter(kernels.getContext());
+  if (failed(bufferization::eliminateEmptyTensors(rewriter, kernels)))
+    return kernels.emitError("codegen: empty tensor elimination failed");
+  bufferization::OneShotBufferizationOptions options;
+  options.bufferizeFunctionBoundaries = false;
+  options.allowReturnAllocsFromLoops = true;
+  options.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                        Value to) -> LogicalResult {
+    linalg::CopyOp::create(b, loc, from, to);
+    return success();
+  };
+  bufferization::BufferizationState state;
+  if (failed(bufferization::runOneShotBufferize(kernels, options, state)))
+    return kernels.emitError("codegen: bufferization failed");
+  return success();
+}
+
+/// Folds vector.mask regions around transfers into masked transfers, before
+/// any other vector rewrite can touch the mask bodies.
+LogicalResult lowerMasks(ModuleOp kernels) {
+  RewritePatternSet patterns(kernels.getContext());
+  vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
+  if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+    return kernels.emitError("codegen: mask lowering did not converge");
+  return success();
+}
+
+LogicalResult lowerVectors(ModuleOp kernels) {
+  MLIRContext *ctx = kernels.getContext();
+  // Loop-invariant subviews first, so that the accumulator's transfers are
+  // seen as invariant and hoisted out of the K loop (kept in registers).
+  kernels.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+  kernels.walk([](func::FuncOp f) {
+    linalg::hoistRedundantVectorTransfers(f, /*verifyNonZeroTrip=*/true);
+  });
+  // Staged, each stage to a fixed point: mixing these pattern sets lets some
+  // of them undo each other's rewrites without end.
+  using Populate = std::function<void(RewritePatternSet &)>;
+  const Populate stages[] = {
+      [](RewritePatternSet &p) {
+        vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      },
+      [](RewritePatternSet &p) {
+        vector::populateVectorContractLoweringPatterns(
+            p, vector::VectorContractLowering::OuterProduct);
+        populateInnerReductionPatterns(p);
+        vector::populateVectorMultiReductionLoweringPatterns(
+            p, vector::VectorMultiReductionLowering::InnerParallel);
+        vector::populateVectorMaskOpLoweringPatterns(p);
+      },
+      [](RewritePatternSet &p) {
+        vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+        vector::populateVectorBroadcastLoweringPatterns(p);
+        vector::populateVectorShapeCastLoweringPatterns(p);
+        vector::populateVectorTransposeLoweringPatterns(
+            p, vector::VectorTransposeLowering::EltWise);
+        vector::populateVectorTransferLoweringPatterns(p, /*maxRank=*/1);
+      },
+  };
+  GreedyRewriteConfig config;
+  config.setMaxNumRewrites(1 << 20); // An error, never a hang.
+  for (const Populate &populate : stages) {
+    RewritePatternSet patterns(ctx);
+    populate(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns), config)))
+      return kernels.emitError("codegen: vector lowering did not converge");
+  }
+  return success();
+}
+
+struct CpuTileAndVectorizePass : impl::CpuTileAndVectorizeBase<CpuTileAndVectorizePass> {
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp kernel : functions)
+      if (failed(codegenKernel(kernel)))
+        return signalPassFailure();
+  }
+};
+
+struct CpuLowerVectorMasksPass : impl::CpuLowerVectorMasksBase<CpuLowerVectorMasksPass> {
+  void runOnOperation() override {
+    if (failed(lowerMasks(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct CpuBufferizePass : impl::CpuBufferizeBase<CpuBufferizePass> {
+  void runOnOperation() override {
+    if (failed(bufferizeKernels(getOperation())))
+      signalPassFailure();
+  }
+};
+
+struct CpuLowerVectorsPass : impl::CpuLowerVectorsBase<CpuLowerVectorsPass> {
+  void runOnOperation() override {
+    if (failed(lowerVectors(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+} // namespace turbine::compiler
