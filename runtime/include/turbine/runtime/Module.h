@@ -11,6 +11,7 @@
 #ifndef TURBINE_RUNTIME_MODULE_H
 #define TURBINE_RUNTIME_MODULE_H
 
+#include "turbine/artifact/KernelABI.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Instance.h"
 #include "turbine/runtime/ParameterArchive.h"
@@ -47,6 +48,11 @@ public:
   /// A new Instance: every mutable global at its initial value. Stateless
   /// modules have instances too (with nothing in them).
   Result<std::unique_ptr<Instance>> createInstance() const;
+
+  /// The entry point of the kernel named `name` (kernel ABI, KernelABI.h),
+  /// for callers that dispatch it themselves with Device::dispatch (the
+  /// eager launch of Turbine Kernels); valid while this module lives.
+  Result<turbine_kernel_fn_t> lookupKernel(const std::string &name) const;
 
 private:
   explicit Module(std::shared_ptr<const detail::LoadedModule> state);
