@@ -70,7 +70,12 @@ TORCH_LIBRARY(turbine, m) {
       .def(torch::init<std::string, std::string, std::vector<std::string>>())
       .def("functions", &TorchModule::functions)
       .def("signature", &TorchModule::signature)
-      .def("call", &TorchModule::call);
+      .def("call", &TorchModule::call)
+      .def("globals", &TorchModule::globals)
+      .def("create_instance", &TorchModule::createInstance)
+      .def("call_in", &TorchModule::callIn)
+      .def("reset", &TorchModule::reset)
+      .def("read_global", &TorchModule::readGlobal);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
         "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256, "
         "str[]? options=None, str[]? externalize_names=None, str[]? renames=None) -> Tensor",

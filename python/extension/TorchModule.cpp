@@ -43,12 +43,70 @@ std::string TorchModule::signature(const std::string &name) const {
 
 std::vector<at::Tensor> TorchModule::call(const std::string &name,
                                           const std::vector<at::Tensor> &inputs) {
+  {
+    std::lock_guard<std::mutex> lock(instancesMutex_);
+    if (instances_.empty()) {
+      auto created = module_->createInstance();
+      TORCH_CHECK(created.ok(), "turbine: ", created.message());
+      instances_.push_back(std::move(*created));
+    }
+  }
+  return callIn(0, name, inputs);
+}
+
+std::vector<std::string> TorchModule::globals() const {
+  std::vector<std::string> out;
+  for (const runtime::GlobalSignature &g : module_->globals())
+    out.push_back(g.name + ": " + g.typeString() +
+                  (g.isMutable ? " mutable " + g.initialValue : std::string(" parameter")));
+  return out;
+}
+
+int64_t TorchModule::createInstance() {
+  auto created = module_->createInstance();
+  TORCH_CHECK(created.ok(), "turbine: ", created.message());
+  std::lock_guard<std::mutex> lock(instancesMutex_);
+  if (instances_.empty()) // handle 0 is the default instance
+    instances_.push_back(nullptr);
+  instances_.push_back(std::move(*created));
+  return static_cast<int64_t>(instances_.size()) - 1;
+}
+
+runtime::Instance &TorchModule::instance(int64_t handle) {
+  std::lock_guard<std::mutex> lock(instancesMutex_);
+  if (handle == 0 && (instances_.empty() || !instances_[0])) {
+    auto created = module_->createInstance();
+    TORCH_CHECK(created.ok(), "turbine: ", created.message());
+    if (instances_.empty())
+      instances_.push_back(nullptr);
+    instances_[0] = std::move(*created);
+  }
+  TORCH_CHECK(handle >= 0 && handle < static_cast<int64_t>(instances_.size()) &&
+                  instances_[static_cast<size_t>(handle)],
+              "turbine: no instance ", handle);
+  return *instances_[static_cast<size_t>(handle)];
+}
+
+void TorchModule::reset(int64_t handle) {
+  runtime::Status s = instance(handle).reset();
+  TORCH_CHECK(s.ok(), "turbine: ", s.message());
+}
+
+at::Tensor TorchModule::readGlobal(int64_t handle, const std::string &name) {
+  auto value = instance(handle).readGlobal(name);
+  TORCH_CHECK(value.ok(), "turbine: ", value.message());
+  return toTorchTensor(*value, "turbine: global " + name);
+}
+
+std::vector<at::Tensor> TorchModule::callIn(int64_t handle, const std::string &name,
+                                            const std::vector<at::Tensor> &inputs) {
+  runtime::Instance &state = instance(handle);
   runtime::Function fn = function(name);
   std::vector<runtime::Tensor> args;
   args.reserve(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i)
     args.push_back(toRuntimeTensor(inputs[i], "turbine: " + name + " input " + std::to_string(i)));
-  auto results = fn.invoke(*device_, args);
+  auto results = state.invoke(fn, *device_, args);
   TORCH_CHECK(results.ok(), "turbine: ", results.message());
   std::vector<at::Tensor> outputs;
   for (size_t i = 0; i < results->size(); ++i)

@@ -61,7 +61,13 @@ def load_library():
 
 
 class CompiledModule:
-    """A loaded artifact; call it like the module it was compiled from."""
+    """A loaded artifact; call it like the module it was compiled from.
+
+    Module state (a stateful module's mutable globals, e.g. a KV cache) lives
+    in instances (instances.py): calls on the CompiledModule itself use its
+    default instance (`m.prefill(x); m.decode(t, pos)`); `create_instance()`
+    gives independent ones (one per sequence; usable from several threads,
+    one call at a time each); `globals()` describes the globals."""
 
     def __init__(self, path, device="local-task", parameters=()):
         load_library()
@@ -70,6 +76,24 @@ class CompiledModule:
 
     def functions(self):
         return list(self._module.functions())
+
+    def globals(self):
+        """[GlobalInfo(name, type, mutable, initial)] of the module's globals."""
+        from .instances import parse_globals
+        return parse_globals(self._module.globals())
+
+    def create_instance(self):
+        """A new Instance: every mutable global at its initial value."""
+        from .instances import Instance
+        return Instance(self, self._module.create_instance())
+
+    def reset(self):
+        """Puts the default instance's globals back to their initial values."""
+        self._module.reset(0)
+
+    def read_global(self, name):
+        """A copy of mutable global `name` of the default instance."""
+        return self._module.read_global(0, name)
 
     def signature(self, function=None):
         return self._module.signature(self._function_name(function))

@@ -7,6 +7,8 @@
 //   turbine compile model.onnx -o m.tmod --dump-phases=phases/ --timings
 //   turbine compile model.onnx -o m.tmod --externalize-params=weights.irpa
 //   turbine compile model.pt -o m.tmod --input-shape=1x3x224x224xf32 --dynamic-dim=0:0
+//   turbine compile llm.pt -o m.tmod --function-shapes=prefill:1x8xi64 \
+//       --function-shapes=decode:1x1xi64,i64 --dynamic-dim=prefill:0:1   (stateful)
 //
 // Turns the flags into compile options and frontend options, compiles in a
 // model session (tools/common ModelSession.h: the same session `turbine
@@ -40,6 +42,7 @@ struct CompileArgs {
   std::vector<std::string> sequenceShapes;  ///< NAME=SHAPE,SHAPE,...
   std::vector<std::string> absentOptionals;
   std::vector<std::string> inputShapes; ///< TorchScript forward inputs
+  std::vector<std::string> functionShapes; ///< TorchScript METHOD:SHAPE,... (stateful)
   std::vector<std::string> dynamicDims; ///< TorchScript `<input>:<dim>`
   std::string input;
   std::string output;
@@ -143,11 +146,55 @@ Result<torch_frontend::ImportOptions> torchOptions(const CompileArgs &args) {
       return Status::error("--input-shape: " + spec.message());
     options.inputs.push_back(*spec);
   }
+  // A stateful module: --function-shapes=NAME:SPEC,SPEC,... per method.
+  for (const std::string &text : args.functionShapes) {
+    size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0)
+      return Status::error("--function-shapes: malformed '" + text +
+                           "': expected METHOD:SHAPE,SHAPE,... (e.g. decode:1x1xi64,i64)");
+    torch_frontend::FunctionSpec f;
+    f.name = text.substr(0, colon);
+    for (const auto &other : options.functions)
+      if (other.name == f.name)
+        return Status::error("--function-shapes: method '" + f.name + "' given twice");
+    std::string list = text.substr(colon + 1);
+    for (size_t start = 0; start <= list.size() && !list.empty();) {
+      size_t comma = list.find(',', start);
+      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                       : comma - start);
+      Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(item);
+      if (!spec)
+        return Status::error("--function-shapes " + f.name + ": " + spec.message());
+      f.inputs.push_back(*spec);
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+    options.functions.push_back(std::move(f));
+  }
+  if (!options.functions.empty() && !options.inputs.empty())
+    return Status::error("give either --input-shape (forward) or --function-shapes (methods), "
+                         "not both");
   for (const std::string &text : args.dynamicDims) {
-    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
+    std::string dimText = text;
+    torch_frontend::FunctionSpec *function = nullptr;
+    if (!options.functions.empty()) {
+      // METHOD:INPUT:DIM
+      size_t colon = text.find(':');
+      std::string name = colon == std::string::npos ? "" : text.substr(0, colon);
+      for (auto &f : options.functions)
+        if (f.name == name)
+          function = &f;
+      if (!function)
+        return Status::error("--dynamic-dim: '" + text +
+                             "' must name a method given with --function-shapes "
+                             "(METHOD:INPUT:DIM, e.g. prefill:0:1)");
+      dimText = text.substr(colon + 1);
+    }
+    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(dimText);
     if (!dim)
       return Status::error("--dynamic-dim: " + dim.message());
-    options.dynamicDims.push_back(*dim);
+    (function ? function->dynamicDims : options.dynamicDims).push_back(*dim);
   }
   return options;
 }
@@ -236,9 +283,10 @@ int runCompile(const CompileArgs &args) {
   if (!session)
     return fail(session.message());
   compiler::Source source = compiler::Source::file(args.input);
-  if ((!args.inputShapes.empty() || !args.dynamicDims.empty()) &&
+  if ((!args.inputShapes.empty() || !args.dynamicDims.empty() || !args.functionShapes.empty()) &&
       (*session)->formatOf(source) != "torchscript")
-    return fail("--input-shape/--dynamic-dim apply to TorchScript models only, not '" +
+    return fail("--input-shape/--function-shapes/--dynamic-dim apply to TorchScript models "
+                "only, not '" +
                 args.input + "'");
   Result<compiler::CompileOutput> output = (*session)->compile(source);
   if (showsProgress)
@@ -322,9 +370,16 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--input-shape", args->inputShapes,
                   "TorchScript only: shape and dtype of a forward input, one per "
                   "input in order (e.g. 1x3x224x224xf32)");
+  cmd->add_option("--function-shapes", args->functionShapes,
+                  "TorchScript only: import the method METHOD (an @torch.jit.export "
+                  "method, or forward) with these argument shapes, METHOD:SHAPE,SHAPE,... "
+                  "(an int argument: i64); repeat per method: a stateful module whose "
+                  "mutated buffers become module state (e.g. prefill:1x8xi64 "
+                  "decode:1x1xi64,i64)");
   cmd->add_option("--dynamic-dim", args->dynamicDims,
                   "TorchScript only: leave a dim symbolic, <input index or name>:<dim> "
-                  "(e.g. 0:0 for a dynamic batch); repeatable");
+                  "(e.g. 0:0 for a dynamic batch); with --function-shapes "
+                  "METHOD:<input>:<dim>; repeatable");
   cmd->callback([args, &exitCode] { exitCode = runCompile(*args); });
 }
 

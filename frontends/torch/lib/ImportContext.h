@@ -109,6 +109,23 @@ void registerTurbineOps(OpRegistry &registry);
 mlir::LogicalResult importCustomOpNode(ImportContext &ctx, const TorchNode &node,
                                        const std::string &customOp);
 
+/// A view of module state: TorchScript value = global `global` (a mutable
+/// buffer) through the slice/select nodes `chain` from the prim::GetAttr
+/// value `root`, materialized after the global's store number `epoch`.
+struct StateView {
+  std::string global;
+  int root = -1;
+  std::vector<const TorchNode *> chain;
+  int64_t epoch = 0;
+};
+
+/// Stateful import bookkeeping (StatefulImport.cpp).
+struct ModuleStateImport {
+  std::map<std::string, mlir::RankedTensorType> globals; ///< attribute path -> type
+  std::map<int, StateView> views;                        ///< value id -> view
+  std::map<std::string, int64_t> epochs;                 ///< stores so far per global
+};
+
 /// State of one graph import and the builders the op handlers share.
 class ImportContext : public frontends::TensorBuilder {
 public:
@@ -120,6 +137,10 @@ public:
   std::string error; ///< first error message
   /// The caller's options (custom ops defined outside the importer).
   const ImportOptions *options = nullptr;
+  /// Stateful import only (null otherwise), and the registry's handler
+  /// call, to re-run a view's slices on a fresh load of its global.
+  ModuleStateImport *state = nullptr;
+  std::function<mlir::LogicalResult(ImportContext &, const TorchNode &)> reimportNode;
 
   //===--- values ---------------------------------------------------------===//
 
@@ -210,6 +231,26 @@ public:
 private:
   std::map<int, TValue> values;
 };
+
+//===--- stateful import (StatefulImport.cpp) ---------------------------------===//
+/// One mutable ml_program.global per TorchGraph::state entry.
+mlir::LogicalResult declareStateGlobals(ImportContext &ctx, mlir::ModuleOp module,
+                                        std::string &error);
+/// prim::GetAttr: a state tensor (a global_load, recorded as a view) or a
+/// submodule (a placeholder value).
+mlir::LogicalResult importStateAttribute(ImportContext &ctx, const TorchNode &node);
+/// Before `node`: re-reads every state view among its inputs whose global
+/// was stored since it was read.
+mlir::LogicalResult refreshStateViews(ImportContext &ctx, const TorchNode &node);
+/// True when `node` writes module state (an in-place op on a state view).
+bool writesState(ImportContext &ctx, const TorchNode &node);
+/// aten::copy_ into a state view: insert_slice into a fresh load, stored
+/// back; other in-place ops on state are errors.
+mlir::LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node);
+/// After `node` converted: a slice/select of a state view is a view too.
+void recordStateView(ImportContext &ctx, const TorchNode &node);
+/// `aten::add_`-style in-place kinds (TorchImporter.cpp).
+bool isInplaceKind(const std::string &kind);
 
 // Reductions over chosen dims (frontends/common).
 using frontends::CombineFn;

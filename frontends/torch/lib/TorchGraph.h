@@ -67,6 +67,9 @@ struct TorchNode {
   std::vector<int> outputs;
   std::vector<TorchBlock> blocks;
   TorchConstant constant; ///< prim::Constant only
+  /// prim::GetAttr only: the attribute's dotted path from `self`
+  /// ("layers.0.attention.k_cache"; a submodule's path for a module).
+  std::string attributePath;
 };
 
 struct TorchBlock {
@@ -75,7 +78,17 @@ struct TorchBlock {
   std::vector<int> outputs;
 };
 
-/// The frozen, inlined `forward` of a module.
+/// One method of a stateful import (TorchGraph::methods).
+struct TorchMethod {
+  std::string name;
+  TorchBlock body;                    ///< inputs exclude `self`
+  std::vector<bool> inputDefaultsToNone;
+  std::string text;
+};
+
+/// The frozen, inlined `forward` of a module; or, when `requestedMethods` is
+/// set before loading, those methods (freezing preserves them and the
+/// buffers they mutate: `state`).
 struct TorchGraph {
   std::vector<TorchValueInfo> values; ///< indexed by value number
   TorchBlock body;                    ///< inputs exclude `self`
@@ -83,6 +96,17 @@ struct TorchGraph {
   /// Optional[List[int]] = None`), so a caller may leave it out.
   std::vector<bool> inputDefaultsToNone;
   std::string text;                   ///< the graph as TorchScript prints it
+
+  // Stateful import (several entry points sharing mutable buffers).
+  /// Input: the methods to import (`@torch.jit.export`ed or `forward`);
+  /// empty: `forward` only, into the fields above.
+  std::vector<std::string> requestedMethods;
+  /// Output: those methods, in the order requested (values numbered in
+  /// `values`, shared by all methods).
+  std::vector<TorchMethod> methods;
+  /// Output: the tensors freezing kept as attributes because a method
+  /// mutates them (name = attribute path, data = the initial value).
+  std::vector<TorchConstant> state;
 };
 
 /// Loads the TorchScript archive at `path` (torch.jit.save of a traced or

@@ -11,6 +11,8 @@
 
 #include "ImportContext.h"
 
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+
 #include "mlir/IR/Verifier.h"
 #include "llvm/Support/Path.h"
 
@@ -62,9 +64,13 @@ Location nodeLocation(MLIRContext &context, const TorchNode &node, const std::st
   return NameLoc::get(StringAttr::get(&context, node.kind), file);
 }
 
+} // namespace
+
 bool isInplaceKind(const std::string &kind) {
   return kind.size() > 1 && kind.back() == '_' && kind[kind.size() - 2] != '_';
 }
+
+namespace {
 
 class GraphImporter {
 public:
@@ -90,6 +96,14 @@ private:
       return importIf(node);
     if (node.kind == "prim::Loop")
       return importLoop(node);
+    if (ctx.state) { // module state (StatefulImport.cpp)
+      if (node.kind == "prim::GetAttr")
+        return importStateAttribute(ctx, node);
+      if (failed(refreshStateViews(ctx, node)))
+        return failure();
+      if (writesState(ctx, node))
+        return importStateWrite(ctx, node);
+    }
     const OpHandler *handler = opRegistry().lookup(node.kind);
     if (!handler && ctx.options && ctx.options->customOpName) {
       std::string customOp = ctx.options->customOpName(node.kind);
@@ -112,6 +126,8 @@ private:
     if (isInplaceKind(node.kind) && !node.inputs.empty() && !node.outputs.empty() &&
         ctx.value(node.outputs[0]).isTensor())
       ctx.set(node.inputs[0], ctx.value(node.outputs[0]));
+    if (ctx.state)
+      recordStateView(ctx, node);
     return success();
   }
 
@@ -212,14 +228,19 @@ LogicalResult collectOutputs(ImportContext &ctx, const TValue &v, SmallVector<Va
   return failure();
 }
 
-OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
-                                  const std::string &origin, const ImportOptions &options,
-                                  std::string &error) {
-  registerImportedDialects(context);
-  ImportContext ctx(context, graph, origin);
-  ctx.options = &options;
+/// One entry function `entryName` of `module` from `block` (a method's or
+/// forward's body) with `inputs` / `dynamicDims` (`method` names it in
+/// messages). Int arguments (`pos: int`) are rank-0 i64 tensors.
+LogicalResult importFunction(ImportContext &ctx, ModuleOp module, const std::string &entryName,
+                             const std::string &method, const TorchBlock &block,
+                             const std::vector<bool> &inputDefaultsToNone,
+                             const std::vector<InputSpec> &inputs,
+                             const std::vector<DynamicDim> &dynamicDims, std::string &error) {
+  MLIRContext &context = ctx.context;
+  const TorchGraph &graph = ctx.graph;
+  const std::string &origin = ctx.origin;
   OpBuilder &b = ctx.builder;
-  const std::vector<int> &args = graph.body.inputs;
+  const std::vector<int> &args = block.inputs;
 
   // Signature: one spec per forward argument.
   std::vector<std::string> names;
@@ -230,20 +251,20 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   }
   // Trailing inputs that default to None may be left out (bound to None).
   size_t required = args.size();
-  while (required > options.inputs.size() && required > 0 &&
-         required <= graph.inputDefaultsToNone.size() && graph.inputDefaultsToNone[required - 1])
+  while (required > inputs.size() && required > 0 &&
+         required <= inputDefaultsToNone.size() && inputDefaultsToNone[required - 1])
     --required;
-  if (options.inputs.size() != required) {
-    error = origin + ": forward takes " + std::to_string(args.size()) + " input(s) (" + nameList +
-            ") but " + std::to_string(options.inputs.size()) +
+  if (inputs.size() != required) {
+    error = origin + ": " + method + " takes " + std::to_string(args.size()) + " input(s) (" + nameList +
+            ") but " + std::to_string(inputs.size()) +
             " input shape(s) were given; give one input shape per input, e.g. "
             "1x3x224x224xf32";
-    return nullptr;
+    return failure();
   }
   std::vector<std::vector<bool>> dynamic(required);
   for (size_t i = 0; i < required; ++i)
-    dynamic[i].assign(options.inputs[i].shape.size(), false);
-  for (const DynamicDim &d : options.dynamicDims) {
+    dynamic[i].assign(inputs[i].shape.size(), false);
+  for (const DynamicDim &d : dynamicDims) {
     int64_t index = -1;
     if (!d.input.empty() && d.input.find_first_not_of("0123456789") == std::string::npos)
       index = std::stoll(d.input);
@@ -253,16 +274,16 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
           index = i;
     if (index < 0 || index >= (int64_t)required) {
       error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " names input '" +
-              d.input + "', but forward's inputs are (" +
+              d.input + "', but " + method + "'s inputs are (" +
               nameList + ")";
-      return nullptr;
+      return failure();
     }
-    int64_t rank = options.inputs[index].shape.size();
+    int64_t rank = inputs[index].shape.size();
     auto dimIndex = normalizeDim(d.dim, rank);
     if (!dimIndex || rank == 0) {
       error = "dynamic dim " + d.input + ":" + std::to_string(d.dim) + " is out of range for "
               "an input of rank " + std::to_string(rank);
-      return nullptr;
+      return failure();
     }
     dynamic[index][*dimIndex] = true;
   }
@@ -271,32 +292,45 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   for (size_t i = 0; i < required; ++i) {
     const TorchValueInfo &info = graph.values[args[i]];
     if (info.kind != TorchTypeKind::Tensor) {
-      error = origin + ": forward input '" + names[i] + "' has type " + info.typeName +
-              "; only tensor inputs are supported";
-      return nullptr;
+      if (info.kind == TorchTypeKind::Int && inputs[i].shape.empty() &&
+          inputs[i].dtype == "i64") {
+        argTypes.push_back(RankedTensorType::get({}, b.getI64Type()));
+        continue;
+      }
+      error = origin + ": " + method + " input '" + names[i] + "' has type " + info.typeName +
+              (info.kind == TorchTypeKind::Int
+                   ? "; give its shape as i64 (a rank-0 i64 tensor at run time)"
+                   : "; only tensor and int inputs are supported");
+      return failure();
     }
-    Type et = dtypeFromName(context, options.inputs[i].dtype);
+    Type et = dtypeFromName(context, inputs[i].dtype);
     if (!et) {
-      error = "unsupported dtype '" + options.inputs[i].dtype + "' for input '" + names[i] + "'";
-      return nullptr;
+      error = "unsupported dtype '" + inputs[i].dtype + "' for input '" + names[i] + "'";
+      return failure();
     }
     SmallVector<int64_t> shape;
-    for (size_t d = 0; d < options.inputs[i].shape.size(); ++d)
-      shape.push_back(dynamic[i][d] ? ShapedType::kDynamic : options.inputs[i].shape[d]);
+    for (size_t d = 0; d < inputs[i].shape.size(); ++d)
+      shape.push_back(dynamic[i][d] ? ShapedType::kDynamic : inputs[i].shape[d]);
     argTypes.push_back(RankedTensorType::get(shape, et));
   }
 
-  OwningOpRef<ModuleOp> module = ModuleOp::create(ctx.loc);
-  b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, ctx.loc, options.entryName, b.getFunctionType(argTypes, {}));
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, ctx.loc, entryName, b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   std::vector<TValue> inputValues;
   for (size_t i = 0; i < required; ++i) {
-    inputValues.push_back(TValue::ofTensor(entry->getArgument(i)));
+    if (graph.values[args[i]].kind == TorchTypeKind::Int) {
+      // An int argument: its value, read on the host.
+      Value scalar = tensor::ExtractOp::create(b, ctx.loc, entry->getArgument(i), ValueRange{});
+      Value index = arith::IndexCastOp::create(b, ctx.loc, b.getIndexType(), scalar);
+      inputValues.push_back(TValue::ofInt(SymInt::of(index)));
+    } else {
+      inputValues.push_back(TValue::ofTensor(entry->getArgument(i)));
+    }
     NamedAttrList attrs;
     attrs.append("turbine.name", b.getStringAttr(names[i]));
-    if (options.inputs[i].dtype == "u8")
+    if (inputs[i].dtype == "u8")
       attrs.append("turbine.dtype", b.getStringAttr("u8"));
     if (llvm::is_contained(dynamic[i], true)) {
       SmallVector<Attribute> dimNames;
@@ -312,16 +346,16 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
   std::string where = "\n  in TorchScript file '" + origin + "'";
   GraphImporter importer(ctx);
   std::vector<TValue> outs;
-  if (failed(importer.importBlock(graph.body, inputValues, outs))) {
+  if (failed(importer.importBlock(block, inputValues, outs))) {
     error = (ctx.error.empty() ? "import failed" : ctx.error) + where;
-    return nullptr;
+    return failure();
   }
   ctx.loc = FileLineColLoc::get(&context, origin, 0, 0);
   SmallVector<Value> results;
-  for (auto [id, v] : llvm::zip(graph.body.outputs, outs))
+  for (auto [id, v] : llvm::zip(block.outputs, outs))
     if (failed(collectOutputs(ctx, v, results, graph.values[id].debugName))) {
       error = ctx.error + where;
-      return nullptr;
+      return failure();
     }
   func::ReturnOp::create(b, ctx.loc, results);
   SmallVector<Type> resultTypes;
@@ -352,6 +386,13 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
     func.setResultAttrs(i, attrs);
   }
 
+  return success();
+}
+
+/// Verifies the imported module; an internal error naming `origin` if not.
+LogicalResult verifyImported(ModuleOp module, MLIRContext &context, const std::string &origin,
+                             std::string &error) {
+  std::string where = "\n  in TorchScript file '" + origin + "'";
   std::string diagnostics;
   {
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
@@ -359,11 +400,53 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
       os << diag.getLocation() << ": " << diag.str() << "\n";
       return success();
     });
-    if (failed(verify(*module))) {
+    if (failed(verify(module))) {
       error = "internal error: imported IR does not verify" + where + ": " + diagnostics;
-      return nullptr;
+      return failure();
     }
   }
+  return success();
+}
+
+
+OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
+                                  const std::string &origin, const ImportOptions &options,
+                                  std::string &error) {
+  registerImportedDialects(context);
+  ImportContext ctx(context, graph, origin);
+  ctx.options = &options;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(ctx.loc);
+  if (failed(importFunction(ctx, *module, options.entryName, "forward", graph.body,
+                            graph.inputDefaultsToNone, options.inputs, options.dynamicDims,
+                            error)) ||
+      failed(verifyImported(*module, context, origin, error)))
+    return nullptr;
+  return module;
+}
+
+/// A stateful import: one function per requested method, the mutated
+/// buffers as mutable ml_program globals (StatefulImport.cpp).
+OwningOpRef<ModuleOp> importMethods(MLIRContext &context, const TorchGraph &graph,
+                                    const std::string &origin, const ImportOptions &options,
+                                    std::string &error) {
+  registerImportedDialects(context);
+  ImportContext ctx(context, graph, origin);
+  ctx.options = &options;
+  OwningOpRef<ModuleOp> module = ModuleOp::create(ctx.loc);
+  ModuleStateImport state;
+  ctx.state = &state;
+  ctx.reimportNode = [](ImportContext &c, const TorchNode &node) -> LogicalResult {
+    const OpHandler *handler = opRegistry().lookup(node.kind);
+    return handler ? (*handler)(c, node) : c.unsupported(node);
+  };
+  if (failed(declareStateGlobals(ctx, *module, error)))
+    return nullptr;
+  for (auto [spec, method] : llvm::zip(options.functions, graph.methods))
+    if (failed(importFunction(ctx, *module, spec.name, "method '" + spec.name + "'", method.body,
+                              method.inputDefaultsToNone, spec.inputs, spec.dynamicDims, error)))
+      return nullptr;
+  if (failed(verifyImported(*module, context, origin, error)))
+    return nullptr;
   return module;
 }
 
@@ -424,16 +507,20 @@ bool looksLikeTorchScriptFile(const std::string &path) {
 
 void registerImportedDialects(MLIRContext &context) {
   context.loadDialect<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
-                      math::MathDialect, tensor::TensorDialect>();
+                      math::MathDialect, ml_program::MLProgramDialect, tensor::TensorDialect>();
 }
 
 Result<OwningOpRef<ModuleOp>> importTorchScriptFile(MLIRContext &context, const std::string &path,
                                                     const ImportOptions &options) {
   TorchGraph graph;
   std::string error;
+  for (const FunctionSpec &f : options.functions)
+    graph.requestedMethods.push_back(f.name);
   if (!loadTorchScriptGraph(path, graph, error))
     return Status::error(error);
-  OwningOpRef<ModuleOp> module = importGraph(context, graph, path, options, error);
+  OwningOpRef<ModuleOp> module = options.functions.empty()
+                                     ? importGraph(context, graph, path, options, error)
+                                     : importMethods(context, graph, path, options, error);
   if (!module)
     return Status::error(error);
   return module;
@@ -445,9 +532,13 @@ Result<OwningOpRef<ModuleOp>> importTorchScriptBytes(MLIRContext &context,
                                                      const ImportOptions &options) {
   TorchGraph graph;
   std::string error;
+  for (const FunctionSpec &f : options.functions)
+    graph.requestedMethods.push_back(f.name);
   if (!loadTorchScriptGraphFromBytes(bytes, origin, graph, error))
     return Status::error(error);
-  OwningOpRef<ModuleOp> module = importGraph(context, graph, origin, options, error);
+  OwningOpRef<ModuleOp> module = options.functions.empty()
+                                     ? importGraph(context, graph, origin, options, error)
+                                     : importMethods(context, graph, origin, options, error);
   if (!module)
     return Status::error(error);
   return module;

@@ -13,7 +13,7 @@
 
 namespace turbine::torch_frontend {
 /// Bump when TorchGraph.h changes.
-constexpr int kTorchScriptLoaderAbiVersion = 4;
+constexpr int kTorchScriptLoaderAbiVersion = 5;
 } // namespace turbine::torch_frontend
 
 /// Loads a TorchScript archive from `path` (or, when `path` is null, from

@@ -12,6 +12,10 @@
 // runs TorchScript's own clean-up passes, then copies the `forward` graph into
 // the plain structs of TorchGraph.h. libtorch reports errors as exceptions;
 // every one is caught here and turned into an error string.
+// Stateful modules (TorchGraph::requestedMethods): freezing preserves the
+// requested methods and keeps the buffers they mutate as attributes; each
+// method's graph is copied with its prim::GetAttr nodes' dotted paths, and
+// the mutated buffers' initial values become TorchGraph::state.
 // Before the first load it defines the schemas of Turbine's own torch ops
 // (turbine::softmax, ...; TurbineTorchOps.h) unless something in the process
 // (libturbine_torch.so) already did: torch::jit::load rejects unknown ops.
@@ -31,6 +35,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -209,6 +214,11 @@ class GraphCopier {
 public:
   GraphCopier(TorchGraph &out, const NamedTensors &names) : out(out), names(names) {}
 
+  /// Dotted attribute path of a value reached from `self` by prim::GetAttr.
+  std::unordered_map<const Value *, std::string> paths;
+  /// Tensor attributes read by the copied graphs (their paths).
+  std::vector<std::string> tensorAttributes;
+
   int number(const Value *v) {
     auto it = ids.find(v);
     if (it != ids.end())
@@ -225,8 +235,10 @@ public:
 
   void copyBlock(const Block *block, TorchBlock &dst, bool skipSelf) {
     for (const Value *in : block->inputs()) {
-      if (skipSelf && in->type()->kind() == c10::TypeKind::ClassType)
+      if (skipSelf && in->type()->kind() == c10::TypeKind::ClassType) {
+        paths[in] = "";
         continue;
+      }
       dst.inputs.push_back(number(in));
     }
     for (const Node *node : block->nodes()) {
@@ -242,6 +254,18 @@ public:
         n.inputs.push_back(number(in));
       for (const Value *o : node->outputs())
         n.outputs.push_back(number(o));
+      if (node->kind() == c10::prim::GetAttr) {
+        auto parent = paths.find(node->input(0));
+        if (parent != paths.end()) {
+          std::string name = node->s(c10::attr::name);
+          n.attributePath = parent->second.empty() ? name : parent->second + "." + name;
+          paths[node->output()] = n.attributePath;
+          if (node->output()->type()->kind() == c10::TypeKind::TensorType &&
+              std::find(tensorAttributes.begin(), tensorAttributes.end(), n.attributePath) ==
+                  tensorAttributes.end())
+            tensorAttributes.push_back(n.attributePath);
+        }
+      }
       if (node->kind() == c10::prim::Constant) {
         if (auto iv = torch::jit::toIValue(node->output()))
           convertConstant(*iv, n.constant, &names);
@@ -283,12 +307,83 @@ void defineTurbineOpSchemas() {
   });
 }
 
+/// Runs the frontend's clean-up passes on a copy of `method`'s graph.
+std::shared_ptr<torch::jit::Graph> simplifiedGraph(const torch::jit::Method &method) {
+  std::shared_ptr<torch::jit::Graph> graph = method.graph()->copy();
+  torch::jit::Inline(*graph);
+  torch::jit::RemoveListMutation(graph);
+  torch::jit::RemoveTensorMutation(graph);
+  torch::jit::LowerAllTuples(graph);
+  torch::jit::ConstantPropagation(graph);
+  torch::jit::EliminateDeadCode(graph);
+  return graph;
+}
+
+std::vector<bool> defaultsToNone(const torch::jit::Method &method, size_t inputs) {
+  std::vector<bool> out;
+  for (const c10::Argument &arg : method.function().getSchema().arguments()) {
+    if (arg.type()->kind() == c10::TypeKind::ClassType)
+      continue; // self
+    out.push_back(arg.default_value() && arg.default_value()->isNone());
+  }
+  out.resize(inputs, false);
+  return out;
+}
+
+/// The stateful import: the requested methods and the buffers they mutate.
+bool loadMethods(torch::jit::Module &module, const std::string &origin, TorchGraph &out,
+                 std::string &error) {
+  std::string available;
+  for (const torch::jit::Method &m : module.get_methods())
+    available += (available.empty() ? "" : ", ") + m.name();
+  for (const std::string &name : out.requestedMethods)
+    if (!module.find_method(name)) {
+      error = "TorchScript file '" + origin + "' has no method '" + name + "' (methods: " +
+              available + "; export more with @torch.jit.export)";
+      return false;
+    }
+  NamedTensors names(module);
+  torch::jit::Module frozen = torch::jit::freeze(module, out.requestedMethods);
+  GraphCopier copier(out, names);
+  // Kept alive while copying: the copier numbers values by address.
+  std::vector<std::shared_ptr<torch::jit::Graph>> graphs;
+  for (const std::string &name : out.requestedMethods) {
+    torch::jit::Method method = frozen.get_method(name);
+    std::shared_ptr<torch::jit::Graph> graph = simplifiedGraph(method);
+    graphs.push_back(graph);
+    TorchMethod m;
+    m.name = name;
+    copier.copyBlock(graph->block(), m.body, /*skipSelf=*/true);
+    m.inputDefaultsToNone = defaultsToNone(method, m.body.inputs.size());
+    m.text = graph->toString();
+    out.methods.push_back(std::move(m));
+  }
+  // The tensors still read as attributes after freezing: mutated state.
+  for (const std::string &path : copier.tensorAttributes) {
+    c10::IValue value = frozen._ivalue();
+    std::stringstream segments(path);
+    for (std::string segment; std::getline(segments, segment, '.');)
+      value = value.toObjectRef().getAttr(segment);
+    if (!value.isTensor()) {
+      error = "TorchScript file '" + origin + "': attribute '" + path + "' is not a tensor";
+      return false;
+    }
+    TorchConstant c;
+    convertConstant(value, c, nullptr);
+    c.name = path;
+    out.state.push_back(std::move(c));
+  }
+  return true;
+}
+
 bool loadModule(const std::function<torch::jit::Module()> &load, const std::string &origin,
                 TorchGraph &out, std::string &error) {
   try {
     defineTurbineOpSchemas();
     torch::jit::Module module = load();
     module.eval();
+    if (!out.requestedMethods.empty())
+      return loadMethods(module, origin, out, error);
     if (!module.find_method("forward")) {
       error = "TorchScript file '" + origin + "' has no `forward` method";
       return false;

@@ -11,7 +11,15 @@
 //
 // A TorchScript graph carries no reliable input shapes, so the caller gives
 // one InputSpec per `forward` argument, and may mark dims dynamic (`?` in the
-// IR, named in `turbine.dims`). Neither libtorch nor the importer's internals
+// IR, named in `turbine.dims`).
+//
+// Stateful modules (ImportOptions::functions): several methods of one
+// scripted module, sharing buffers they mutate (a KV cache:
+// `self.k_cache[:, :, pos:pos + t] = k`), import as one module: each method
+// an entry function, parameters frozen into named constants, each mutated
+// buffer a mutable `ml_program.global` read with global_load and written
+// by slice assignment (aten::copy_ into slices/selects of it) as
+// tensor.insert_slice + global_store. Neither libtorch nor the importer's internals
 // appear in this header.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FRONTENDS_TORCH_TORCHIMPORTER_H
@@ -45,8 +53,21 @@ struct DynamicDim {
   int64_t dim = 0;
 };
 
+/// One method of a stateful import: the module's method `name` (exported
+/// with @torch.jit.export, or forward) becomes the entry function `name`.
+struct FunctionSpec {
+  std::string name;
+  std::vector<InputSpec> inputs;       ///< one per argument (an int argument: i64)
+  std::vector<DynamicDim> dynamicDims;
+};
+
 struct ImportOptions {
   std::string entryName = "main";
+  /// A stateful import when non-empty: these methods, each an entry
+  /// function, and the buffers they mutate as mutable ml_program globals
+  /// (named by attribute path, initial value the buffer's); `inputs`,
+  /// `dynamicDims` and `entryName` are then unused.
+  std::vector<FunctionSpec> functions;
   std::vector<InputSpec> inputs;        ///< one per forward argument, in order
   std::vector<DynamicDim> dynamicDims;  ///< dims to leave symbolic
 
