@@ -355,6 +355,64 @@ LogicalResult convertSlice(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
+/// aten::repeat_interleave(x, int repeats, dim): each element along `dim`
+/// repeated `repeats` times (grouped-query attention's KV heads), a gather
+/// generic reading x[..., i / repeats, ...]. A tensor of repeats, or no dim
+/// (flattening), is unsupported.
+LogicalResult convertRepeatInterleave(ImportContext &ctx, const TorchNode &node) {
+  auto x = ctx.tensorInput(node, 0);
+  if (failed(x))
+    return failure();
+  if (node.schema.find("Tensor repeats") != std::string::npos ||
+      ctx.input(node, 1).kind != TValue::Kind::Int)
+    return ctx.unsupported(node, "repeats given as a tensor");
+  auto repeats = ctx.intInput(node, 1);
+  if (failed(repeats))
+    return failure();
+  if (ctx.isNoneInput(node, 2))
+    return ctx.unsupported(node, "repeat_interleave without dim (flattening)");
+  auto d = ctx.intInput(node, 2);
+  if (failed(d))
+    return failure();
+  int64_t rank = tensorType(*x).getRank();
+  auto dim = normalizeDim(*d, rank);
+  if (!dim || rank == 0)
+    return ctx.fail(node, "dim out of range");
+  if (*repeats < 1)
+    return ctx.fail(node, "repeats must be positive");
+  SmallVector<OpFoldResult> outSizes = ctx.dims(*x);
+  if (*repeats == 1) {
+    ctx.setTensor(node, 0, *x);
+    return success();
+  }
+  SymInt size = ctx.toSymDim(outSizes[*dim]);
+  outSizes[*dim] = size.isConstant()
+                       ? OpFoldResult(ctx.builder.getIndexAttr(size.constant * *repeats))
+                       : OpFoldResult((Value)arith::MulIOp::create(
+                             ctx.builder, ctx.loc, ctx.toIndexValue(outSizes[*dim]),
+                             arith::ConstantIndexOp::create(ctx.builder, ctx.loc, *repeats)));
+  Value init = ctx.empty(outSizes, tensorType(*x).getElementType());
+  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value source = *x;
+  int64_t along = *dim, times = *repeats;
+  auto g = linalg::GenericOp::create(
+      ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &b, Location l, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t i = 0; i < rank; ++i) {
+          Value v = linalg::IndexOp::create(b, l, i);
+          if (i == along)
+            v = arith::DivUIOp::create(b, l, v, arith::ConstantIndexOp::create(b, l, times));
+          idx.push_back(v);
+        }
+        linalg::YieldOp::create(b, l, (Value)tensor::ExtractOp::create(b, l, source, idx));
+      });
+  ctx.recordDims(g.getResult(0), outSizes);
+  ctx.setTensor(node, 0, g.getResult(0));
+  return success();
+}
+
 LogicalResult convertSelect(ImportContext &ctx, const TorchNode &node) {
   auto x = ctx.tensorInput(node, 0);
   auto d = ctx.intInput(node, 1), index = ctx.intInput(node, 2);
@@ -771,6 +829,7 @@ void registerShapeOps(OpRegistry &r) {
   r.add("aten::permute", convertPermute);
   r.add("aten::slice", convertSlice);
   r.add("aten::select", convertSelect);
+  r.add("aten::repeat_interleave", convertRepeatInterleave);
   for (const char *k : {"aten::chunk", "aten::split", "aten::split_with_sizes", "aten::unsafe_chunk",
                         "aten::unsafe_split", "aten::unbind"})
     r.add(k, convertSplit);
