@@ -285,7 +285,12 @@ void HostProgramBuilder::retagReturnedBuffers(art::Function &function) {
 LogicalResult HostProgramBuilder::visitConstant(arith::ConstantOp op) {
   Attribute value = op.getValue();
   if (auto integer = dyn_cast<IntegerAttr>(value)) {
-    indexRegs[op.getResult()] = constant(integer.getValue().getSExtValue());
+    // Index registers hold i1 as 0 or 1 (as comparisons produce), other
+    // integers sign-extended: `true` is 1, not -1.
+    indexRegs[op.getResult()] =
+        constant(integer.getType().isInteger(1)
+                     ? static_cast<int64_t>(integer.getValue().getZExtValue())
+                     : integer.getValue().getSExtValue());
     return success();
   }
   auto type = dyn_cast<RankedTensorType>(op.getType());

@@ -80,8 +80,18 @@ LogicalResult scalarBinary(ImportContext &ctx, const TorchNode &node, const std:
         ctx.set(node.outputs[0], TValue::ofBool(op != "ne"));
         return success();
       }
-      return ctx.fail(node, "the comparison depends on a dynamic dim, so its result is not known "
-                            "at import time");
+      // Known at run time only (an int argument such as a position): an i1
+      // on the host, for conditions that guard a raise (cf.assert).
+      Value xv = ctx.toIndexValue(ctx.toFoldResult(x)), yv = ctx.toIndexValue(ctx.toFoldResult(y));
+      arith::CmpIPredicate pred = op == "eq"   ? arith::CmpIPredicate::eq
+                                  : op == "ne" ? arith::CmpIPredicate::ne
+                                  : op == "lt" ? arith::CmpIPredicate::slt
+                                  : op == "le" ? arith::CmpIPredicate::sle
+                                  : op == "gt" ? arith::CmpIPredicate::sgt
+                                               : arith::CmpIPredicate::sge;
+      ctx.set(node.outputs[0],
+              TValue::ofSymBool(arith::CmpIOp::create(ctx.builder, ctx.loc, pred, xv, yv)));
+      return success();
     }
     Value xv = ctx.toIndexValue(ctx.toFoldResult(x)), yv = ctx.toIndexValue(ctx.toFoldResult(y));
     OpBuilder &bd = ctx.builder;

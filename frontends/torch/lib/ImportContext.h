@@ -43,7 +43,9 @@ using SymInt = frontends::SymDim;
 
 /// One TorchScript value during import.
 struct TValue {
-  enum class Kind { Unset, Tensor, Int, Float, Bool, None, String, Device, List };
+  /// SymBool: a bool known only at run time (a comparison of a run-time int,
+  /// e.g. `pos >= max_seq_len`): `predicate`, an i1 SSA value on the host.
+  enum class Kind { Unset, Tensor, Int, Float, Bool, None, String, Device, List, SymBool };
   Kind kind = Kind::Unset;
   mlir::Value tensor;                       ///< Tensor (materialized)
   const TorchConstant *constant = nullptr;  ///< Tensor constant not yet materialized
@@ -52,6 +54,7 @@ struct TValue {
   bool boolValue = false;                   ///< Bool
   std::string text;                         ///< String, Device
   std::vector<TValue> elements;             ///< List (and lowered tuples)
+  mlir::Value predicate;                    ///< SymBool
 
   static TValue ofTensor(mlir::Value v) { TValue t; t.kind = Kind::Tensor; t.tensor = v; return t; }
   static TValue ofInt(SymInt i) { TValue t; t.kind = Kind::Int; t.intValue = i; return t; }
@@ -59,6 +62,7 @@ struct TValue {
   static TValue ofFloat(double f) { TValue t; t.kind = Kind::Float; t.floatValue = f; return t; }
   static TValue ofBool(bool b) { TValue t; t.kind = Kind::Bool; t.boolValue = b; return t; }
   static TValue none() { TValue t; t.kind = Kind::None; return t; }
+  static TValue ofSymBool(mlir::Value p) { TValue t; t.kind = Kind::SymBool; t.predicate = p; return t; }
   static TValue ofList(std::vector<TValue> e) { TValue t; t.kind = Kind::List; t.elements = std::move(e); return t; }
 
   bool isTensor() const { return kind == Kind::Tensor; }

@@ -297,6 +297,38 @@ LogicalResult convertBoolLogic(ImportContext &ctx, const TorchNode &node) {
     ctx.setTensor(node, 0, *r);
     return success();
   }
+  // Run-time bools (TValue::SymBool): i1 arithmetic on the host.
+  bool symbolic = ctx.input(node, 0).kind == TValue::Kind::SymBool ||
+                  (node.kind != "aten::__not__" && ctx.input(node, 1).kind == TValue::Kind::SymBool);
+  if (symbolic) {
+    auto predicate = [&](size_t i) -> FailureOr<Value> {
+      const TValue &v = ctx.input(node, i);
+      if (v.kind == TValue::Kind::SymBool)
+        return v.predicate;
+      auto known = ctx.boolInput(node, i);
+      if (failed(known))
+        return failure();
+      return (Value)arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getBoolAttr(*known));
+    };
+    auto a = predicate(0);
+    if (failed(a))
+      return failure();
+    Value r;
+    if (node.kind == "aten::__not__") {
+      Value t = arith::ConstantOp::create(ctx.builder, ctx.loc, ctx.builder.getBoolAttr(true));
+      r = arith::XOrIOp::create(ctx.builder, ctx.loc, *a, t);
+    } else {
+      auto b = predicate(1);
+      if (failed(b))
+        return failure();
+      std::string op = logicOp(node.kind);
+      r = op == "and"  ? (Value)arith::AndIOp::create(ctx.builder, ctx.loc, *a, *b)
+          : op == "or" ? (Value)arith::OrIOp::create(ctx.builder, ctx.loc, *a, *b)
+                       : (Value)arith::XOrIOp::create(ctx.builder, ctx.loc, *a, *b);
+    }
+    ctx.set(node.outputs[0], TValue::ofSymBool(r));
+    return success();
+  }
   auto a = ctx.boolInput(node, 0);
   if (failed(a))
     return failure();

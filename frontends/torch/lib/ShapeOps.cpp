@@ -789,13 +789,16 @@ LogicalResult convertTriangle(ImportContext &ctx, const TorchNode &node) {
   auto x = ctx.tensorInput(node, 0);
   if (failed(x))
     return failure();
-  int64_t diagonal = 0;
-  if (node.inputs.size() > 1) {
-    auto d = ctx.intInput(node, 1);
-    if (failed(d))
-      return failure();
-    diagonal = *d;
+  // The diagonal may be a run-time int (a causal mask at position pos).
+  SymInt diagonal = SymInt::of(0);
+  if (node.inputs.size() > 1 && !ctx.isNoneInput(node, 1)) {
+    const TValue &d = ctx.input(node, 1);
+    if (d.kind != TValue::Kind::Int)
+      return ctx.fail(node, "diagonal must be an int");
+    diagonal = d.intValue;
   }
+  Value diagonalValue =
+      diagonal.isConstant() ? Value() : ctx.toIndexValue(ctx.toFoldResult(diagonal));
   int64_t rank = tensorType(*x).getRank();
   if (rank < 2)
     return ctx.fail(node, "expects a tensor of rank >= 2");
@@ -803,7 +806,8 @@ LogicalResult convertTriangle(ImportContext &ctx, const TorchNode &node) {
   auto r = ctx.elementwiseTensors(node, ValueRange{*x}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
     Value i = linalg::IndexOp::create(b, l, rank - 2), j = linalg::IndexOp::create(b, l, rank - 1);
     Value diff = arith::SubIOp::create(b, l, j, i);
-    Value dc = arith::ConstantIndexOp::create(b, l, diagonal);
+    Value dc = diagonalValue ? diagonalValue
+                             : (Value)arith::ConstantIndexOp::create(b, l, diagonal.constant);
     Value keep = arith::CmpIOp::create(b, l, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff, dc);
     Value zero = isa<FloatType>(et) ? (Value)arith::ConstantOp::create(b, l, b.getFloatAttr(et, 0.0))
                                     : (Value)arith::ConstantOp::create(b, l, b.getIntegerAttr(et, 0));

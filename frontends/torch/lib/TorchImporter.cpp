@@ -11,6 +11,7 @@
 
 #include "ImportContext.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 
 #include "mlir/IR/Verifier.h"
@@ -131,8 +132,75 @@ private:
     return success();
   }
 
+  /// True when `block` raises (a prim::RaiseException among its nodes).
+  static const TorchNode *raiseIn(const TorchBlock &block) {
+    for (const TorchNode &n : block.nodes)
+      if (n.kind == "prim::RaiseException")
+        return &n;
+    return nullptr;
+  }
+
+  /// prim::If on a run-time bool: a branch that raises becomes a cf.assert
+  /// that it is not taken (the message names both source lines) and the
+  /// other branch is imported; otherwise both branches are imported and
+  /// their number/bool outputs selected (`a or b` as TorchScript spells
+  /// it). Branches must then be free of tensor work.
+  LogicalResult importRuntimeIf(const TorchNode &node, Value cond) {
+    OpBuilder &b = ctx.builder;
+    const TorchNode *raise0 = raiseIn(node.blocks[0]), *raise1 = raiseIn(node.blocks[1]);
+    if (raise0 || raise1) {
+      if (raise0 && raise1)
+        return ctx.fail(node, "both branches raise");
+      const TorchNode *raise = raise0 ? raise0 : raise1;
+      Value ok = cond;
+      if (raise0) // the then-branch raises: cond must be false
+        ok = arith::XOrIOp::create(b, ctx.loc, cond,
+                                   arith::ConstantOp::create(b, ctx.loc, b.getBoolAttr(true)));
+      std::string message = "the model raised: " +
+                            (raise->sourceLine.empty() ? std::string("an exception") : raise->sourceLine) +
+                            (node.sourceLine.empty() ? std::string() : " (" + node.sourceLine + ")") +
+                            (node.location.empty() ? std::string() : " at " + node.location);
+      cf::AssertOp::create(b, ctx.loc, ok, message);
+      std::vector<TValue> outs;
+      if (failed(importBlock(node.blocks[raise0 ? 1 : 0], {}, outs)))
+        return failure();
+      for (auto [id, v] : llvm::zip(node.outputs, outs))
+        ctx.set(id, v);
+      return success();
+    }
+    std::vector<TValue> outs0, outs1;
+    if (failed(importBlock(node.blocks[0], {}, outs0)) ||
+        failed(importBlock(node.blocks[1], {}, outs1)))
+      return failure();
+    ctx.loc = nodeLocation(ctx.context, node, ctx.origin);
+    for (auto [id, v0, v1] : llvm::zip(node.outputs, outs0, outs1)) {
+      auto asPredicate = [&](const TValue &v) -> Value {
+        if (v.kind == TValue::Kind::SymBool)
+          return v.predicate;
+        if (v.kind == TValue::Kind::Bool)
+          return arith::ConstantOp::create(b, ctx.loc, b.getBoolAttr(v.boolValue));
+        return nullptr;
+      };
+      if (Value p0 = asPredicate(v0), p1 = asPredicate(v1); p0 && p1) {
+        ctx.set(id, TValue::ofSymBool(arith::SelectOp::create(b, ctx.loc, cond, p0, p1)));
+        continue;
+      }
+      if (v0.kind == TValue::Kind::Int && v1.kind == TValue::Kind::Int) {
+        Value i0 = ctx.toIndexValue(ctx.toFoldResult(v0.intValue));
+        Value i1 = ctx.toIndexValue(ctx.toFoldResult(v1.intValue));
+        ctx.set(id, TValue::ofInt(SymInt::of(arith::SelectOp::create(b, ctx.loc, cond, i0, i1))));
+        continue;
+      }
+      return ctx.fail(node, "the condition is only known at run time and the branches give "
+                            "values other than numbers or bools");
+    }
+    return success();
+  }
+
   LogicalResult importIf(const TorchNode &node) {
     TValue &cond = ctx.input(node, 0);
+    if (cond.kind == TValue::Kind::SymBool && node.blocks.size() == 2)
+      return importRuntimeIf(node, cond.predicate);
     bool known = cond.kind == TValue::Kind::Bool ||
                  (cond.kind == TValue::Kind::Int && cond.intValue.isConstant());
     if (!known || node.blocks.size() != 2)
@@ -506,7 +574,8 @@ bool looksLikeTorchScriptFile(const std::string &path) {
 }
 
 void registerImportedDialects(MLIRContext &context) {
-  context.loadDialect<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+  context.loadDialect<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+                      linalg::LinalgDialect,
                       math::MathDialect, ml_program::MLProgramDialect, tensor::TensorDialect>();
 }
 
