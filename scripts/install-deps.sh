@@ -5,6 +5,7 @@ set -euo pipefail
 PKGS=(
   cmake make ninja-build g++ ccache pkg-config
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
+  libclang-rt-22-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   nlohmann-json3-dev libfmt-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev

@@ -308,6 +308,10 @@ json metaToJson(const Module &module) {
 
 } // namespace
 
+/// Deepest loop nesting accepted (a compiled model nests a few levels; the
+/// runtime's liveness walks are linear in the depth).
+constexpr size_t kMaxLoopDepth = 256;
+
 Status validateControlFlow(const Function &function) {
   const std::vector<Instruction> &code = function.code;
   const int64_t size = static_cast<int64_t>(code.size());
@@ -325,6 +329,9 @@ Status validateControlFlow(const Function &function) {
                 " is not the end_loop that closes this loop");
       }
       open.push_back(pc);
+      if (open.size() > kMaxLoopDepth)
+        return Status::error(at(pc, inst) + ": loops nested more than " +
+                             std::to_string(kMaxLoopDepth) + " deep");
       break;
     case Opcode::BreakUnless:
       if (open.empty() || inst.imm != code[open.back()].imm) {

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "BufferPool.h"
 
+#include "HostMemory.h"
+
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -55,11 +57,16 @@ Result<Tensor> BufferPool::allocate(DType dtype, std::vector<int64_t> shape) {
     }
   }
   if (!block) {
-    block = std::aligned_alloc(kTensorAlignment, rounded);
-    if (!block)
-      return Status::error("out of memory allocating " + std::to_string(bytes) +
-                           " bytes for a " + formatTensorType(dtype, shape) +
-                           " tensor");
+    Result<void *> fresh =
+        allocateAligned(rounded, "a " + formatTensorType(dtype, shape) + " tensor");
+    if (!fresh) {
+      // Cached blocks count against the limit too: give them back and retry.
+      trim();
+      fresh = allocateAligned(rounded, "a " + formatTensorType(dtype, shape) + " tensor");
+      if (!fresh)
+        return fresh.status();
+    }
+    block = *fresh;
   }
   std::shared_ptr<BufferPool> self = shared_from_this();
   std::shared_ptr<const void> storage(
@@ -79,7 +86,7 @@ void BufferPool::release(void *block, size_t bytes) {
       return;
     }
   }
-  std::free(block);
+  freeAligned(block, bytes);
 }
 
 BufferPool::Stats BufferPool::stats() const {
@@ -96,7 +103,7 @@ void BufferPool::trim() {
     stats_.cachedBlocks = 0;
   }
   for (auto &[bytes, block] : blocks)
-    std::free(block);
+    freeAligned(block, bytes);
 }
 
 } // namespace turbine::runtime::detail

@@ -1,6 +1,8 @@
 //===- BufferReleasePlan.cpp - Last uses of buffer registers -------------===//
 #include "BufferReleasePlan.h"
 
+#include <algorithm>
+
 namespace turbine::runtime::detail {
 
 using artifact::Instruction;
@@ -83,13 +85,40 @@ BufferReleasePlan planBufferReleases(const artifact::Function &function) {
   // caller still holds the tensors, so only this call's reference goes. A
   // register live around a loop's back edge is dropped when the loop exits
   // (the interpreter runs an end_loop's releases only then).
+  // artifact::releasePositionAcrossLoops looks at every loop for every
+  // register; with the nesting tree it is a walk up from the innermost
+  // loop holding the last use (the loops holding it but not the first use,
+  // the only ones that move the release), so a hostile artifact with many
+  // loops and registers cannot make loading quadratic.
   const std::vector<artifact::LoopBracket> loops = artifact::loopBrackets(function);
+  std::vector<int32_t> parent(loops.size(), -1), innermost(code.size(), -1);
+  {
+    std::vector<int32_t> open;
+    size_t next = 0;
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      if (next < loops.size() && loops[next].begin == int64_t(pc)) {
+        parent[next] = open.empty() ? -1 : open.back();
+        open.push_back(int32_t(next++));
+      }
+      innermost[pc] = open.empty() ? -1 : open.back();
+      if (!open.empty() && loops[size_t(open.back())].end == int64_t(pc))
+        open.pop_back();
+    }
+  }
+  auto releasePosition = [&](int64_t first, int64_t last) {
+    int64_t release = last;
+    for (int32_t l = innermost[size_t(last)];
+         l >= 0 && !(first >= loops[size_t(l)].begin && first <= loops[size_t(l)].end);
+         l = parent[size_t(l)])
+      release = std::max(release, loops[size_t(l)].end);
+    return release;
+  };
   BufferReleasePlan plan;
   std::vector<std::vector<int32_t>> at(code.size());
   for (size_t r = 0; r < registers; ++r) {
     if (lastUse[r] < 0 || returned[r])
       continue;
-    int64_t position = artifact::releasePositionAcrossLoops(loops, firstUse[r], lastUse[r]);
+    int64_t position = releasePosition(firstUse[r], lastUse[r]);
     if (position >= 0 && size_t(position) < code.size())
       at[size_t(position)].push_back(int32_t(r));
   }

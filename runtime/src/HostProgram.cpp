@@ -19,6 +19,7 @@
 
 #include <chrono>
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -113,6 +114,16 @@ bool evalBinary(BinaryKind kind, int64_t a, int64_t b, int64_t &out,
   return false;
 }
 
+/// $TURBINE_MAX_HOST_STEPS, read once: the most instructions one call may
+/// execute (loops included) before it fails; 0 or unset: no limit.
+uint64_t hostStepLimit() {
+  static const uint64_t limit = [] {
+    const char *text = std::getenv("TURBINE_MAX_HOST_STEPS");
+    return text ? std::strtoull(text, nullptr, 10) : 0ull;
+  }();
+  return limit;
+}
+
 /// The interpreter state of one invocation.
 class Interpreter {
 public:
@@ -129,7 +140,12 @@ public:
     for (size_t i = 0; i < inputs.size(); ++i)
       if (Status s = setBuffer(static_cast<int32_t>(i), inputs[i]); !s)
         return s;
+    const uint64_t stepLimit = hostStepLimit();
+    uint64_t steps = 0;
     for (pc_ = 0; pc_ < function_.code.size(); ++pc_) {
+      if (stepLimit && ++steps > stepLimit)
+        return fail("the host program ran more than " + std::to_string(stepLimit) +
+                    " instructions (TURBINE_MAX_HOST_STEPS)");
       const Instruction &inst = function_.code[pc_];
       if (inst.op == Opcode::Return)
         return collectResults(inst);

@@ -111,28 +111,51 @@ locale_t openLocale(const std::string &name) {
   return locale_t(0);
 }
 
-/// The locale whose case tables map `name`'s strings (see normalizeStrings),
-/// cached for the process; an error when none fits.
+/// True for names of the POSIX form language[_territory][.codeset][@modifier]
+/// ("en_US.UTF-8", "tr", "de_DE@euro"). The C library reads locale data from
+/// any absolute path it is given as a name, and a name comes from a model or
+/// an artifact: only plain names are passed to it.
+bool isPlainLocaleName(const std::string &name) {
+  if (name.empty() || name.size() > 64)
+    return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-' &&
+        c != '@')
+      return false;
+  return std::isalpha(static_cast<unsigned char>(name[0])) && name.find("..") == std::string::npos;
+}
+
+/// The locale whose case tables map `name`'s strings (see normalizeStrings);
+/// an error when none fits. Locales opened for a name are kept for the
+/// process (one per installed locale asked for: the cache cannot grow with
+/// the names a model makes up), in storage that is never destroyed, since
+/// locale_t handles may be in use until exit; names that are not installed
+/// share one fallback.
 Result<locale_t> caseMappingLocale(const std::string &name) {
   static std::mutex mutex;
-  static std::map<std::string, locale_t> cache;
+  static auto *opened = new std::map<std::string, locale_t>();
+  static locale_t fallback = locale_t(0);
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(name); it != cache.end())
+  if (auto it = opened->find(name); it != opened->end())
     return it->second;
-  locale_t l = name.empty() ? locale_t(0) : openLocale(name);
-  if (!l) {
-    std::string language = name.substr(0, name.find_first_of("_.-@"));
-    if (language == "tr" || language == "az" || language == "lt")
-      return Status::error("locale '" + name + "' is not installed on this machine, "
-                           "and its case rules differ from Unicode's default mapping");
-    for (const char *fallback : {"C.UTF-8", "C.utf8", "en_US.UTF-8"})
-      if ((l = newlocale(LC_CTYPE_MASK, fallback, locale_t(0))))
-        break;
-    if (!l)
-      return Status::error("no UTF-8 locale (C.UTF-8) is installed for Unicode case mapping");
+  if (!name.empty() && !isPlainLocaleName(name))
+    return Status::error("'" + name.substr(0, 64) + "' is not a locale name "
+                         "(language[_territory][.codeset][@modifier], e.g. en_US.UTF-8)");
+  if (locale_t l = name.empty() ? locale_t(0) : openLocale(name)) {
+    (*opened)[name] = l;
+    return l;
   }
-  cache[name] = l;
-  return l;
+  std::string language = name.substr(0, name.find_first_of("_.-@"));
+  if (language == "tr" || language == "az" || language == "lt")
+    return Status::error("locale '" + name + "' is not installed on this machine, "
+                         "and its case rules differ from Unicode's default mapping");
+  if (!fallback)
+    for (const char *candidate : {"C.UTF-8", "C.utf8", "en_US.UTF-8"})
+      if ((fallback = newlocale(LC_CTYPE_MASK, candidate, locale_t(0))))
+        break;
+  if (!fallback)
+    return Status::error("no UTF-8 locale (C.UTF-8) is installed for Unicode case mapping");
+  return fallback;
 }
 
 /// `text` with every code point mapped by towupper_l / towlower_l.

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Tensor.h"
 
+#include "HostMemory.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -57,17 +59,27 @@ Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
   if (Status s = checkByteSize(dtype, *count); !s)
     return s;
   if (dtypeIsString(dtype)) {
+    // The std::string objects are counted; the characters they hold later
+    // are the caller's business.
+    size_t objectBytes = static_cast<size_t>(*count) * sizeof(std::string);
+    if (Status s = detail::reserveMemory(objectBytes, "a " + formatTensorType(dtype, shape) +
+                                                          " tensor");
+        !s)
+      return s;
     std::string *strings = new (std::nothrow) std::string[static_cast<size_t>(*count)];
-    if (!strings)
+    if (!strings) {
+      detail::releaseMemory(objectBytes);
       return Status::error("out of memory allocating a " +
                            formatTensorType(dtype, shape) + " tensor");
+    }
     Tensor t;
     t.dtype_ = dtype;
     t.shape_ = std::move(shape);
     t.elementCount_ = *count;
     t.data_ = strings;
-    t.storage_ = std::shared_ptr<const void>(strings, [](const void *p) {
+    t.storage_ = std::shared_ptr<const void>(strings, [objectBytes](const void *p) {
       delete[] static_cast<std::string *>(const_cast<void *>(p));
+      detail::releaseMemory(objectBytes);
     });
     return t;
   }
@@ -75,18 +87,17 @@ Result<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
   size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   if (rounded == 0)
     rounded = kTensorAlignment;
-  void *data = std::aligned_alloc(kTensorAlignment, rounded);
+  Result<void *> data =
+      detail::allocateAligned(rounded, "a " + formatTensorType(dtype, shape) + " tensor");
   if (!data)
-    return Status::error("out of memory allocating " + std::to_string(bytes) +
-                         " bytes for a " + formatTensorType(dtype, shape) +
-                         " tensor");
+    return data.status();
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.elementCount_ = *count;
-  t.data_ = data;
-  t.storage_ = std::shared_ptr<const void>(data, [](const void *p) {
-    std::free(const_cast<void *>(p));
+  t.data_ = *data;
+  t.storage_ = std::shared_ptr<const void>(*data, [rounded](const void *p) {
+    detail::freeAligned(const_cast<void *>(p), rounded);
   });
   return t;
 }

@@ -10,6 +10,7 @@
 #include "turbine/runtime/TensorFormat.h"
 
 #include "Elements.h"
+#include "HostMemory.h"
 #include "turbine/runtime/StringOps.h"
 
 #include <cctype>
@@ -21,7 +22,10 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
+
+#include <sys/stat.h>
 
 namespace turbine::runtime {
 
@@ -36,15 +40,36 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b);
 }
 
-Result<std::string> readWholeFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+/// A `dtype` tensor of `shape` read from the raw little-endian bytes of
+/// `path`. A regular file must hold exactly the tensor's bytes, checked
+/// before anything is allocated; from a pipe or a device the first bytes
+/// the tensor needs are read.
+Result<Tensor> readRawTensor(const std::string &path, DType dtype,
+                             const std::vector<int64_t> &shape) {
+  Result<int64_t> count = elementCountOf(shape);
+  if (!count)
+    return count.status();
+  if (static_cast<uint64_t>(*count) > std::numeric_limits<uint64_t>::max() / dtypeSize(dtype))
+    return Status::error("tensor " + formatTensorType(dtype, shape) +
+                         " is too large (byte size overflows)");
+  uint64_t needed = static_cast<uint64_t>(*count) * dtypeSize(dtype);
+  std::FILE *file = std::fopen(path.c_str(), "rb");
+  if (!file)
     return Status::error("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad())
-    return Status::error("cannot read '" + path + "'");
-  return buffer.str();
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> closer(file, &std::fclose);
+  struct stat info {};
+  if (::fstat(::fileno(file), &info) == 0 && S_ISREG(info.st_mode) &&
+      static_cast<uint64_t>(info.st_size) != needed)
+    return Status::error("'" + path + "' has " + std::to_string(info.st_size) + " bytes but " +
+                         formatTensorType(dtype, shape) + " needs " + std::to_string(needed));
+  Result<Tensor> tensor = Tensor::allocate(dtype, shape);
+  if (!tensor)
+    return tensor;
+  size_t got = needed ? std::fread(tensor->data(), 1, needed, file) : 0;
+  if (got != needed)
+    return Status::error("'" + path + "' has " + std::to_string(got) + " bytes but " +
+                         formatTensorType(dtype, shape) + " needs " + std::to_string(needed));
+  return tensor;
 }
 
 /// Parses a decimal non-negative dimension.
@@ -196,8 +221,27 @@ Result<Tensor> parseStringTensor(Tensor tensor, std::string_view values) {
   int64_t count = tensor.elementCount();
   std::string *out = tensor.dataAs<std::string>();
   if (tokens->size() == 1 && count > 1) { // splat
+    // Tensor::allocate counted the string objects; a value too long for
+    // the objects themselves is copied onto the heap once per element, so
+    // a short spec ("1000000xstring=<64 KiB>") could ask for gigabytes:
+    // those characters are checked against the memory limit first.
+    const std::string &value = (*tokens)[0];
+    if (value.size() > std::string().capacity()) {
+      uint64_t perElement = value.size() + 1;
+      if (static_cast<uint64_t>(count) > std::numeric_limits<uint64_t>::max() / perElement)
+        return Status::error("the characters of a " + tensor.typeString() +
+                             " splat overflow the address space");
+      size_t chars = static_cast<size_t>(count) * perElement;
+      if (Status s = detail::reserveMemory(chars, "the characters of a " + tensor.typeString() +
+                                                      " splat of a " +
+                                                      std::to_string(value.size()) +
+                                                      "-byte value");
+          !s)
+        return s;
+      detail::releaseMemory(chars);
+    }
     for (int64_t i = 0; i < count; ++i)
-      out[i] = (*tokens)[0];
+      out[i] = value;
     return tensor;
   }
   if (static_cast<int64_t>(tokens->size()) != count)
@@ -250,28 +294,18 @@ Result<Tensor> parseTensorSpec(std::string_view spec) {
   std::vector<int64_t> shape;
   if (Status s = parseTensorType(spec.substr(0, eq), dtype, shape); !s)
     return s;
+  std::string_view values =
+      eq == std::string_view::npos ? std::string_view() : trim(spec.substr(eq + 1));
+  if (dtype != DType::string && !values.empty() && values[0] == '@')
+    return readRawTensor(std::string(values.substr(1)), dtype, shape);
   Result<Tensor> created = Tensor::zeros(dtype, shape);
   if (!created)
     return created;
   Tensor tensor = std::move(*created);
   if (eq == std::string_view::npos)
     return tensor; // "2x2xf32": zeros
-  std::string_view values = trim(spec.substr(eq + 1));
   if (dtype == DType::string)
     return parseStringTensor(std::move(tensor), values);
-
-  if (!values.empty() && values[0] == '@') {
-    std::string path(values.substr(1));
-    Result<std::string> bytes = readWholeFile(path);
-    if (!bytes)
-      return bytes.status();
-    if (bytes->size() != tensor.byteSize())
-      return Status::error("'" + path + "' has " + std::to_string(bytes->size()) +
-                           " bytes but " + tensor.typeString() + " needs " +
-                           std::to_string(tensor.byteSize()));
-    std::memcpy(tensor.data(), bytes->data(), bytes->size());
-    return tensor;
-  }
 
   std::vector<std::string> tokens;
   std::string current;
@@ -344,10 +378,18 @@ bool appendDims(std::string &out, const Tensor &t, size_t dim, int64_t offset,
       appendElement(out, t, offset + i);
       ++printed;
     } else {
+      // An empty sub-tensor ("[]") counts as one printed item, so a shape
+      // like 1x7000000x0 prints at most maxElements of them, not millions.
+      if (innerStride == 0 && printed >= maxElements) {
+        out += "...";
+        return false;
+      }
       out += '[';
       bool more = appendDims(out, t, dim + 1, offset + i * innerStride,
                              innerStride, printed, maxElements);
       out += ']';
+      if (innerStride == 0)
+        ++printed;
       if (!more)
         return false;
     }

@@ -65,6 +65,8 @@ except ImportError:
 
 # A minimal, predictable environment for the tools under test.
 config.environment["LC_ALL"] = "C"
-for var in ["HOME", "TMPDIR"]:
+# The sanitizer builds' options and suppressions (tests/sanitizers) too.
+for var in ["HOME", "TMPDIR", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+            "TSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -158,7 +158,7 @@ const std::set<std::string> &allowedTopLevelOps() {
       "linalg.matmul",    "linalg.batch_matmul", "linalg.conv_2d_nchw_fchw",
       "linalg.pooling_nchw_max", "linalg.pooling_nchw_sum", "linalg.transpose",
       "tensor.pad",       "scf.while",        "tensor.extract",     "arith.index_castui",
-      "tensor.cast",      "func.return"};
+      "tensor.cast",      "cf.assert",        "func.return"};
   return ops;
 }
 
@@ -560,6 +560,35 @@ TEST(OnnxImporterErrors, OneHotDepthOfDynamicLengthIsRejected) {
       << r.error;
 }
 
+TEST(OnnxImporterErrors, GridSampleBatchMismatchAndRnnInputSizeMismatch) {
+  // Both imported to IR that did not verify (found by the onnx fuzzer;
+  // fuzz/corpus/onnx/regress-*): now errors naming the node's reason.
+  {
+    ModelBuilder m(16);
+    m.input("x", {2, 3, 4, 4});
+    m.input("grid", {3, 2, 5, 2});
+    m.node("GridSample", {"x", "grid"}, {"gs"});
+    m.output("gs", {2, 3, 2, 5});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "X and grid must have the same batch size N")) << r.error;
+  }
+  {
+    ModelBuilder m(14);
+    m.input("x", {5, 1, 3});
+    m.floatInit("w", {1, 4, 2});
+    m.floatInit("r", {1, 4, 4});
+    auto *rnn = m.node("RNN", {"x", "w", "r"}, {"y"});
+    ModelBuilder::intAttr(rnn, "hidden_size", 4);
+    m.output("y", {5, 1, 1, 4});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "W's last dim (input size) must equal X's last dim")) << r.error;
+  }
+}
+
 TEST(OnnxImporter, ConvTransposeAndEdgeReflectPad) {
   ModelBuilder m(13);
   m.input("x", {-1, 2, 3, 3});
@@ -621,6 +650,8 @@ TEST(OnnxImporter, GridSampleAndMeanVarianceNormalization) {
   EXPECT_TRUE(contains(r.text, ": tensor<?x3x2x5xf32>, tensor<?x3x4x4xf32>")) << r.text;
   EXPECT_TRUE(contains(r.text, "tensor.extract")) << r.text;
   EXPECT_TRUE(contains(r.text, "math.sqrt")) << r.text;
+  // X's and grid's batch sizes are both dynamic: checked at run time.
+  EXPECT_TRUE(contains(r.text, "X and grid must have the same batch size N")) << r.text;
   expectWithinContract(*r.module);
 }
 

@@ -363,3 +363,18 @@ TEST(HostStringOps, StringsNeverReachAKernel) {
             std::string::npos)
       << results.message();
 }
+
+TEST(StringNormalizer, LocaleMustBeAPlainName) {
+  // A model or artifact names the locale: paths never reach newlocale().
+  for (const char *bad : {"/tmp/locale", "../../x", "en_US/../../etc", "C.UTF-8\n"}) {
+    Result<Tensor> r =
+        normalizeStrings(strings({2}, {"a", "b"}), StringCaseChange::Upper, false, {}, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.message().find("is not a locale name"), std::string::npos) << r.message();
+  }
+  for (const char *good : {"", "en_US", "en_US.UTF-8", "de_DE@euro", "C.UTF-8"}) {
+    Result<Tensor> r =
+        normalizeStrings(strings({2}, {"a", "b"}), StringCaseChange::Upper, false, {}, good);
+    ASSERT_TRUE(r.ok()) << good << ": " << r.message();
+  }
+}

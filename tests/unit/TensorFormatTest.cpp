@@ -52,6 +52,10 @@ TEST(TensorFormat, ParsesValues) {
   EXPECT_EQ(formatTensor(parse("1xu64=18446744073709551615")),
             "1xu64=18446744073709551615");
   EXPECT_EQ(formatTensor(parse("0x3xf32=")), "0x3xf32=");
+  EXPECT_EQ(formatTensor(parse("2x0xi64")), "2x0xi64=[][]");
+  // Empty sub-tensors count against the element limit (found by the
+  // input_spec fuzzer: 1x...x7237231x0 printed 7 million "[]").
+  EXPECT_EQ(formatTensor(parse("3x1000000x0xf32"), 4), "3x1000000x0xf32=[[][][][]...]");
   Tensor special = parse("3xf64=nan inf -inf");
   EXPECT_TRUE(std::isnan(special.dataAs<double>()[0]));
   EXPECT_TRUE(std::isinf(special.dataAs<double>()[2]));

@@ -15,6 +15,10 @@ namespace turbine::onnx_frontend {
 
 /// Most subgraph copies one Loop, Scan or SequenceMap node may unroll into.
 constexpr int64_t kMaxUnrolledIterations = 1024;
+/// Body copies all unrolling of one model may make together (nested loops
+/// multiply: Loop(1000) { Loop(1000) } is a million). Past it, a Loop with a
+/// trip count becomes a host loop (scf.while) and Scan / SequenceMap fail.
+constexpr int64_t kMaxTotalUnrolledCopies = 16384;
 
 /// A fresh value name that no ONNX model uses.
 std::string temporaryName(ImportContext &ctx);

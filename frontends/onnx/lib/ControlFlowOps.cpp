@@ -21,7 +21,9 @@
 // - Scan (opset 8 with its batch axis, 9+): unrolled over the static length
 //   of the scan axis.
 // - SequenceMap: the body once per element of the (import-time) sequence.
-// At most kMaxUnrolledIterations copies of a body are made.
+// At most kMaxUnrolledIterations copies of a body are made, and at most
+// kMaxTotalUnrolledCopies for the whole model (nested loops multiply):
+// beyond that a Loop becomes a host loop, and Scan / SequenceMap an error.
 //===----------------------------------------------------------------------===//
 #include "ComposedOps.h"
 
@@ -428,7 +430,9 @@ LogicalResult convertLoop(ImportContext &ctx, const onnx::NodeProto &node) {
   // the host program.
   if ((ImportContext::hasInput(node, 0) && !tripCount) ||
       (!initialCondition && (!tripCount || numScanOutputs > 0)) ||
-      (tripCount && *tripCount > kMaxUnrolledIterations && initialCondition.value_or(1)))
+      (tripCount && *tripCount > kMaxUnrolledIterations && initialCondition.value_or(1)) ||
+      (tripCount && ctx.unrolledCopies + *tripCount > kMaxTotalUnrolledCopies &&
+       initialCondition.value_or(1)))
     return convertLoopAtRunTime(ctx, node, body, numCarried, numScanOutputs);
   // Otherwise unroll; if the condition turns out to be run-time data that
   // unrolling cannot bound, drop what unrolling emitted (it was appended to
@@ -517,6 +521,15 @@ LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
     if (iteration >= kMaxUnrolledIterations)
       return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
                                        " iterations to unroll");
+    if (++ctx.unrolledCopies > kMaxTotalUnrolledCopies) {
+      if (hostLoopCanTakeOver) {
+        hostLoopTakesOver = true;
+        return failure();
+      }
+      return ctx.unsupported(node, "unrolling it would make the model's loops more than " +
+                                       std::to_string(kMaxTotalUnrolledCopies) +
+                                       " body copies in all (nested loops multiply)");
+    }
     bindBodyInput(ctx, body, 0, constantBinding(i64Constant(ctx, {iteration}, true)));
     bindBodyInput(ctx, body, 1,
                   active ? tensorBinding(*active) : constantBinding(boolConstant(ctx, true)));
@@ -614,6 +627,10 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
   if (*length > kMaxUnrolledIterations)
     return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
                                      " iterations to unroll");
+  if ((ctx.unrolledCopies += *length) > kMaxTotalUnrolledCopies)
+    return ctx.unsupported(node, "unrolling it would make the model's loops more than " +
+                                     std::to_string(kMaxTotalUnrolledCopies) +
+                                     " body copies in all (nested loops multiply)");
   std::vector<std::vector<Value>> scans(numScanOutputs);
   for (int64_t t = 0; t < *length; ++t) {
     for (int k = 0; k < numStates; ++k)
@@ -777,6 +794,10 @@ LogicalResult convertSequenceMap(ImportContext &ctx, const onnx::NodeProto &node
   if (length > static_cast<size_t>(kMaxUnrolledIterations))
     return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
                                      " elements to map");
+  if ((ctx.unrolledCopies += static_cast<int64_t>(length)) > kMaxTotalUnrolledCopies)
+    return ctx.unsupported(node, "mapping it would make the model's loops more than " +
+                                     std::to_string(kMaxTotalUnrolledCopies) +
+                                     " body copies in all (nested loops multiply)");
   if (body.input_size() != node.input_size())
     return ctx.fail(node, "the body takes " + std::to_string(body.input_size()) +
                               " inputs but the node has " + std::to_string(node.input_size()));

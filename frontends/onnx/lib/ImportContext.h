@@ -29,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -203,6 +204,12 @@ public:
   std::string origin; ///< file name or origin used in messages
   int opset;          ///< default-domain opset of the model
   std::string error;  ///< first error message
+  /// Names with a value_info in the model file itself (any graph), as
+  /// opposed to one ONNX shape inference added: a node output whose type
+  /// contradicts a declared one is the model's error, not the importer's.
+  std::set<std::string> declaredValueInfo;
+  /// Body copies unrolling has made so far (kMaxTotalUnrolledCopies).
+  int64_t unrolledCopies = 0;
 
   //===--- values ---------------------------------------------------------===//
 

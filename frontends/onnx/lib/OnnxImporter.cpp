@@ -21,6 +21,7 @@
 
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -88,6 +89,29 @@ struct ValueSignature {
   std::string unsignedDType;
 };
 
+/// "4294967296x4294967296xf32" when the static dims of `type` multiply to
+/// more elements than an int64 holds (no buffer could ever hold it, and
+/// element counts computed from it would overflow), else "".
+std::string overflowingShape(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return "";
+  int64_t count = 1;
+  bool overflows = false;
+  for (int64_t d : shaped.getShape())
+    if (!ShapedType::isDynamic(d))
+      overflows |= __builtin_mul_overflow(count, d, &count);
+  if (!overflows)
+    return "";
+  std::string text;
+  for (int64_t d : shaped.getShape())
+    text += (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) + "x";
+  std::string element;
+  llvm::raw_string_ostream os(element);
+  shaped.getElementType().print(os);
+  return text + os.str();
+}
+
 FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
                                            const onnx::ValueInfoProto &info,
                                            std::string &error) {
@@ -121,6 +145,11 @@ FailureOr<ValueSignature> convertValueInfo(MLIRContext &context,
     }
   }
   sig.type = RankedTensorType::get(shape, elementType);
+  if (std::string big = overflowingShape(sig.type); !big.empty()) {
+    error = "graph value '" + info.name() + "' has shape " + big +
+            ", more elements than fit in 64 bits";
+    return failure();
+  }
   return sig;
 }
 
@@ -312,23 +341,24 @@ NamedAttrList signatureAttrs(Builder &b, const std::string &name, const ValueSig
 /// Compares an imported type with ONNX's inferred type; returns a
 /// description of the first disagreement, or "" when they agree.
 std::string checkAgainstInferred(MLIRContext &context, RankedTensorType actual,
-                                 const onnx::TypeProto_Tensor &inferred) {
+                                 const onnx::TypeProto_Tensor &inferred,
+                                 const std::string &source = "ONNX infers") {
   std::string actualText;
   llvm::raw_string_ostream os(actualText);
   os << actual;
   Type inferredElement = convertValueElementType(context, inferred.elem_type());
   if (inferredElement && inferredElement != actual.getElementType())
-    return "has type " + actualText + " but ONNX infers element type " +
+    return "has type " + actualText + " but " + source + " element type " +
            std::to_string(inferred.elem_type());
   if (!inferred.has_shape())
     return "";
   if (inferred.shape().dim_size() != actual.getRank())
-    return "has type " + actualText + " but ONNX infers rank " +
+    return "has type " + actualText + " but " + source + " rank " +
            std::to_string(inferred.shape().dim_size());
   for (int d = 0; d < inferred.shape().dim_size(); ++d) {
     const auto &dim = inferred.shape().dim(d);
     if (dim.has_dim_value() && !actual.isDynamicDim(d) && dim.dim_value() != actual.getDimSize(d))
-      return "has type " + actualText + " but ONNX infers size " +
+      return "has type " + actualText + " but " + source + " size " +
              std::to_string(dim.dim_value()) + " for dim " + std::to_string(d);
   }
   return "";
@@ -423,15 +453,25 @@ LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph
         (void)ctx.fail(node, "importer produced no value for output '" + out + "'");
         return failure();
       }
+      if (Value v = out.empty() ? Value() : ctx.lookupValue(out)) {
+        if (std::string big = overflowingShape(v.getType()); !big.empty()) {
+          (void)ctx.fail(node, "output '" + out + "' would be " + big +
+                                   ", more elements than fit in 64 bits");
+          return failure();
+        }
+      }
       // Cross-check against ONNX shape inference: a disagreement is an
       // importer bug and is better reported here than miscompiled later.
       auto inferred = inferredTypes.find(out);
       Value value = out.empty() ? Value() : ctx.lookupValue(out);
       if (value && inferred != inferredTypes.end()) {
-        std::string mismatch = checkAgainstInferred(ctx.context, cast<RankedTensorType>(value.getType()),
-                                                    *inferred->second);
+        bool declared = ctx.declaredValueInfo.count(out) != 0;
+        std::string mismatch = checkAgainstInferred(
+            ctx.context, cast<RankedTensorType>(value.getType()), *inferred->second,
+            declared ? "the model's value_info declares" : "ONNX infers");
         if (!mismatch.empty()) {
-          (void)ctx.fail(node, "internal error: output '" + out + "' " + mismatch);
+          (void)ctx.fail(node, (declared ? "" : "internal error: ") + std::string("output '") +
+                                   out + "' " + mismatch);
           return failure();
         }
       }
@@ -459,6 +499,21 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
     return nullptr;
   }
 
+  // The value_info the file declares (inference below adds more).
+  std::set<std::string> declaredValueInfo;
+  std::function<void(const onnx::GraphProto &)> collectDeclared = [&](const onnx::GraphProto &g) {
+    for (const onnx::ValueInfoProto &info : g.value_info())
+      declaredValueInfo.insert(info.name());
+    for (const onnx::NodeProto &node : g.node())
+      for (const onnx::AttributeProto &a : node.attribute()) {
+        if (a.has_g())
+          collectDeclared(a.g());
+        for (const onnx::GraphProto &sub : a.graphs())
+          collectDeclared(sub);
+      }
+  };
+  collectDeclared(model.graph());
+
   // ONNX's own shape inference; failures here are not fatal: the importer
   // derives every type from the IR it builds and only needs ranked inputs.
   try {
@@ -468,6 +523,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
 
   const onnx::GraphProto &graph = model.graph();
   ImportContext ctx(context, origin, opset);
+  ctx.declaredValueInfo = std::move(declaredValueInfo);
   OpBuilder &b = ctx.builder;
 
   // Initializers are constants, not function arguments.
@@ -582,7 +638,9 @@ OwningOpRef<ModuleOp> parseAndImport(MLIRContext &context, const std::string &by
     return nullptr;
   }
   if (!model.ParseFromString(bytes)) {
-    error = "failed to parse ONNX model '" + origin + "': not a valid ModelProto";
+    error = "failed to parse ONNX model '" + origin +
+            "': not a valid ModelProto (or subgraphs nested deeper than protobuf's limit of "
+            "100 nested messages, about 33 levels of If / Loop)";
     return nullptr;
   }
   if (!model.has_graph()) {

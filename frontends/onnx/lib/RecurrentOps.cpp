@@ -16,6 +16,8 @@
 
 #include "turbine/frontends/Recurrence.h"
 
+#include <limits>
+
 #include <cctype>
 
 using namespace mlir;
@@ -80,6 +82,8 @@ LogicalResult convertRecurrent(ImportContext &ctx, const onnx::NodeProto &node, 
   rc.hidden = ctx.intAttr(node, "hidden_size", rType.isDynamicDim(2) ? -1 : rType.getDimSize(2));
   if (rc.hidden <= 0)
     return ctx.fail(node, "hidden_size is missing and R's last dim is not static");
+  if (rc.hidden > std::numeric_limits<int32_t>::max())
+    return ctx.fail(node, "hidden_size " + std::to_string(rc.hidden) + " is too large");
   std::string direction = ctx.stringAttr(node, "direction", "forward");
   if (direction == "bidirectional")
     rc.directions = 2;
@@ -149,6 +153,11 @@ LogicalResult convertRecurrent(ImportContext &ctx, const onnx::NodeProto &node, 
   };
   int64_t D = rc.directions, G = rc.gates, H = rc.hidden;
   if (failed(expectDims(*w, "W", {D, G * H, -1})) || failed(expectDims(*r, "R", {D, G * H, H})))
+    return failure();
+  // W's input size is X's feature size (checked at run time when dynamic).
+  if (failed(ctx.check(node,
+                       ctx.compare(arith::CmpIPredicate::eq, ctx.dim(*w, 2), ctx.dim(*x, 2)),
+                       "W's last dim (input size) must equal X's last dim")))
     return failure();
   rc.x = *x;
   rc.batch = ctx.dim(*x, rc.batchFirst ? 0 : 1);

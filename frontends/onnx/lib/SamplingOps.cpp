@@ -46,6 +46,11 @@ LogicalResult convertGridSample(ImportContext &ctx, const onnx::NodeProto &node)
     return ctx.unsupported(node, "input spatial dims must be static");
   if (!gType.isDynamicDim(3) && gType.getDimSize(3) != 2)
     return ctx.fail(node, "grid must be [N, H_out, W_out, 2]");
+  // The kernel reads grid[n] for every n of X (checked at run time when dynamic).
+  if (failed(ctx.check(node,
+                       ctx.compare(arith::CmpIPredicate::eq, ctx.dim(*grid, 0), ctx.dim(*x, 0)),
+                       "X and grid must have the same batch size N")))
+    return failure();
   std::string mode = ctx.stringAttr(node, "mode", "bilinear");
   std::string padding = ctx.stringAttr(node, "padding_mode", "zeros");
   bool align = ctx.intAttr(node, "align_corners", 0) != 0;

@@ -8,10 +8,13 @@
 //     ~/.cache/turbine (TURBINE_CACHE_DIR set but empty: no disk cache).
 //     Entries are written to a temporary file and renamed (atomic).
 //     Loading validates the artifact (header, XXH64 checksum, metadata); an
-//     entry that fails is reported (TURBINE_DEBUG) and rebuilt.
+//     entry that fails is reported (TURBINE_DEBUG) and rebuilt. The files
+//     themselves are KernelCache.h's (no compiler, fuzzed on its own).
 //  3. compile.
 //===----------------------------------------------------------------------===//
 #include "turbine/kernels/Launch.h"
+
+#include "turbine/kernels/KernelCache.h"
 
 #include "turbine/artifact/Module.h"
 #include "turbine/runtime/Device.h"
@@ -80,30 +83,6 @@ void debugLog(const std::string &message) {
     std::fprintf(stderr, "[turbine kernels] %s\n", message.c_str());
 }
 
-std::string cacheDirectory() {
-  if (const char *d = std::getenv("TURBINE_CACHE_DIR"))
-    return d; // set but empty: no disk cache
-  if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/turbine";
-  if (const char *h = std::getenv("HOME"); h && *h)
-    return std::string(h) + "/.cache/turbine";
-  return "";
-}
-
-bool makeDirectories(const std::string &path) {
-  std::string partial;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') {
-      if (!partial.empty())
-        ::mkdir(partial.c_str(), 0755);
-    }
-    if (i < path.size())
-      partial += path[i];
-  }
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::string hexHash(const std::string &key) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx",
@@ -113,41 +92,10 @@ std::string hexHash(const std::string &key) {
 
 Result<std::shared_ptr<CacheEntry>> loadEntry(const std::string &bytes,
                                               const std::string &label) {
-  Result<std::shared_ptr<runtime::Module>> module =
-      runtime::Module::loadFromBytes(bytes, label);
-  if (!module.ok())
-    return module.status();
-  Result<runtime::Function> fn = (*module)->lookupFunction("main");
-  if (!fn.ok())
-    return fn.status();
-  return std::make_shared<CacheEntry>(*module, *fn);
-}
-
-bool readWhole(const std::string &path, std::string &out) {
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return false;
-  char buf[1 << 16];
-  size_t n;
-  out.clear();
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    out.append(buf, n);
-  std::fclose(f);
-  return true;
-}
-
-bool writeAtomically(const std::string &path, const std::string &bytes) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  FILE *f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
-    return false;
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  Result<CachedKernel> entry = loadKernelCacheEntry(bytes, label);
+  if (!entry.ok())
+    return entry.status();
+  return std::make_shared<CacheEntry>(entry->module, entry->function);
 }
 
 /// Memory cache -> disk cache -> compile. Caller holds the mutex. `key`
@@ -164,22 +112,19 @@ lookupOrCompile(const std::string &contentKey, const std::string &what,
     debugLog("memory hit " + what);
     return it->second;
   }
-  std::string dir = cacheDirectory();
-  std::string path;
-  if (!dir.empty() && makeDirectories(dir + "/kernels"))
-    path = dir + "/kernels/" + hexHash(key) + ".tmod";
+  std::string path = kernelCacheEntryPath(kernelCacheDirectory(), key);
   if (!path.empty()) {
-    std::string bytes;
-    if (readWhole(path, bytes)) {
-      Result<std::shared_ptr<CacheEntry>> entry = loadEntry(bytes, path);
-      if (entry.ok()) {
-        ++s.stats.diskHits;
-        debugLog("disk hit " + what + " (" + path + ")");
-        s.entries[key] = *entry;
-        return entry;
-      }
+    Result<std::optional<CachedKernel>> found = readKernelCacheEntry(path);
+    if (found.ok() && *found) {
+      auto entry = std::make_shared<CacheEntry>((*found)->module, (*found)->function);
+      ++s.stats.diskHits;
+      debugLog("disk hit " + what + " (" + path + ")");
+      s.entries[key] = entry;
+      return entry;
+    }
+    if (!found.ok()) {
       ++s.stats.corruptEntries;
-      debugLog("disk entry rejected, rebuilding: " + entry.message());
+      debugLog("disk entry rejected, rebuilding: " + found.message());
     }
   }
   ++s.stats.misses;
@@ -199,10 +144,10 @@ lookupOrCompile(const std::string &contentKey, const std::string &what,
   s.stats.compileMillis += ms;
   debugLog("compiled " + what + " in " + std::to_string(ms) + " ms");
   if (!path.empty()) {
-    if (writeAtomically(path, bytes))
+    if (Status written = writeKernelCacheEntry(path, bytes); written.ok())
       debugLog("wrote " + path);
     else
-      debugLog("could not write " + path);
+      debugLog(written.message());
   }
   Result<std::shared_ptr<CacheEntry>> entry = loadEntry(bytes, what);
   if (!entry.ok())

@@ -207,8 +207,9 @@ struct Module {
 
 /// Checks that the Loop / BreakUnless / EndLoop instructions of `function`
 /// form properly nested brackets whose targets name each other (and that a
-/// BreakUnless names its innermost enclosing loop); an error naming the
-/// instruction otherwise. deserialize() runs it on every function.
+/// BreakUnless names its innermost enclosing loop), nested at most 256 deep;
+/// an error naming the instruction otherwise. deserialize() runs it on every
+/// function.
 Status validateControlFlow(const Function &function);
 
 /// The [loop, end_loop] positions of every loop of a validated function, in

@@ -19,6 +19,7 @@
 #include "turbine/runtime/Device.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Instance.h"
+#include "turbine/runtime/Memory.h"
 #include "turbine/runtime/Module.h"
 #include "turbine/runtime/Profiling.h"
 #include "turbine/runtime/Status.h"

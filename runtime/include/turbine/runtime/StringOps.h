@@ -34,6 +34,9 @@ enum class StringCaseChange { None, Lower, Upper };
 /// locale whose mapping to use ("en_US", "tr_TR.UTF-8"); "" or a locale that
 /// is not installed uses the Unicode default, except for the languages
 /// whose case rules differ from it (tr, az, lt), which are an error then.
+/// A `locale` that is not a plain name (language[_territory][.codeset]
+/// [@modifier]: a path, "..") is an error: it is never handed to the C
+/// library, which would read locale data from a path.
 Result<Tensor> normalizeStrings(const Tensor &input, StringCaseChange caseChange,
                                 bool caseSensitive,
                                 const std::vector<std::string> &stopwords,
