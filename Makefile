@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 
-.PHONY: all deps configure build test demo bench clean lit unit e2e conformance
+.PHONY: all deps configure build test demo bench bench-zoo clean lit unit e2e conformance
 
 all: build
 
@@ -31,6 +31,15 @@ bench: build
 	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
 	bash benchmarks/run_dispatch_benchmark.sh $(BUILD)
 	/usr/bin/python3 benchmarks/models/run_model_benchmark.py $(BUILD)
+
+# The model zoo (benchmarks/zoo/README.md): every torchvision classification
+# family plus sequence models, through ONNX and TorchScript, checked against
+# torch and timed against ONNX Runtime and torch; rewrites the "Model zoo"
+# section of docs/performance.md. Hours on 2 cores: ZOO_ARGS=--quick, or
+# ZOO_ARGS='--models=resnet|mobilenet' for a subset (then the doc is kept).
+ZOO_ARGS ?= --write-doc
+bench-zoo: build
+	/usr/bin/python3 benchmarks/zoo/run_zoo.py $(BUILD) $(ZOO_ARGS)
 
 # ONNX backend tests, all suites (libonnx-testdata); rewrites the coverage doc.
 # Exits 0 when the run completes, failing tests included.

@@ -8,6 +8,7 @@
 
 #include "turbine/artifact/Module.h"
 #include "turbine/runtime/Device.h"
+#include "turbine/runtime/Function.h"
 #include "turbine/runtime/Status.h"
 #include "turbine/runtime/Tensor.h"
 
@@ -20,10 +21,12 @@ struct LoadedModule;
 /// Interprets `function`'s code with buffer registers 0..N-1 bound to
 /// `inputs`; returns the Return operands, copied where they alias inputs,
 /// parameters or each other.
+/// `observer`, when not null, is called after every dispatch.
 Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
                                            const artifact::Function &function,
                                            Device &device,
-                                           const std::vector<Tensor> &inputs);
+                                           const std::vector<Tensor> &inputs,
+                                           const DispatchObserver *observer = nullptr);
 
 } // namespace turbine::runtime::detail
 

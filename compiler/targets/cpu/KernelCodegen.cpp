@@ -370,16 +370,20 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
   return root;
 }
 
-LogicalResult codegenKernel(func::FuncOp kernel) {
+/// `reference`: the workgroup level only, every op left to become scalar
+/// loops (plain reference kernels, CompileOptions::referenceKernels).
+LogicalResult codegenKernel(func::FuncOp kernel, bool reference) {
   IRRewriter rewriter(kernel.getContext());
-  // Before workgroup tiling: no padded scratch tile for a padded max
-  // pooling; the NCHW image's padded NHWC copy recognized while its index
-  // arithmetic is still plain.
-  rewritePaddedMaxPoolings(rewriter, kernel);
-  markChannelsLastInputGathers(kernel);
-  // A matmul's elementwise epilogue updates the matmul's result in place:
-  // the matmul accumulates into the output tile, no temporary tile.
-  makeMatmulEpiloguesInPlace(rewriter, kernel);
+  if (!reference) {
+    // Before workgroup tiling: no padded scratch tile for a padded max
+    // pooling; the NCHW image's padded NHWC copy recognized while its index
+    // arithmetic is still plain.
+    rewritePaddedMaxPoolings(rewriter, kernel);
+    markChannelsLastInputGathers(kernel);
+    // A matmul's elementwise epilogue updates the matmul's result in place:
+    // the matmul accumulates into the output tile, no temporary tile.
+    makeMatmulEpiloguesInPlace(rewriter, kernel);
+  }
   TilingInterface root = findRootToTile(kernel);
   if (!root)
     return success(); // Nothing computed (e.g. a constant): bufferize as is.
@@ -387,7 +391,7 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
   // Decided on the untiled convolution, as dispatch formation did for its
   // workgroup tiles: reduction blocks, the epilogue after the last block.
   bool blockReduction =
-      root->getNumResults() > 0 &&
+      !reference && root->getNumResults() > 0 &&
       blocksConvolutionReduction(packedConvolutionBehind(root->getResult(0)));
   if (blockReduction) {
     auto conv = cast<linalg::LinalgOp>(packedConvolutionBehind(root->getResult(0)));
@@ -455,6 +459,8 @@ LogicalResult codegenKernel(func::FuncOp kernel) {
     if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
       return failure();
   }
+  if (reference)
+    return success();
   // Convolutions with an elementwise epilogue first: tiled together.
   DenseSet<Operation *> registerTiled;
   {
@@ -595,10 +601,11 @@ LogicalResult lowerVectors(ModuleOp kernels) {
 }
 
 struct CpuTileAndVectorizePass : impl::CpuTileAndVectorizeBase<CpuTileAndVectorizePass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     for (func::FuncOp kernel : functions)
-      if (failed(codegenKernel(kernel)))
+      if (failed(codegenKernel(kernel, reference)))
         return signalPassFailure();
   }
 };
