@@ -7,8 +7,8 @@
 //       .call(name, inputs: List[Tensor]) -> List[Tensor]
 //   torch.ops.turbine.compile_torchscript(archive: Tensor (uint8 bytes of
 //       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
-//       compile_to: str, externalize_params: str = "",
-//       externalize_min_bytes: int = 256, options: List[str] = [])
+//       compile_to: str, externalize_params: str,
+//       externalize_min_bytes: int, options: List[str])
 //       -> Tensor (uint8: the .tmod bytes, or the IR text after phase
 //       `compile_to`; with externalize_params, weights of at least
 //       externalize_min_bytes go to that .irpa or .safetensors file instead
@@ -65,7 +65,7 @@ TORCH_LIBRARY(turbine, m) {
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
-        "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256, "
-        "str[] options=[]) -> Tensor",
+        "str compile_to, str externalize_params, int externalize_min_bytes, str[] options) "
+        "-> Tensor",
         &compileTorchScriptOp);
 }

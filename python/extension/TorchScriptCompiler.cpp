@@ -2,24 +2,25 @@
 #include "TorchScriptCompiler.h"
 
 #include "turbine/artifact/Module.h"
+#include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
 namespace turbine::torch_ext {
 
 Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request) {
-  tools::FrontendOptions frontends;
+  torch_frontend::ImportOptions torchOptions;
   for (const std::string &text : request.inputShapes) {
     Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
     if (!spec)
       return spec.status();
-    frontends.torch.inputs.push_back(*spec);
+    torchOptions.inputs.push_back(*spec);
   }
   for (const std::string &text : request.dynamicDims) {
     Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
     if (!dim)
       return dim.status();
-    frontends.torch.dynamicDims.push_back(*dim);
+    torchOptions.dynamicDims.push_back(*dim);
   }
   compiler::CompileOptions options;
   for (const std::string &option : request.options) {
@@ -40,8 +41,10 @@ Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request)
       return Status::error("externalize_params needs an artifact to write (not compile_to='" +
                            request.compileTo + "')");
   }
+  std::vector<std::unique_ptr<compiler::Importer>> importers;
+  importers.push_back(torch_frontend::createTorchScriptImporter(std::move(torchOptions)));
   Result<std::unique_ptr<compiler::Session>> session =
-      tools::createModelSession(std::move(options), std::move(frontends));
+      tools::createModelSession(std::move(options), std::move(importers));
   if (!session)
     return session.status();
   Result<compiler::CompileOutput> output = (*session)->compile(

@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "FlagHints.h"
+#include "turbine/frontends/onnx/OnnxImporter.h"
+#include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
@@ -220,19 +222,19 @@ int runCompile(const CompileArgs &args) {
       if (llvm::sys::fs::equivalent(other, args.externalizeParams))
         return fail("parameter file '" + args.externalizeParams + "' is also '" + other + "'");
   }
-  FrontendOptions frontends;
   Result<onnx_frontend::ImportOptions> onnx = onnxOptions(args);
   if (!onnx)
     return fail(onnx.message());
-  frontends.onnx = std::move(*onnx);
   Result<torch_frontend::ImportOptions> torch = torchOptions(args);
   if (!torch)
     return fail(torch.message());
-  frontends.torch = std::move(*torch);
+  std::vector<std::unique_ptr<compiler::Importer>> importers;
+  importers.push_back(onnx_frontend::createOnnxImporter(std::move(*onnx)));
+  importers.push_back(torch_frontend::createTorchScriptImporter(std::move(*torch)));
   bool showsProgress = static_cast<bool>(options->progress);
 
   Result<std::unique_ptr<compiler::Session>> session =
-      createModelSession(std::move(*options), std::move(frontends));
+      createModelSession(std::move(*options), std::move(importers));
   if (!session)
     return fail(session.message());
   compiler::Source source = compiler::Source::file(args.input);

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "ConformanceTestRunner.h"
 
+#include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/tools/ModelSession.h"
 #include "OnnxTensorIO.h"
 
@@ -174,10 +175,10 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
       [&](const onnx_frontend::ImportOptions &spec) -> std::optional<ConformanceOutcome> {
     if (compiledFor && *compiledFor == spec)
       return std::nullopt;
-    tools::FrontendOptions frontends;
-    frontends.onnx = spec;
+    std::vector<std::unique_ptr<compiler::Importer>> importers;
+    importers.push_back(onnx_frontend::createOnnxImporter(spec));
     Result<std::unique_ptr<compiler::Session>> session =
-        tools::createModelSession(compiler::CompileOptions(), frontends);
+        tools::createModelSession(compiler::CompileOptions(), std::move(importers));
     if (!session)
       return ConformanceOutcome::fail("compile error: " + firstLine(session.message()));
     Result<compiler::CompileOutput> compiled =

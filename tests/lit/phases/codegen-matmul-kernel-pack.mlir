@@ -46,12 +46,13 @@
 // KERNEL-DAG:   #[[PACK:map[0-9]*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
 // KERNEL-DAG:   #[[A:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
 // KERNEL-DAG:   #[[B:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// KERNEL-DAG:   #[[C:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, d2)>
 // KERNEL-LABEL: func.func @matmul_128x1024x300_f32(
 // KERNEL:         %[[SCRATCH:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x256x32xf32>
 // KERNEL:         scf.for %{{.*}} = %c0 to %c300 step %c256
 // KERNEL:           %[[PANELS:.*]] = bufferization.to_tensor %[[SCRATCH]] restrict writable : memref<4x256x32xf32> to tensor<4x256x32xf32>
 // KERNEL:           vector.transfer_write {{.*}} {in_bounds = [true, true, true], permutation_map = #[[PACK]]} : vector<1x1x32xf32>, tensor<1x1x32xf32>
-// KERNEL:           vector.contract {indexing_maps = [#[[A]], #[[B]], #[[PACK]]]{{.*}} : vector<8x1xf32>, vector<1x1x32xf32> into vector<8x1x32xf32>
+// KERNEL:           vector.contract {indexing_maps = [#[[A]], #[[B]], #[[C]]]{{.*}} : vector<8x1xf32>, vector<1x1x32xf32> into vector<8x1x32xf32>
 // KERNEL-LABEL: func.func @matmul_16x1024x300_f32(
 // KERNEL-NOT:     memref.alloca
 // KERNEL-LABEL: func.func @matmul_128x768x300_f32(

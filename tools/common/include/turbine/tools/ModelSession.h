@@ -1,34 +1,30 @@
-//===- ModelSession.h - A compile session that reads every model format ---===//
+//===- ModelSession.h - The compile session of every tool -----------------===//
 //
 // What every front door of the tools layer compiles with (the `turbine` CLI,
 // `turbine conformance`, the PyTorch extension): a compiler::Session with
-// the ONNX and TorchScript importers (each with its options) and the custom
-// op extension of kernels/ added, so `.onnx`, `.pt` and `.mlir` compile the
-// same way wherever they come from. Includes the frontends' headers (MLIR).
+// the frontends it reads (each importer with its options: the CLI adds
+// ONNX and TorchScript, the PyTorch extension TorchScript only, so that a
+// process with torch loaded never loads libonnx) and the custom-op
+// extension of kernels/, so a model compiles the same way wherever it comes
+// from. No MLIR header beyond the session's forward declarations.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_TOOLS_MODELSESSION_H
 #define TURBINE_TOOLS_MODELSESSION_H
 
 #include "turbine/base/Status.h"
 #include "turbine/compiler/Session.h"
-#include "turbine/frontends/onnx/OnnxImporter.h"
-#include "turbine/frontends/torch/TorchImporter.h"
 
 #include <memory>
+#include <vector>
 
 namespace turbine::tools {
 
-/// What the frontends need besides the file: ONNX sequence / optional
-/// specializations, TorchScript input shapes and dynamic dims.
-struct FrontendOptions {
-  onnx_frontend::ImportOptions onnx;
-  torch_frontend::ImportOptions torch;
-};
-
-/// A session compiling with `options`, reading MLIR, ONNX and TorchScript,
+/// A session compiling with `options`, reading MLIR and the formats of
+/// `importers` (frontends/: createOnnxImporter, createTorchScriptImporter),
 /// expanding custom-op calls (the kernel library's ops registered).
-Result<std::unique_ptr<compiler::Session>> createModelSession(compiler::CompileOptions options,
-                                                              FrontendOptions frontends = {});
+Result<std::unique_ptr<compiler::Session>>
+createModelSession(compiler::CompileOptions options,
+                   std::vector<std::unique_ptr<compiler::Importer>> importers);
 
 } // namespace turbine::tools
 
