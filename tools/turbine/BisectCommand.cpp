@@ -39,6 +39,8 @@
 #include "Commands.h"
 #include "FlagHints.h"
 #include "InvocationSetup.h"
+#include "turbine/frontends/onnx/OnnxImporter.h"
+#include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/tools/ModelSession.h"
 
 #include "turbine/artifact/Module.h"
@@ -364,21 +366,24 @@ Result<artifact::Module> compileModel(const BisectArgs &args, bool reference,
   options.targetCpu = args.targetCpu;
   options.optLevel = reference ? args.referenceOptLevel : args.optLevel;
   options.referenceKernels = reference;
-  FrontendOptions frontends;
+  torch_frontend::ImportOptions torch;
   for (const std::string &text : args.inputShapes) {
     Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
     if (!spec)
       return Status::error("--input-shape: " + spec.message());
-    frontends.torch.inputs.push_back(*spec);
+    torch.inputs.push_back(*spec);
   }
   for (const std::string &text : args.dynamicDims) {
     Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
     if (!dim)
       return Status::error("--dynamic-dim: " + dim.message());
-    frontends.torch.dynamicDims.push_back(*dim);
+    torch.dynamicDims.push_back(*dim);
   }
+  std::vector<std::unique_ptr<compiler::Importer>> importers;
+  importers.push_back(onnx_frontend::createOnnxImporter());
+  importers.push_back(torch_frontend::createTorchScriptImporter(std::move(torch)));
   Result<std::unique_ptr<compiler::Session>> session =
-      createModelSession(std::move(options), std::move(frontends));
+      createModelSession(std::move(options), std::move(importers));
   if (!session)
     return session.status();
   (*session)->addExtension(std::make_shared<BisectExtension>(
@@ -553,12 +558,18 @@ int runBisect(const BisectArgs &args) {
   if (args.all)
     for (const DispatchReport &d : reports)
       printDispatch(d, sources, true);
-  // The final results, for orientation (with isolation they are the last
-  // kernels' own results on reference inputs).
-  for (size_t i = 0; i < testResults->size() && i < referenceResults->size(); ++i) {
-    OutputError e = compare((*testResults)[i], (*referenceResults)[i], args.atol, args.rtol);
-    fmt::print("result {}: {}: max abs err {:.3g}, max rel err {:.3g} vs the reference\n", i,
-               e.type, e.maxAbs, e.maxRel);
+  // The final results end to end, for orientation: with isolation the
+  // observed run ends on the reference's values, so the build under test
+  // runs once more on its own.
+  Result<std::vector<Tensor>> endToEnd =
+      args.propagate ? std::move(testResults) : testFn->invoke(**device, *inputs);
+  if (!endToEnd)
+    return fail("running the build under test: " + endToEnd.message());
+  for (size_t i = 0; i < endToEnd->size() && i < referenceResults->size(); ++i) {
+    OutputError e = compare((*endToEnd)[i], (*referenceResults)[i], args.atol, args.rtol);
+    fmt::print("result {}: {}: max abs err {:.3g}, max rel err {:.3g} vs the reference "
+               "(end to end)\n",
+               i, e.type, e.maxAbs, e.maxRel);
   }
   if (!first) {
     fmt::print("turbine bisect: no dispatch diverges\n");
