@@ -29,8 +29,8 @@ ifeq ($(FUZZ_SMOKE_TARGETS),all)
 override FUZZ_SMOKE_TARGETS := $(FUZZ_ALL_TARGETS)
 endif
 
-.PHONY: all deps configure build test demo bench bench-llm clean lit unit e2e conformance \
-        fuzz fuzz-build fuzz-smoke sanitize-subset
+.PHONY: all deps configure build test demo bench bench-llm bench-zoo clean lit unit e2e \
+        conformance fuzz fuzz-build fuzz-smoke sanitize-subset
 
 all: build
 
@@ -102,6 +102,15 @@ bench: build
 # same GGUF weights (f32, f16, Q8_0, Q4_0), memory bandwidth (benchmarks/llm/).
 bench-llm: build
 	/usr/bin/python3 benchmarks/llm/run_llm_benchmark.py $(BUILD)
+
+# The model zoo (benchmarks/zoo/README.md): every torchvision classification
+# family plus sequence models, through ONNX and TorchScript, checked against
+# torch and timed against ONNX Runtime and torch; rewrites the "Model zoo"
+# section of docs/performance.md. Hours on 2 cores: ZOO_ARGS=--quick, or
+# ZOO_ARGS='--models=resnet|mobilenet' for a subset (then the doc is kept).
+ZOO_ARGS ?= --write-doc
+bench-zoo: build
+	/usr/bin/python3 benchmarks/zoo/run_zoo.py $(BUILD) $(ZOO_ARGS)
 
 # ONNX backend tests, all suites (libonnx-testdata); rewrites the coverage doc.
 # Exits 0 when the run completes, failing tests included.

@@ -102,12 +102,17 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
     return mode(options.matmulDataTiling);
   } else if (key == "matmul-kernel-pack") {
     return mode(options.matmulKernelPack);
+  } else if (key == "reference-kernels") {
+    if (value != "true" && value != "false")
+      return Status::error("option 'reference-kernels' expects true or false, got '" +
+                           std::string(value) + "'");
+    options.referenceKernels = value == "true";
   } else if (key == "dump-phases") {
     options.dumpPhasesDir = std::string(value);
   } else {
     return Status::error("unknown compile option '" + std::string(name) +
                          "' (target, target-cpu, opt-level, matmul-data-tiling, "
-                         "matmul-kernel-pack, dump-phases)");
+                         "matmul-kernel-pack, reference-kernels, dump-phases)");
   }
   return Status::success();
 }

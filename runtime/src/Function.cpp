@@ -99,6 +99,11 @@ Status Function::validateInputs(const std::vector<Tensor> &inputs) const {
 
 Result<std::vector<Tensor>> Function::invoke(Device &device,
                                              const std::vector<Tensor> &inputs) const {
+  return invoke(device, inputs, nullptr);
+}
+
+Result<std::vector<Tensor>> Function::invoke(Device &device, const std::vector<Tensor> &inputs,
+                                             const DispatchObserver &observer) const {
   try {
     if (usesState_) {
       std::string names;
@@ -116,7 +121,7 @@ Result<std::vector<Tensor>> Function::invoke(Device &device,
     if (Status s = validateInputs(inputs); !s)
       return s;
     return detail::runHostProgram(*module_, module_->artifact.functions[index_],
-                                  device, inputs, nullptr);
+                                  device, inputs, nullptr, observer ? &observer : nullptr);
   } catch (const std::exception &e) {
     // Only allocation failures can get here; report them as values.
     return Status::error("function '" + name_ + "': " + e.what());

@@ -128,12 +128,13 @@ uint64_t hostStepLimit() {
 class Interpreter {
 public:
   Interpreter(const LoadedModule &module, const artifact::Function &function,
-              Device &device, InstanceState *state)
+              Device &device, InstanceState *state, const DispatchObserver *observer)
       : module_(module), function_(function), device_(device), state_(state),
-        releases_(releasePlanOf(module, function)),
+        releases_(releasePlanOf(module, function)), observer_(observer),
         index_(static_cast<size_t>(function.numIndexRegisters), 0),
         buffers_(static_cast<size_t>(function.numBufferRegisters)),
-        defined_(static_cast<size_t>(function.numBufferRegisters), false) {}
+        defined_(static_cast<size_t>(function.numBufferRegisters), false),
+        fresh_(observer ? static_cast<size_t>(function.numBufferRegisters) : 0, false) {}
 
   Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) {
     inputs_ = &inputs;
@@ -276,7 +277,11 @@ private:
       Result<Tensor> t = module_.bufferPool->allocate(inst.dtype, std::move(shape));
       if (!t)
         return fail(t.message());
-      return setBuffer(inst.dst, std::move(*t));
+      if (Status s = setBuffer(inst.dst, std::move(*t)); !s)
+        return s;
+      if (observer_)
+        fresh_[inst.dst] = true; // not written yet: a dispatch binding it writes it
+      return Status::success();
     }
     case Opcode::Param:
       return stepParam(inst);
@@ -293,7 +298,7 @@ private:
       return setBuffer(inst.dst, std::move(*view));
     }
     case Opcode::Dispatch:
-      return stepDispatch(inst);
+      return observer_ ? stepObservedDispatch(inst) : stepDispatch(inst);
     case Opcode::Load:
       return stepLoad(inst);
     case Opcode::StringNormalize:
@@ -533,6 +538,36 @@ private:
     return Status::success();
   }
 
+  /// Runs the dispatch, then shows it to the observer: the bindings that
+  /// were allocated and not yet written (the dispatch's results) are its
+  /// outputs, the others its inputs.
+  Status stepObservedDispatch(const Instruction &inst) {
+    if (Status s = stepDispatch(inst); !s)
+      return s;
+    DispatchEvent event;
+    event.index = dispatchCount_++;
+    event.instruction = pc_;
+    event.kernel = module_.artifact.kernels[inst.imm];
+    for (int32_t r : inst.bindings) {
+      if (fresh_[r]) {
+        event.outputs.push_back(buffers_[r]);
+        fresh_[r] = false;
+      } else {
+        event.inputs.push_back(buffers_[r]);
+      }
+    }
+    std::vector<Tensor> given = event.outputs;
+    if (Status s = (*observer_)(event); !s)
+      return fail("dispatch observer: " + s.message());
+    // Only the elements may change: the registers keep the tensors given.
+    for (size_t i = 0; i < given.size(); ++i)
+      if (i >= event.outputs.size() || !event.outputs[i].sharesStorageWith(given[i]) ||
+          event.outputs[i].shape() != given[i].shape())
+        return fail("dispatch observer replaced output " + std::to_string(i) +
+                    " (it may only overwrite its elements)");
+    return Status::success();
+  }
+
   /// Returns the results; copies any that alias an input, a parameter or an
   /// earlier result so every result owns its storage.
   Result<std::vector<Tensor>> collectResults(const Instruction &inst) {
@@ -581,11 +616,16 @@ private:
   Device &device_;
   InstanceState *state_;
   const BufferReleasePlan *releases_;
+  const DispatchObserver *observer_;
   const std::vector<Tensor> *inputs_ = nullptr;
   size_t pc_ = 0;
   std::vector<int64_t> index_;
   std::vector<Tensor> buffers_;
   std::vector<bool> defined_;
+  /// Per buffer register (only with an observer): allocated and not yet
+  /// bound to a dispatch.
+  std::vector<bool> fresh_;
+  size_t dispatchCount_ = 0;
   std::vector<void *> bindingPointers_;
   std::vector<int64_t> constants_;
 };
@@ -596,8 +636,9 @@ Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
                                            const artifact::Function &function,
                                            Device &device,
                                            const std::vector<Tensor> &inputs,
-                                           InstanceState *state) {
-  Interpreter interpreter(module, function, device, state);
+                                           InstanceState *state,
+                                           const DispatchObserver *observer) {
+  Interpreter interpreter(module, function, device, state, observer);
   return interpreter.run(inputs);
 }
 

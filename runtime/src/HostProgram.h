@@ -8,6 +8,7 @@
 
 #include "turbine/artifact/Module.h"
 #include "turbine/runtime/Device.h"
+#include "turbine/runtime/Function.h"
 #include "turbine/runtime/Status.h"
 #include "turbine/runtime/Tensor.h"
 
@@ -22,11 +23,13 @@ struct InstanceState;
 /// `inputs` and the globals of `state` (null for a stateless call: then a
 /// global_load / global_store is an error); returns the Return operands,
 /// copied where they alias inputs, parameters, globals or each other.
+/// `observer`, when not null, is called after every dispatch.
 Result<std::vector<Tensor>> runHostProgram(const LoadedModule &module,
                                            const artifact::Function &function,
                                            Device &device,
                                            const std::vector<Tensor> &inputs,
-                                           InstanceState *state);
+                                           InstanceState *state,
+                                           const DispatchObserver *observer = nullptr);
 
 } // namespace turbine::runtime::detail
 

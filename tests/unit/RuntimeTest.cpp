@@ -520,3 +520,82 @@ TEST(Runtime, HostLoopWithACorruptTargetIsALoadError) {
             std::string::npos)
       << error;
 }
+
+TEST(Runtime, DispatchObserverSeesEveryDispatch) {
+  // repeat_add(x, m = 3): three dispatches of test_add_f32 in a host loop,
+  // each reading (acc, x) and writing a fresh sum.
+  auto module = load(makeLoopModule(kernelLibrary()));
+  ASSERT_TRUE(module);
+  Result<Function> fn = module->lookupFunction("repeat_add");
+  ASSERT_TRUE(fn.ok()) << fn.message();
+  Tensor x = vector({1, 2, 3});
+  Result<Tensor> m = Tensor::allocate(DType::i64, {});
+  ASSERT_TRUE(m.ok());
+  m->dataAs<int64_t>()[0] = 3;
+  std::vector<DispatchEvent> events;
+  std::vector<std::vector<float>> outputs;
+  auto sync = device("local-sync");
+  Result<std::vector<Tensor>> r = fn->invoke(*sync, {x, *m}, [&](DispatchEvent &e) {
+    events.push_back(e);
+    outputs.push_back(values(e.outputs.at(0)));
+    return Status::success();
+  });
+  ASSERT_TRUE(r.ok()) << r.message();
+  ASSERT_EQ(events.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(events[i].index, i);
+    EXPECT_EQ(events[i].instruction, 11u);
+    EXPECT_EQ(events[i].kernel, "test_add_f32");
+    ASSERT_EQ(events[i].inputs.size(), 2u);
+    ASSERT_EQ(events[i].outputs.size(), 1u);
+    float k = static_cast<float>(i + 2);
+    EXPECT_EQ(outputs[i], (std::vector<float>{k, 2 * k, 3 * k})) << "dispatch " << i;
+  }
+  EXPECT_EQ(values((*r)[0]), (std::vector<float>{4, 8, 12}));
+  // Without an observer the same call gives the same result.
+  Result<std::vector<Tensor>> plain = fn->invoke(*sync, {x, *m});
+  ASSERT_TRUE(plain.ok()) << plain.message();
+  EXPECT_EQ(values((*plain)[0]), values((*r)[0]));
+}
+
+TEST(Runtime, DispatchObserverMayOverwriteOutputs) {
+  // The overwritten sum is what the next dispatch reads: with the first
+  // dispatch's output set to 100, repeat_add(x = 1, m = 2) gives 101.
+  auto module = load(makeLoopModule(kernelLibrary()));
+  ASSERT_TRUE(module);
+  Result<Function> fn = module->lookupFunction("repeat_add");
+  ASSERT_TRUE(fn.ok()) << fn.message();
+  Tensor x = vector({1});
+  Result<Tensor> m = Tensor::allocate(DType::i64, {});
+  ASSERT_TRUE(m.ok());
+  m->dataAs<int64_t>()[0] = 2;
+  auto task = device("local-task", 2);
+  Result<std::vector<Tensor>> r = fn->invoke(*task, {x, *m}, [](DispatchEvent &e) {
+    if (e.index == 0)
+      e.outputs[0].dataAs<float>()[0] = 100;
+    return Status::success();
+  });
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(values((*r)[0]), (std::vector<float>{101}));
+}
+
+TEST(Runtime, DispatchObserverErrorsStopTheCall) {
+  auto module = load(makeAddModule(kernelLibrary()));
+  ASSERT_TRUE(module);
+  Tensor x = vector({1, 2}), y = vector({3, 4});
+  auto sync = device("local-sync");
+  Result<std::vector<Tensor>> r = module->functions()[0].invoke(
+      *sync, {x, y}, [](DispatchEvent &) { return Status::error("seen enough"); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("dispatch observer: seen enough"), std::string::npos)
+      << r.message();
+  // Replacing an output tensor (instead of writing its elements) is refused.
+  r = module->functions()[0].invoke(*sync, {x, y}, [](DispatchEvent &e) {
+    e.outputs[0] = vector({0, 0});
+    return Status::success();
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("replaced output 0 (it may only overwrite its elements)"),
+            std::string::npos)
+      << r.message();
+}

@@ -16,6 +16,7 @@ namespace turbine::tools {
 void registerCompileCommand(CLI::App &app, int &exitCode);
 void registerRunCommand(CLI::App &app, int &exitCode);
 void registerBenchCommand(CLI::App &app, int &exitCode);
+void registerBisectCommand(CLI::App &app, int &exitCode);
 void registerConformanceCommand(CLI::App &app, int &exitCode);
 void registerParamsCommand(CLI::App &app, int &exitCode);
 

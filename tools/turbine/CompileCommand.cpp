@@ -53,6 +53,7 @@ struct CompileArgs {
   int optLevel = 3;
   std::string matmulDataTiling = "auto";
   std::string matmulKernelPack = "auto";
+  bool referenceKernels = false;
   bool timings = false;
   bool printIRAfterAll = false;
   std::vector<std::string> printIRAfter;
@@ -227,6 +228,7 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
                          args.matmulKernelPack + "'");
   options.matmulDataTiling = *dataTiling;
   options.matmulKernelPack = *kernelPack;
+  options.referenceKernels = args.referenceKernels;
   // On a terminal, one status line that the next one overwrites.
   if (::isatty(STDERR_FILENO))
     options.progress = [](const std::string &status) {
@@ -339,6 +341,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--matmul-kernel-pack", args->matmulKernelPack,
                   "cpu target: pack matmul B per workgroup in the kernel: auto, off, all")
       ->capture_default_str();
+  cmd->add_flag("--reference-kernels", args->referenceKernels,
+                "cpu target: plain scalar kernels (workgroup tiling only; what `turbine "
+                "bisect` compares against)");
   cmd->add_flag("--mlir-print-ir-after-all", args->printIRAfterAll,
                 "Print the IR after every pass (to stderr)");
   cmd->add_option("--mlir-print-ir-after", args->printIRAfter,

@@ -17,6 +17,7 @@ int main(int argc, char **argv) {
   turbine::tools::registerCompileCommand(app, exitCode);
   turbine::tools::registerRunCommand(app, exitCode);
   turbine::tools::registerBenchCommand(app, exitCode);
+  turbine::tools::registerBisectCommand(app, exitCode);
   turbine::tools::registerConformanceCommand(app, exitCode);
   turbine::tools::registerParamsCommand(app, exitCode);
   try {

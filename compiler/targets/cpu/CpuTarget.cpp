@@ -54,8 +54,10 @@ public:
   }
 
   Status buildCodegenPasses(OpPassManager &kernelsPm,
-                            const CompileOptions & /*options*/) const override {
-    kernelsPm.addPass(createCpuTileAndVectorize());
+                            const CompileOptions &options) const override {
+    CpuTileAndVectorizeOptions tiling;
+    tiling.reference = options.referenceKernels;
+    kernelsPm.addPass(createCpuTileAndVectorize(tiling));
     kernelsPm.addPass(createCpuLowerVectorMasks());
     OpPassManager &kernels = kernelsPm.nest<func::FuncOp>();
     kernels.addPass(createCanonicalizerPass());

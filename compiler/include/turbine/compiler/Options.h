@@ -65,6 +65,11 @@ struct CompileOptions {
   StrategyMode matmulDataTiling = StrategyMode::Auto;
   /// Matmul B packed per workgroup inside the kernel.
   StrategyMode matmulKernelPack = StrategyMode::Auto;
+  /// Plain reference kernels: each kernel keeps its workgroup tiling (same
+  /// dispatches, grids and bindings as a normal compile) and every op in it
+  /// becomes scalar loops: no register tiles, vectorization or specialized
+  /// strategies. What `turbine bisect` compares a normal build against.
+  bool referenceKernels = false;
 
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
@@ -86,8 +91,8 @@ struct CompileOptions {
 
 /// Sets one option of `options` by name, for APIs that pass options as text
 /// (the Python extension): "target", "target-cpu", "opt-level",
-/// "matmul-data-tiling", "matmul-kernel-pack", "dump-phases" ('_' may stand
-/// for '-'). An error names an unknown option or a bad value.
+/// "matmul-data-tiling", "matmul-kernel-pack", "reference-kernels" (true or
+/// false), "dump-phases" ('_' may stand for '-'). An error names an unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
 
 } // namespace turbine::compiler

@@ -208,7 +208,13 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
     a time, masked partial tiles), convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
+    With `reference`, only the workgroup level: every op is left to become
+    scalar loops (plain reference kernels for `turbine bisect`).
   }];
+  let options = [
+    Option<"reference", "reference", "bool", "false",
+           "Workgroup tiling only; no vector-level strategy (reference kernels)">
+  ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect"];
 }
 

@@ -13,6 +13,7 @@
 #include "turbine/runtime/Status.h"
 #include "turbine/runtime/Tensor.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,30 @@ struct TensorSignature {
   /// "4x?x256xf32".
   std::string typeString() const;
 };
+
+/// One dispatch of a call, as a DispatchObserver sees it right after the
+/// kernel ran (Function::invoke with an observer; `turbine bisect` uses it to
+/// compare every kernel's results with a reference build's).
+struct DispatchEvent {
+  /// Position of this dispatch among the dispatches the call ran (0, 1, ...;
+  /// a dispatch inside a host loop counts once per iteration).
+  size_t index = 0;
+  /// Position of the dispatch instruction in the host program.
+  size_t instruction = 0;
+  /// The kernel's symbol name in the artifact.
+  std::string kernel;
+  /// The buffers the kernel read, in binding order (views of the call's own
+  /// registers: clone them to keep their values).
+  std::vector<Tensor> inputs;
+  /// The buffers it wrote: its results, freshly allocated for this dispatch,
+  /// in binding order. The observer may overwrite their elements (same
+  /// shape and dtype); later dispatches then read the new values.
+  std::vector<Tensor> outputs;
+};
+
+/// Called after every dispatch of an observed call; an error stops the call
+/// and is returned by invoke. Called on the invoking thread.
+using DispatchObserver = std::function<Status(DispatchEvent &)>;
 
 /// One entry function of a loaded Module.
 class Function {
@@ -60,6 +85,10 @@ public:
   /// An error for a function that usesState().
   Result<std::vector<Tensor>> invoke(Device &device,
                                      const std::vector<Tensor> &inputs) const;
+  /// The same, calling `observer` after each dispatch (a debugging hook: it
+  /// adds the cost of building each event; null means no observer).
+  Result<std::vector<Tensor>> invoke(Device &device, const std::vector<Tensor> &inputs,
+                                     const DispatchObserver &observer) const;
 
 private:
   friend class Instance;
