@@ -76,7 +76,7 @@ def test_external_parameters(mlp):
 
 def test_torchscript_class(mlp):
     # The class is a TorchScript custom class: usable from scripted code.
-    module = torch.classes.turbine.Module(str(mlp["tmod"]), "local-sync", [])
+    module = torch.classes.turbine.Module(str(mlp["tmod"]), "local-sync", [], "")
 
     @torch.jit.script
     def run(m: torch.classes.turbine.Module, x: torch.Tensor) -> torch.Tensor:

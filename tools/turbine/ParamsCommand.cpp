@@ -1,6 +1,6 @@
 //===- ParamsCommand.cpp - `turbine params`: inspect and build parameter files
 //
-// Parameter files (.irpa, .safetensors; runtime/ParameterArchive.h), in the
+// Parameter files (.irpa, .safetensors, .gguf read only; runtime/ParameterArchive.h), in the
 // spirit of iree-dump-parameters / iree-create-parameters /
 // iree-convert-parameters:
 //   turbine params list FILE
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
+#include "turbine/runtime/Ggml.h"
 #include "turbine/runtime/ParameterArchive.h"
 #include "turbine/runtime/TensorFormat.h"
 
@@ -71,6 +72,12 @@ int listCommand(const std::string &file) {
     nameWidth = std::max(nameWidth, entry.name.size());
   std::cout << fmt::format("{}: {} file, {} parameters\n", file,
                            parameterFileFormatName(index->format()), index->entries().size());
+  if (index->format() == ParameterFileFormat::gguf) {
+    std::cout << fmt::format("GGUF version {}, {} metadata keys\n", index->version(),
+                             index->metadata().size());
+    for (const auto &[key, value] : index->metadata())
+      std::cout << fmt::format("  {} ({}) = {}\n", key, value.typeName(), value.format());
+  }
   std::cout << fmt::format("{:<{}}  {:<5}  {:>12}  {:>12}  {}\n", "name", nameWidth, "kind",
                            "offset", "bytes", "type");
   for (const ParameterEntry &entry : index->entries()) {
@@ -86,6 +93,25 @@ int listCommand(const std::string &file) {
 }
 
 //===--- dump -------------------------------------------------------------===//
+
+/// The entry as a tensor; Q8_0 / Q4_0 GGUF tensors are dequantized to f32
+/// (a copy, for printing and --extract only).
+Result<Tensor> entryTensor(const ParameterIndex &index, const ParameterEntry &entry) {
+  if (!entry.isBlockQuantized() ||
+      (*entry.ggmlType != kGgmlQ8_0 && *entry.ggmlType != kGgmlQ4_0))
+    return index.tensor(entry);
+  auto blocks = index.ggmlBlocks(entry);
+  if (!blocks)
+    return blocks.status();
+  auto tensor = Tensor::allocate(DType::f32, blocks->shape);
+  if (!tensor)
+    return tensor;
+  if (Status s = decodeGgmlBlocks(blocks->ggmlType, blocks->blocks, blocks->blockCount,
+                                  tensor->dataAs<float>());
+      !s)
+    return s;
+  return tensor;
+}
 
 struct DumpOptions {
   std::string file;
@@ -111,7 +137,7 @@ int dumpCommand(const DumpOptions &options) {
     const ParameterEntry *entry = lookup(name);
     if (!entry)
       return 1;
-    auto tensor = index->tensor(*entry);
+    auto tensor = entryTensor(*index, *entry);
     if (!tensor)
       return reportError(tensor.message());
     if (Status s = writeNpyFile(*tensor, target); !s)
@@ -129,6 +155,16 @@ int dumpCommand(const DumpOptions &options) {
       selected.push_back(&entry);
   for (const ParameterEntry *entry : selected) {
     std::cout << entry->name << ": ";
+    if (entry->isBlockQuantized()) {
+      auto tensor = entryTensor(*index, *entry);
+      if (!tensor) {
+        std::cout << entry->typeString() << " (not decodable here: Q8_0 and Q4_0 only)\n";
+        continue;
+      }
+      std::cout << entry->typeString() << ", dequantized: "
+                << formatTensor(*tensor, options.maxElements) << "\n";
+      continue;
+    }
     if (!entry->hasTensorType()) {
       std::cout << entry->typeString() << " (untyped " << kindName(*entry) << ")\n";
       continue;
