@@ -60,10 +60,21 @@ const char *kindName(const ParameterEntry &entry) {
   return entry.kind == ParameterEntry::Kind::splat ? "splat" : "data";
 }
 
+/// Opens `file`, renamed by the name map at `nameMap` when one is given.
+Result<ParameterIndex> openRenamed(const std::string &file, const std::string &nameMap) {
+  auto index = ParameterIndex::open(file);
+  if (!index || nameMap.empty())
+    return index;
+  auto names = ParameterNameMap::load(nameMap);
+  if (!names)
+    return Status::error("--parameter-name-map: " + names.message());
+  return index->renamed(*names);
+}
+
 //===--- list -------------------------------------------------------------===//
 
-int listCommand(const std::string &file) {
-  auto index = ParameterIndex::open(file);
+int listCommand(const std::string &file, const std::string &nameMap) {
+  auto index = openRenamed(file, nameMap);
   if (!index)
     return reportError(index.message());
   uint64_t total = 0;
@@ -118,10 +129,11 @@ struct DumpOptions {
   std::vector<std::string> names;
   std::vector<std::string> extracts;
   size_t maxElements = 16;
+  std::string nameMap;
 };
 
 int dumpCommand(const DumpOptions &options) {
-  auto index = ParameterIndex::open(options.file);
+  auto index = openRenamed(options.file, options.nameMap);
   if (!index)
     return reportError(index.message());
   auto lookup = [&](const std::string &name) -> const ParameterEntry * {
@@ -294,19 +306,27 @@ template <typename Fn> void guarded(int &exitCode, Fn body) {
 
 void registerParamsCommand(CLI::App &app, int &exitCode) {
   CLI::App *params = app.add_subcommand(
-      "params", "Inspect, create and convert parameter files (.irpa, .safetensors)");
+      "params", "Inspect, create and convert parameter files (.irpa, .safetensors; .gguf read)");
   params->require_subcommand(1);
 
+  const char *nameMapHelp = "File of 'FILE_NAME = MODULE_NAME' lines: show the names a "
+                            "module binds (as run --parameter-name-map does)";
   auto listFile = std::make_shared<std::string>();
+  auto listNameMap = std::make_shared<std::string>();
   CLI::App *list = params->add_subcommand("list", "List the parameters of a file");
   list->add_option("file", *listFile, "Parameter file")->required();
-  list->callback([listFile, &exitCode] { guarded(exitCode, [&] { return listCommand(*listFile); }); });
+  list->add_option("--parameter-name-map", *listNameMap, nameMapHelp);
+  list->callback([listFile, listNameMap, &exitCode] {
+    guarded(exitCode, [&] { return listCommand(*listFile, *listNameMap); });
+  });
 
   auto dump = std::make_shared<DumpOptions>();
   CLI::App *dumpCmd = params->add_subcommand("dump", "Print parameter values or extract them");
   dumpCmd->add_option("file", dump->file, "Parameter file")->required();
   dumpCmd->add_option("--name", dump->names, "Parameter to print (repeatable; default all)");
-  dumpCmd->add_option("--extract", dump->extracts, "NAME=FILE.npy: write a parameter as .npy");
+  dumpCmd->add_option("--extract", dump->extracts,
+                      "NAME=FILE.npy: write a parameter as .npy (Q8_0/Q4_0: dequantized f32)");
+  dumpCmd->add_option("--parameter-name-map", dump->nameMap, nameMapHelp);
   dumpCmd->add_option("--print_max_element_count", dump->maxElements,
                       "Elements printed per parameter before eliding")
       ->capture_default_str();

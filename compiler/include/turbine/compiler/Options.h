@@ -20,6 +20,7 @@
 
 #include "turbine/base/Status.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -66,6 +67,13 @@ struct CompileOptions {
   /// Matmul B packed per workgroup inside the kernel.
   StrategyMode matmulKernelPack = StrategyMode::Auto;
 
+  //===--- Low precision (global-opt, every target) ------------------------===//
+  /// Weight quantization of matmuls by constant f32 weights
+  /// (turbine-quantize-weights): "none" or "int8" (group-quantized, one f32
+  /// scale per `quantizeGroupSize` elements of K).
+  std::string quantizeWeights = "none";
+  int64_t quantizeGroupSize = 32;
+
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
   /// the kernels' LLVM IR as kernels.ll at link).
@@ -86,7 +94,8 @@ struct CompileOptions {
 
 /// Sets one option of `options` by name, for APIs that pass options as text
 /// (the Python extension): "target", "target-cpu", "opt-level",
-/// "matmul-data-tiling", "matmul-kernel-pack", "dump-phases" ('_' may stand
+/// "matmul-data-tiling", "matmul-kernel-pack", "quantize-weights" (none,
+/// int8), "group-size" (a positive integer), "dump-phases" ('_' may stand
 /// for '-'). An error names an unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
 
