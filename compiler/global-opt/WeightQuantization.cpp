@@ -4,13 +4,16 @@
 // reads it as int8 with one f32 scale per group of K elements, like
 // iree-turbine's mm_group_quant. For B [..., K, N] and group size G:
 //
-//   q      [..., K, N]        i8   q = round(w / s), |q| <= 127
-//   scales [..., ceil(K/G), N] f32 s = max |w| over the group / 127
-//   B'     = linalg.generic (..., k, n): sitofp(q[..., k, n]) * scales[..., k floordiv G, n]
+//   q      [..., K/G, G, N] i8   q = round(w / s), |q| <= 127
+//   scales [..., K/G, N]    f32  s = max |w| over the group / 127
+//   B'     = linalg.generic (..., g, i, n): sitofp(q[..., g, i, n]) * scales[..., g, n]
 //
-// and the matmul reads B'. Symmetric quantization with no zero point (int8
-// loses nothing by it); an all-zero group has scale 0 and q 0. The last
-// group of a K that is not a multiple of G is shorter. This is the correct
+// and the matmul reads B' collapsed to [..., K, N]. (Grouping K in the
+// shapes keeps every indexing map a projected permutation: a `k floordiv G`
+// map does not survive tiling, whose tiles need not start on a group.) Symmetric quantization with no zero point (int8
+// loses nothing by it); an all-zero group has scale 0 and q 0. A K that is
+// not a multiple of G is padded with zero rows to whole groups (its last
+// group is shorter) and the dequantized B' sliced back to K rows. This is the correct
 // first step: the dequantization is an elementwise computation of its own
 // (its own dispatch, f32 B' written each call); a fused dequantize-and-
 // multiply kernel is future work. The quantized constants become i8 and
@@ -63,7 +66,9 @@ DenseElementsAttr quantizableB(linalg::LinalgOp op, arith::ConstantOp &constant)
   return dense;
 }
 
-/// Quantizes B (shape [batch..., K, N]) in groups of `group` along K.
+/// Quantizes B (shape [batch..., K, N]) in groups of `group` along K. `q`
+/// is laid out [batch..., groups * group, N] (K padded with zeros to whole
+/// groups), `scales` [batch..., groups, N].
 void quantize(DenseElementsAttr b, int64_t group, std::vector<int8_t> &q,
               std::vector<float> &scales, int64_t &groups) {
   auto type = cast<RankedTensorType>(b.getType());
@@ -71,8 +76,9 @@ void quantize(DenseElementsAttr b, int64_t group, std::vector<int8_t> &q,
   int64_t k = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
   int64_t batch = k * n == 0 ? 0 : type.getNumElements() / (k * n);
   groups = (k + group - 1) / group;
+  const int64_t paddedK = groups * group;
   std::vector<float> w(b.getValues<float>().begin(), b.getValues<float>().end());
-  q.assign(w.size(), 0);
+  q.assign(batch * paddedK * n, 0);
   scales.assign(batch * groups * n, 0.0f);
   for (int64_t bi = 0; bi < batch; ++bi)
     for (int64_t g = 0; g < groups; ++g) {
@@ -86,13 +92,18 @@ void quantize(DenseElementsAttr b, int64_t group, std::vector<int8_t> &q,
         scales[(bi * groups + g) * n + j] = scale;
         for (int64_t i = k0; i < k1; ++i) {
           float v = std::round(w[(bi * k + i) * n + j] * inverse); // half away from zero
-          q[(bi * k + i) * n + j] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+          q[(bi * paddedK + i) * n + j] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
         }
       }
     }
 }
 
-/// Rewrites `op` to read B through the dequantization of its int8 form.
+/// Rewrites `op` to read B through the dequantization of its int8 form:
+///   q      [..., groups, G, N] i8     scales [..., groups, N] f32
+///   B'     [..., groups, G, N] = sitofp(q) * scales   (scales broadcast over G)
+///   B      = collapse(B') [..., groups * G, N], sliced to K rows if K % G != 0
+/// Every indexing map is a projected permutation, so the dequantization
+/// tiles and fuses like any elementwise generic.
 void rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElementsAttr b,
              int64_t group) {
   std::vector<int8_t> q;
@@ -104,34 +115,54 @@ void rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElementsAttr 
   Location loc = constant.getLoc();
   MLIRContext *ctx = op.getContext();
   auto type = cast<RankedTensorType>(b.getType());
-  int64_t rank = type.getRank();
-  auto qType = RankedTensorType::get(type.getShape(), IntegerType::get(ctx, 8));
-  SmallVector<int64_t> scaleShape(type.getShape());
-  scaleShape[rank - 2] = groups;
+  const int64_t rank = type.getRank(); // batch dims + (K, N)
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> groupedShape(shape.begin(), shape.end() - 2);
+  groupedShape.append({groups, group, shape[rank - 1]});
+  SmallVector<int64_t> scaleShape(shape.begin(), shape.end() - 2);
+  scaleShape.append({groups, shape[rank - 1]});
+  auto qType = RankedTensorType::get(groupedShape, IntegerType::get(ctx, 8));
   auto scaleType = RankedTensorType::get(scaleShape, builder.getF32Type());
+  auto groupedType = RankedTensorType::get(groupedShape, builder.getF32Type());
   Value qValue = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(qType, llvm::ArrayRef<int8_t>(q)));
   Value scaleValue = arith::ConstantOp::create(
       builder, loc, DenseElementsAttr::get(scaleType, llvm::ArrayRef<float>(scales)));
 
-  // (..., k, n) -> (..., k floordiv G, n) for the scales.
-  AffineMap identity = builder.getMultiDimIdentityMap(rank);
+  // (..., g, i, n) -> (..., g, n) for the scales.
+  const int64_t groupedRank = rank + 1;
+  AffineMap identity = builder.getMultiDimIdentityMap(groupedRank);
   SmallVector<AffineExpr> scaleExprs;
-  for (int64_t d = 0; d < rank; ++d)
-    scaleExprs.push_back(d == rank - 2 ? builder.getAffineDimExpr(d).floorDiv(group)
-                                       : builder.getAffineDimExpr(d));
-  AffineMap scaleMap = AffineMap::get(rank, 0, scaleExprs, ctx);
-  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(), builder.getF32Type());
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  for (int64_t d = 0; d < groupedRank; ++d)
+    if (d != groupedRank - 2)
+      scaleExprs.push_back(builder.getAffineDimExpr(d));
+  AffineMap scaleMap = AffineMap::get(groupedRank, 0, scaleExprs, ctx);
+  Value empty = tensor::EmptyOp::create(builder, loc, groupedShape, builder.getF32Type());
+  SmallVector<utils::IteratorType> iterators(groupedRank, utils::IteratorType::parallel);
   auto dequantize = linalg::GenericOp::create(
-      builder, loc, TypeRange{type}, ValueRange{qValue, scaleValue}, ValueRange{empty},
+      builder, loc, TypeRange{groupedType}, ValueRange{qValue, scaleValue}, ValueRange{empty},
       ArrayRef<AffineMap>{identity, scaleMap, identity}, iterators,
       [](OpBuilder &b, Location l, ValueRange args) {
         Value x = arith::SIToFPOp::create(b, l, b.getF32Type(), args[0]);
         Value y = arith::MulFOp::create(b, l, x, args[1]);
         linalg::YieldOp::create(b, l, y);
       });
-  op.getDpsInputOperands()[1]->set(dequantize.getResult(0));
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    reassociation.push_back({d});
+  reassociation.push_back({rank - 2, rank - 1});
+  reassociation.push_back({rank});
+  Value dequantized = tensor::CollapseShapeOp::create(builder, loc, dequantize.getResult(0),
+                                                      reassociation);
+  if (groups * group != shape[rank - 2]) {
+    SmallVector<OpFoldResult> offsets(rank, builder.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(rank, builder.getIndexAttr(1));
+    for (int64_t dim : shape)
+      sizes.push_back(builder.getIndexAttr(dim));
+    dequantized = tensor::ExtractSliceOp::create(builder, loc, type, dequantized, offsets,
+                                                 sizes, strides);
+  }
+  op.getDpsInputOperands()[1]->set(dequantized);
   if (constant->use_empty())
     constant->erase();
 }
@@ -149,7 +180,7 @@ struct QuantizeWeightsPass : impl::QuantizeWeightsBase<QuantizeWeightsPass> {
       return signalPassFailure();
     }
     if (groupSize <= 0) {
-      module.emitError() << "quantize-weights: group size " << groupSize
+      module.emitError() << "quantize-weights: group size " << static_cast<int64_t>(groupSize)
                          << " must be positive";
       return signalPassFailure();
     }
@@ -163,7 +194,7 @@ struct QuantizeWeightsPass : impl::QuantizeWeightsBase<QuantizeWeightsPass> {
       // Several matmuls may share one constant: quantize it once per use
       // (each matmul gets its own dequantization; CSE merges constants).
       auto b = cast<DenseElementsAttr>(constant.getValue());
-      rewrite(op, constant, b, groupSize);
+      rewrite(op, constant, b, static_cast<int64_t>(groupSize));
     }
   }
 };

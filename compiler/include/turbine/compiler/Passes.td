@@ -91,11 +91,12 @@ def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
   let description = [{
     For linalg.matmul and linalg.batch_matmul (default indexing maps, f32)
     whose B is a dense f32 constant [..., K, N]: B becomes an int8 constant
-    of the same shape plus f32 scales [..., ceil(K / group-size), N], one per
-    group of `group-size` consecutive K elements of a column (symmetric:
-    scale = max|w| / 127, q = round(w / scale), half away from zero), and a
-    linalg.generic that dequantizes (sitofp(q) * scale) feeds the matmul.
-    A K that is not a multiple of the group size ends in a shorter group.
+    [..., K/G, G, N] plus f32 scales [..., K/G, N], one per group of G =
+    `group-size` consecutive K elements of a column (symmetric: scale =
+    max|w| / 127, q = round(w / scale), half away from zero), and a
+    linalg.generic that dequantizes (sitofp(q) * scale), collapsed back to
+    [..., K, N], feeds the matmul. A K that is not a multiple of G is padded
+    with zeros to whole groups and the dequantized B sliced back to K.
     Correct first: the dequantization is its own elementwise computation
     (no fused int8 kernel yet). weights=none (the default) leaves the
     module as it is; int4 is refused (not implemented).
