@@ -107,12 +107,29 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
       return Status::error("option 'reference-kernels' expects true or false, got '" +
                            std::string(value) + "'");
     options.referenceKernels = value == "true";
+  } else if (key == "quantize-weights") {
+    if (value != "none" && value != "int8")
+      return Status::error("option 'quantize-weights' expects none or int8, got '" +
+                           std::string(value) + "'" +
+                           (value == "int4" ? " (int4 is not implemented yet)" : ""));
+    options.quantizeWeights = std::string(value);
+  } else if (key == "group-size") {
+    int64_t size = 0;
+    bool digits = !value.empty() && value.size() <= 9 &&
+                  std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits)
+      size = std::stoll(std::string(value));
+    if (size <= 0)
+      return Status::error("option 'group-size' expects a positive integer, got '" +
+                           std::string(value) + "'");
+    options.quantizeGroupSize = size;
   } else if (key == "dump-phases") {
     options.dumpPhasesDir = std::string(value);
   } else {
     return Status::error("unknown compile option '" + std::string(name) +
                          "' (target, target-cpu, opt-level, matmul-data-tiling, "
-                         "matmul-kernel-pack, reference-kernels, dump-phases)");
+                         "matmul-kernel-pack, reference-kernels, quantize-weights, group-size, "
+                         "dump-phases)");
   }
   return Status::success();
 }
@@ -146,6 +163,14 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createLowerPads());
     pm.addPass(createGeneralizeElementwise());
     pm.addPass(createFuseElementwise());
+    // After fusion folded constant transposes into the weights, before the
+    // target packs them.
+    if (options.quantizeWeights != "none") {
+      QuantizeWeightsOptions quantize;
+      quantize.weights = options.quantizeWeights;
+      quantize.groupSize = options.quantizeGroupSize;
+      pm.addPass(createQuantizeWeights(quantize));
+    }
     target.buildGlobalOptPasses(pm, options);
     return Status::success();
   case Phase::Dispatch: {

@@ -13,6 +13,7 @@
 #include "PythonBindings.h"
 #include "TensorInterop.h"
 
+#include "turbine/runtime/Ggml.h"
 #include "turbine/runtime/ParameterArchive.h"
 
 #include <pybind11/stl.h>
@@ -236,7 +237,10 @@ void bindParameters(py::module_ &m) {
         d["kind"] = e.kind == ParameterEntry::Kind::splat ? "splat" : "data";
         d["length"] = e.length;
         d["dtype"] = e.dtype ? py::object(py::str(std::string(dtypeName(*e.dtype)))) : py::none();
-        d["shape"] = e.dtype ? py::object(py::tuple(py::cast(e.shape))) : py::none();
+        d["shape"] = e.dtype || e.ggmlType ? py::object(py::tuple(py::cast(e.shape))) : py::none();
+        // GGUF: the ggml type ("F32", "Q8_0", ...); None for other formats.
+        d["ggml_type"] = e.ggmlType ? py::object(py::str(runtime::ggmlTypeName(*e.ggmlType)))
+                                    : py::none();
         d["type"] = e.typeString();
         d["file_offset"] = e.kind == ParameterEntry::Kind::data ? py::object(py::int_(e.fileOffset))
                                                                 : py::none();

@@ -1,7 +1,7 @@
 //===- Registration.cpp - The `turbine` TorchScript library ---------------===//
 //
 // What torch.ops.load_library("libturbine_torch.so") registers:
-//   torch.classes.turbine.Module(path, device, parameter_files)
+//   torch.classes.turbine.Module(path, device, parameter_files, parameter_name_map)
 //       .functions() -> List[str]
 //       .signature(name) -> str
 //       .call(name, inputs: List[Tensor]) -> List[Tensor]
@@ -67,7 +67,7 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
 
 TORCH_LIBRARY(turbine, m) {
   m.class_<TorchModule>("Module")
-      .def(torch::init<std::string, std::string, std::vector<std::string>>())
+      .def(torch::init<std::string, std::string, std::vector<std::string>, std::string>())
       .def("functions", &TorchModule::functions)
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call)

@@ -5,15 +5,28 @@
 
 #include <c10/util/Exception.h>
 
+#include <optional>
+
 namespace turbine::torch_ext {
 
 TorchModule::TorchModule(const std::string &path, const std::string &device,
-                         const std::vector<std::string> &parameterFiles)
+                         const std::vector<std::string> &parameterFiles,
+                         const std::string &parameterNameMap)
     : path_(path) {
+  std::optional<runtime::ParameterNameMap> names;
+  if (!parameterNameMap.empty()) {
+    auto loaded = runtime::ParameterNameMap::load(parameterNameMap);
+    TORCH_CHECK(loaded.ok(), "turbine: ", loaded.message());
+    names = std::move(*loaded);
+  }
   std::vector<runtime::ParameterIndex> parameters;
   for (const std::string &file : parameterFiles) {
     auto index = runtime::ParameterIndex::open(file);
     TORCH_CHECK(index.ok(), "turbine: ", index.message());
+    if (names) {
+      index = index->renamed(*names);
+      TORCH_CHECK(index.ok(), "turbine: ", index.message());
+    }
     parameters.push_back(std::move(*index));
   }
   auto module = runtime::Module::load(path, parameters);

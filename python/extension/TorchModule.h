@@ -31,8 +31,11 @@ namespace turbine::torch_ext {
 
 class TorchModule : public torch::CustomClassHolder {
 public:
+  /// `parameterNameMap`: "" or a ParameterNameMap file applied to every
+  /// parameter file.
   TorchModule(const std::string &path, const std::string &device,
-              const std::vector<std::string> &parameterFiles);
+              const std::vector<std::string> &parameterFiles,
+              const std::string &parameterNameMap);
 
   /// Names of the artifact's functions.
   std::vector<std::string> functions() const;

@@ -69,10 +69,11 @@ class CompiledModule:
     gives independent ones (one per sequence; usable from several threads,
     one call at a time each); `globals()` describes the globals."""
 
-    def __init__(self, path, device="local-task", parameters=()):
+    def __init__(self, path, device="local-task", parameters=(), parameter_name_map=None):
         load_library()
         self._module = torch.classes.turbine.Module(
-            os.fspath(path), device, [os.fspath(p) for p in parameters])
+            os.fspath(path), device, [os.fspath(p) for p in parameters],
+            os.fspath(parameter_name_map) if parameter_name_map else "")
 
     def functions(self):
         return list(self._module.functions())
@@ -123,7 +124,9 @@ class CompiledModule:
         return names[0]
 
 
-def load(path, device="local-task", parameters=()):
-    """Loads a .tmod artifact; `parameters` lists .irpa/.safetensors files for
-    its external parameters."""
-    return CompiledModule(path, device, parameters)
+def load(path, device="local-task", parameters=(), parameter_name_map=None):
+    """Loads a .tmod artifact; `parameters` lists .irpa/.safetensors/.gguf files
+    for its external parameters; `parameter_name_map` is an optional file of
+    'FILE_NAME = MODULE_NAME' lines renaming their tensors (see
+    runtime/include/turbine/runtime/ParameterArchive.h)."""
+    return CompiledModule(path, device, parameters, parameter_name_map)

@@ -1,9 +1,12 @@
 //===- ParameterArchive.cpp - Opening and writing parameter files ---------===//
 //
 // Format-independent half of ParameterArchive.h: format detection, lookup by
-// name, entries as tensors, the writer, and Turbine's tensor-type metadata.
+// name, entries as tensors, renaming (ParameterNameMap), the writer, and
+// Turbine's tensor-type metadata.
 //===----------------------------------------------------------------------===//
 #include "ParameterFormats.h"
+
+#include "turbine/runtime/Ggml.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,11 +18,24 @@
 namespace turbine::runtime {
 
 const char *parameterFileFormatName(ParameterFileFormat format) {
-  return format == ParameterFileFormat::irpa ? "irpa" : "safetensors";
+  switch (format) {
+  case ParameterFileFormat::irpa: return "irpa";
+  case ParameterFileFormat::safetensors: return "safetensors";
+  case ParameterFileFormat::gguf: return "gguf";
+  }
+  return "?";
 }
 
 std::string ParameterEntry::typeString() const {
-  return dtype ? formatTensorType(*dtype, shape) : "<" + std::to_string(length) + " bytes>";
+  if (dtype)
+    return formatTensorType(*dtype, shape);
+  if (ggmlType) {
+    std::string text;
+    for (int64_t dim : shape)
+      text += std::to_string(dim) + "x";
+    return text + ggmlTypeName(*ggmlType);
+  }
+  return "<" + std::to_string(length) + " bytes>";
 }
 
 Result<uint64_t> tensorByteSize(DType dtype, const std::vector<int64_t> &shape) {
@@ -89,18 +105,65 @@ Result<ParameterIndex> ParameterIndex::parse(const uint8_t *base, uint64_t size,
   ParameterIndex index;
   index.origin_ = origin;
   index.keepAlive_ = std::move(keepAlive);
+  if (hasGgufMagic(base, size)) {
+    auto gguf = parseGguf(base, size, origin);
+    if (!gguf)
+      return gguf.status();
+    index.format_ = ParameterFileFormat::gguf;
+    index.version_ = gguf->version;
+    index.entries_ = std::move(gguf->entries);
+    index.metadata_ = std::move(gguf->metadata);
+    return index;
+  }
   auto entries = hasIrpaMagic(base, size) ? parseIrpa(base, size, origin)
                                           : parseSafetensors(base, size, origin);
   if (!entries) {
     if (hasIrpaMagic(base, size))
       return entries.status();
     return Status::error(entries.message() +
-                         " (the file is neither an IRPA archive nor a safetensors file)");
+                         " (the file is neither an IRPA archive, a GGUF file nor a "
+                         "safetensors file)");
   }
   index.format_ =
       hasIrpaMagic(base, size) ? ParameterFileFormat::irpa : ParameterFileFormat::safetensors;
   index.entries_ = std::move(*entries);
   return index;
+}
+
+Result<ParameterIndex> ParameterIndex::renamed(const ParameterNameMap &names) const {
+  ParameterIndex copy = *this;
+  std::set<std::string> seen;
+  for (ParameterEntry &entry : copy.entries_) {
+    std::string original = entry.name;
+    if (auto mapped = names.map(entry.name); mapped && *mapped != entry.name) {
+      if (entry.fileName.empty())
+        entry.fileName = entry.name;
+      entry.name = std::move(*mapped);
+    }
+    if (!seen.insert(entry.name).second)
+      return Status::error("parameter name map: '" + original + "' in '" + origin_ +
+                           "' becomes '" + entry.name + "', a name another parameter of "
+                           "the file already has");
+  }
+  return copy;
+}
+
+Result<GgmlBlocksView> ParameterIndex::ggmlBlocks(const ParameterEntry &entry) const {
+  if (!entry.isBlockQuantized())
+    return Status::error("parameter '" + entry.name + "' in '" + origin_ + "' is " +
+                         entry.typeString() + ", not a block-quantized GGUF tensor");
+  auto info = ggmlTypeInfo(*entry.ggmlType);
+  if (!info) // the reader refuses unknown types; kept as an error, not a crash
+    return Status::error("parameter '" + entry.name + "' has unknown ggml type");
+  GgmlBlocksView view;
+  view.ggmlType = *entry.ggmlType;
+  view.shape = entry.shape;
+  view.blockElements = info->blockElements;
+  view.blockBytes = info->blockBytes;
+  view.blockCount = entry.length / info->blockBytes;
+  view.blocks = entry.bytes;
+  view.keepAlive = keepAlive_;
+  return view;
 }
 
 const ParameterEntry *ParameterIndex::find(const std::string &name) const {
@@ -120,15 +183,30 @@ Result<Tensor> ParameterIndex::tensor(const ParameterEntry &entry) const {
 Result<Tensor> ParameterIndex::tensor(const ParameterEntry &entry, DType dtype,
                                       const std::vector<int64_t> &shape) const {
   std::string wanted = formatTensorType(dtype, shape);
+  // "'w' in 'f.gguf'", or "'w' (named 'blk.w' in the file) in 'f.gguf'".
+  const std::string where =
+      "'" + entry.name + "'" +
+      (entry.fileName.empty() ? "" : " (named '" + entry.fileName + "' in the file)") +
+      " in '" + origin_ + "'";
+  if (entry.isBlockQuantized()) {
+    std::string type = ggmlTypeName(*entry.ggmlType);
+    bool known = *entry.ggmlType == kGgmlQ8_0 || *entry.ggmlType == kGgmlQ4_0;
+    return Status::error(
+        "parameter " + where + " is " + entry.typeString() +
+        (known ? ", a block-quantized ggml type; binding quantized GGUF tensors to a module "
+                 "parameter (" + wanted + ") is not supported yet: use an F32, F16 or BF16 "
+                 "GGUF file"
+               : ": unsupported tensor type " + type +
+                     " (Turbine reads F32, F16, BF16, Q8_0 and Q4_0 GGUF tensors)"));
+  }
   if (entry.hasTensorType() && (*entry.dtype != dtype || entry.shape != shape))
-    return Status::error("parameter '" + entry.name + "' in '" + origin_ + "' is " +
-                         entry.typeString() + ", expected " + wanted);
+    return Status::error("parameter " + where + " is " + entry.typeString() + ", expected " +
+                         wanted);
   auto bytes = tensorByteSize(dtype, shape);
   if (!bytes)
     return bytes.status();
   if (*bytes != entry.length)
-    return Status::error("parameter '" + entry.name + "' in '" + origin_ + "' holds " +
-                         std::to_string(entry.length) + " bytes, expected " + wanted + " (" +
+    return Status::error("parameter " + where + " holds " + std::to_string(entry.length) + " bytes, expected " + wanted + " (" +
                          std::to_string(*bytes) + " bytes)");
   if (entry.kind == ParameterEntry::Kind::data) {
     if (reinterpret_cast<uintptr_t>(entry.bytes) % kTensorAlignment == 0)
@@ -225,6 +303,10 @@ Status ParameterArchiveWriter::addBlob(const std::string &name, const uint8_t *b
 
 Status ParameterArchiveWriter::addEntry(const ParameterIndex &source,
                                         const ParameterEntry &entry, const std::string &rename) {
+  if (entry.isBlockQuantized())
+    return Status::error("parameter '" + entry.name + "' is " + entry.typeString() +
+                         ", a block-quantized GGUF tensor; irpa and safetensors files cannot "
+                         "record its type");
   Pending pending;
   pending.entry = entry;
   if (!rename.empty())
@@ -238,6 +320,9 @@ Status ParameterArchiveWriter::write(const std::string &path, ParameterFileForma
   entries.reserve(entries_.size());
   for (const Pending &pending : entries_)
     entries.push_back(pending.entry);
+  if (format == ParameterFileFormat::gguf)
+    return Status::error("cannot write '" + path + "': Turbine reads GGUF files but writes "
+                         "only irpa and safetensors");
   auto out = AtomicFileWriter::create(path);
   if (!out)
     return out.status();
@@ -246,6 +331,98 @@ Status ParameterArchiveWriter::write(const std::string &path, ParameterFileForma
   if (!written)
     return written;
   return (*out)->commit();
+}
+
+} // namespace turbine::runtime
+
+//===----------------------------------------------------------------------===//
+// ParameterNameMap
+//===----------------------------------------------------------------------===//
+
+namespace turbine::runtime {
+
+namespace {
+
+std::string trim(const std::string &text) {
+  size_t begin = text.find_first_not_of(" \t\r");
+  if (begin == std::string::npos)
+    return "";
+  size_t end = text.find_last_not_of(" \t\r");
+  return text.substr(begin, end - begin + 1);
+}
+
+} // namespace
+
+Result<ParameterNameMap> ParameterNameMap::parse(const std::string &text,
+                                                 const std::string &origin) {
+  ParameterNameMap map;
+  size_t lineNumber = 0;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos)
+      end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    ++lineNumber;
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.resize(hash);
+    line = trim(line);
+    if (line.empty())
+      continue;
+    std::string where = "parameter name map '" + origin + "' line " +
+                        std::to_string(lineNumber) + ": ";
+    size_t eq = line.find('=');
+    if (eq == std::string::npos || line.find('=', eq + 1) != std::string::npos)
+      return Status::error(where + "expected FILE_NAME = MODULE_NAME, got '" + line + "'");
+    std::string from = trim(line.substr(0, eq)), to = trim(line.substr(eq + 1));
+    if (from.empty() || to.empty())
+      return Status::error(where + "a name is empty in '" + line + "'");
+    size_t fromStar = from.find('*'), toStar = to.find('*');
+    size_t fromStars = std::count(from.begin(), from.end(), '*');
+    size_t toStars = std::count(to.begin(), to.end(), '*');
+    if (fromStars > 1 || toStars > 1 || fromStars != toStars)
+      return Status::error(where + "'" + line +
+                           "' needs one '*' on each side, or none on either");
+    Rule rule;
+    rule.wildcard = fromStars == 1;
+    if (rule.wildcard) {
+      rule.filePrefix = from.substr(0, fromStar);
+      rule.fileSuffix = from.substr(fromStar + 1);
+      rule.modulePrefix = to.substr(0, toStar);
+      rule.moduleSuffix = to.substr(toStar + 1);
+    } else {
+      rule.filePrefix = from;
+      rule.modulePrefix = to;
+    }
+    map.rules_.push_back(std::move(rule));
+  }
+  return map;
+}
+
+Result<ParameterNameMap> ParameterNameMap::load(const std::string &path) {
+  auto file = MappedFile::open(path);
+  if (!file)
+    return Status::error("parameter name map: " + file.message());
+  const MappedFile &mapped = **file;
+  return parse(std::string(reinterpret_cast<const char *>(mapped.data()), mapped.size()), path);
+}
+
+std::optional<std::string> ParameterNameMap::map(const std::string &name) const {
+  for (const Rule &rule : rules_) {
+    if (!rule.wildcard) {
+      if (name == rule.filePrefix)
+        return rule.modulePrefix;
+      continue;
+    }
+    size_t fixed = rule.filePrefix.size() + rule.fileSuffix.size();
+    if (name.size() <= fixed || name.compare(0, rule.filePrefix.size(), rule.filePrefix) != 0 ||
+        name.compare(name.size() - rule.fileSuffix.size(), rule.fileSuffix.size(),
+                     rule.fileSuffix) != 0)
+      continue;
+    std::string middle = name.substr(rule.filePrefix.size(), name.size() - fixed);
+    return rule.modulePrefix + middle + rule.moduleSuffix;
+  }
+  return std::nullopt;
 }
 
 } // namespace turbine::runtime

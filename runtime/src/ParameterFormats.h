@@ -1,9 +1,9 @@
-//===- ParameterFormats.h - The two parameter file codecs -----------------===//
+//===- ParameterFormats.h - The parameter file codecs ---------------------===//
 //
 // Private to the runtime: parse a mapped parameter file into entries, or
-// write entries (whose `bytes` point at live data) to a file. IrpaFormat.cpp
-// and SafetensorsFormat.cpp implement them; ParameterArchive.cpp ties them to
-// the public API.
+// write entries (whose `bytes` point at live data) to a file. IrpaFormat.cpp,
+// SafetensorsFormat.cpp and GgufFormat.cpp (read only) implement them;
+// ParameterArchive.cpp ties them to the public API.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_RUNTIME_SRC_PARAMETERFORMATS_H
 #define TURBINE_RUNTIME_SRC_PARAMETERFORMATS_H
@@ -25,6 +25,18 @@ Status writeIrpa(AtomicFileWriter &out, const std::vector<ParameterEntry> &entri
 Result<std::vector<ParameterEntry>> parseSafetensors(const uint8_t *base, uint64_t size,
                                                      const std::string &origin);
 Status writeSafetensors(AtomicFileWriter &out, const std::vector<ParameterEntry> &entries);
+
+/// True when `size` bytes at `base` start with "GGUF".
+bool hasGgufMagic(const uint8_t *base, uint64_t size);
+
+/// A parsed GGUF file: entries in file order (their `bytes` inside the
+/// mapping), metadata key/values (views into the mapping).
+struct GgufContents {
+  uint32_t version = 0;
+  std::vector<ParameterEntry> entries;
+  std::vector<std::pair<std::string, GgufValue>> metadata;
+};
+Result<GgufContents> parseGguf(const uint8_t *base, uint64_t size, const std::string &origin);
 
 /// Turbine's IRPA metadata blob for a typed entry: {"dtype":..,"shape":[..]}.
 std::string encodeTensorTypeMetadata(DType dtype, const std::vector<int64_t> &shape);

@@ -78,6 +78,42 @@ def test_compile_options(model):
         exported.compile(matmul_data_tiling="sometimes")
 
 
+def _dequantized(weight, group):
+    """torch Linear weight [out, in] through int8 groups of `group` inputs, as
+    turbine-quantize-weights stores it (s = max|w| / 127, q = round(w / s))."""
+    out = torch.empty_like(weight)
+    for g0 in range(0, weight.shape[1], group):
+        block = weight[:, g0:g0 + group]
+        scale = block.abs().amax(dim=1) / 127
+        inverse = torch.where(scale != 0, 1 / torch.where(scale != 0, scale, torch.ones_like(scale)),
+                              torch.zeros_like(scale))
+        v = (block * inverse[:, None]).double()
+        q = (torch.sign(v) * torch.floor(v.abs() + 0.5)).clamp(-127, 127).float()
+        out[:, g0:g0 + group] = q * scale[:, None]
+    return out
+
+
+def test_quantize_weights_option(model):
+    """quantize_weights / group_size reach turbine-quantize-weights: the
+    weights become int8 constants with f32 scales, and the compiled module
+    equals eager on the dequantized weights."""
+    exported = turbine_torch.export(model, torch.randn(2, 32))
+    ir = exported.import_to("global-opt", quantize_weights="int8", group_size=16)
+    assert "tensor<2x16x64xi8>" in ir and "tensor<2x64xf32>" in ir  # fc1: K=32, G=16, N=64
+    compiled = exported.compile(quantize_weights="int8", group_size=16)
+    reference = Mlp().eval()
+    reference.load_state_dict(model.state_dict())
+    with torch.no_grad():
+        for layer in (reference.fc1, reference.fc2):
+            layer.weight.copy_(_dequantized(layer.weight, 16))
+        x = torch.randn(2, 32)
+        torch.testing.assert_close(compiled(x), reference(x), atol=1e-6, rtol=1e-5)
+    with pytest.raises(RuntimeError, match="'quantize-weights' expects none or int8, got 'int4'"):
+        exported.compile(quantize_weights="int4")
+    with pytest.raises(RuntimeError, match="'group-size' expects a positive integer, got '0'"):
+        exported.compile(quantize_weights="int8", group_size=0)
+
+
 def test_errors(model):
     with pytest.raises(TypeError, match="export takes tensors"):
         turbine_torch.export(model, [1.0, 2.0])

@@ -74,9 +74,33 @@ def test_external_parameters(mlp):
         turbine_torch.load(mlp["ext"])
 
 
+def test_external_parameters_from_gguf(mlp, tmp_path):
+    # The irpa's tensors as a GGUF file named "gguf.NAME", bound through a
+    # name map (tests/e2e/params/gguf_files.py writes the GGUF).
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e", "params"))
+    import gguf_files
+    st = tmp_path / "mlp.safetensors"
+    subprocess.run([TURBINE, "params", "convert", str(mlp["irpa"]), "-o", str(st)], check=True)
+    tensors = gguf_files.read_safetensors(str(st))
+    gguf = tmp_path / "mlp.gguf"
+    gguf_files.write_gguf(str(gguf), [("gguf." + n, list(a.shape), gguf_files.F32,
+                                       a.astype("<f4").tobytes()) for n, a in tensors.items()])
+    names = tmp_path / "mlp.names"
+    names.write_text("gguf.* = *\n")
+    x, expected = reference(3)
+    m = turbine_torch.load(mlp["ext"], parameters=[gguf], parameter_name_map=names)
+    torch.testing.assert_close(m(x), expected, atol=1e-4, rtol=1e-3)
+    with pytest.raises(RuntimeError, match="is not in '.*mlp.gguf'"):
+        turbine_torch.load(mlp["ext"], parameters=[gguf])
+    names.write_text("gguf.*\n")
+    with pytest.raises(RuntimeError, match="expected FILE_NAME = MODULE_NAME"):
+        turbine_torch.load(mlp["ext"], parameters=[gguf], parameter_name_map=names)
+
+
 def test_torchscript_class(mlp):
     # The class is a TorchScript custom class: usable from scripted code.
-    module = torch.classes.turbine.Module(str(mlp["tmod"]), "local-sync", [])
+    module = torch.classes.turbine.Module(str(mlp["tmod"]), "local-sync", [], "")
 
     @torch.jit.script
     def run(m: torch.classes.turbine.Module, x: torch.Tensor) -> torch.Tensor:

@@ -283,7 +283,7 @@ TEST_F(ParameterArchiveTest, CorruptIrpaGivesErrors) {
 
   std::string bad = good;
   bad[0] = 'X';
-  expectError(parseBytes(bad), "neither an IRPA archive nor a safetensors file");
+  expectError(parseBytes(bad), "neither an IRPA archive, a GGUF file nor a safetensors file");
 
   bad = good;
   bad[4] = 1; // version 1.0

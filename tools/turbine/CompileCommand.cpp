@@ -54,6 +54,8 @@ struct CompileArgs {
   std::string matmulDataTiling = "auto";
   std::string matmulKernelPack = "auto";
   bool referenceKernels = false;
+  std::string quantizeWeights = "none";
+  std::string groupSize = "32";
   bool timings = false;
   bool printIRAfterAll = false;
   std::vector<std::string> printIRAfter;
@@ -229,6 +231,10 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   options.matmulDataTiling = *dataTiling;
   options.matmulKernelPack = *kernelPack;
   options.referenceKernels = args.referenceKernels;
+  if (Status s = compiler::setCompileOption(options, "quantize-weights", args.quantizeWeights); !s)
+    return Status::error("--quantize-weights: " + s.message());
+  if (Status s = compiler::setCompileOption(options, "group-size", args.groupSize); !s)
+    return Status::error("--group-size: " + s.message());
   // On a terminal, one status line that the next one overwrites.
   if (::isatty(STDERR_FILENO))
     options.progress = [](const std::string &status) {
@@ -344,6 +350,13 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--reference-kernels", args->referenceKernels,
                 "cpu target: plain scalar kernels (workgroup tiling only; what `turbine "
                 "bisect` compares against)");
+  cmd->add_option("--quantize-weights", args->quantizeWeights,
+                  "Matmuls by constant f32 weights read them group-quantized: none, int8 "
+                  "(one f32 scale per --group-size elements of K; accuracy: docs/performance.md)")
+      ->capture_default_str();
+  cmd->add_option("--group-size", args->groupSize,
+                  "Elements of K per scale for --quantize-weights")
+      ->capture_default_str();
   cmd->add_flag("--mlir-print-ir-after-all", args->printIRAfterAll,
                 "Print the IR after every pass (to stderr)");
   cmd->add_option("--mlir-print-ir-after", args->printIRAfter,

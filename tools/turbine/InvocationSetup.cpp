@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
+
 namespace turbine::tools {
 
 using namespace turbine::runtime;
@@ -24,10 +26,14 @@ void addInvocationOptions(CLI::App &command, InvocationOptions &options) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command
       .add_option("--parameters", options.parameterFiles,
-                  "Parameter file (.irpa or .safetensors) holding the artifact's "
-                  "external parameters (repeatable; first match wins)")
+                  "Parameter file (.irpa, .safetensors or .gguf; F32/F16/BF16 GGUF tensors) "
+                  "holding the artifact's external parameters (repeatable; first match wins)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command.add_option("--parameter-name-map", options.parameterNameMap,
+                     "File of 'FILE_NAME = MODULE_NAME' lines renaming the --parameters "
+                     "files' tensors (one '*' per side matches any run: "
+                     "'blk.*.attn_q.weight = layers.*.attention.wq.weight')");
   command.add_option("--device", options.device, "local-sync or local-task")
       ->capture_default_str();
   command
@@ -37,11 +43,23 @@ void addInvocationOptions(CLI::App &command, InvocationOptions &options) {
 }
 
 Result<std::shared_ptr<Module>> loadModule(const InvocationOptions &options) {
+  std::optional<ParameterNameMap> names;
+  if (!options.parameterNameMap.empty()) {
+    auto loaded = ParameterNameMap::load(options.parameterNameMap);
+    if (!loaded)
+      return Status::error("--parameter-name-map: " + loaded.message());
+    names = std::move(*loaded);
+  }
   std::vector<ParameterIndex> files;
   for (const std::string &path : options.parameterFiles) {
     Result<ParameterIndex> file = ParameterIndex::open(path);
     if (!file)
       return Status::error("--parameters: " + file.message());
+    if (names) {
+      file = file->renamed(*names);
+      if (!file)
+        return Status::error("--parameter-name-map: " + file.message());
+    }
     files.push_back(std::move(*file));
   }
   return Module::load(options.modulePath, files);

@@ -26,6 +26,7 @@ struct InvocationOptions {
   std::string functionName;
   std::vector<std::string> inputs;
   std::vector<std::string> parameterFiles;
+  std::string parameterNameMap; ///< --parameter-name-map FILE (applies to every file)
   std::string device = "local-task";
   int taskWorkers = 0;
 };

@@ -1,6 +1,6 @@
 //===- ParamsCommand.cpp - `turbine params`: inspect and build parameter files
 //
-// Parameter files (.irpa, .safetensors; runtime/ParameterArchive.h), in the
+// Parameter files (.irpa, .safetensors, .gguf read only; runtime/ParameterArchive.h), in the
 // spirit of iree-dump-parameters / iree-create-parameters /
 // iree-convert-parameters:
 //   turbine params list FILE
@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
+#include "turbine/runtime/Ggml.h"
 #include "turbine/runtime/ParameterArchive.h"
 #include "turbine/runtime/TensorFormat.h"
 
@@ -59,10 +60,21 @@ const char *kindName(const ParameterEntry &entry) {
   return entry.kind == ParameterEntry::Kind::splat ? "splat" : "data";
 }
 
+/// Opens `file`, renamed by the name map at `nameMap` when one is given.
+Result<ParameterIndex> openRenamed(const std::string &file, const std::string &nameMap) {
+  auto index = ParameterIndex::open(file);
+  if (!index || nameMap.empty())
+    return index;
+  auto names = ParameterNameMap::load(nameMap);
+  if (!names)
+    return Status::error("--parameter-name-map: " + names.message());
+  return index->renamed(*names);
+}
+
 //===--- list -------------------------------------------------------------===//
 
-int listCommand(const std::string &file) {
-  auto index = ParameterIndex::open(file);
+int listCommand(const std::string &file, const std::string &nameMap) {
+  auto index = openRenamed(file, nameMap);
   if (!index)
     return reportError(index.message());
   uint64_t total = 0;
@@ -71,6 +83,12 @@ int listCommand(const std::string &file) {
     nameWidth = std::max(nameWidth, entry.name.size());
   std::cout << fmt::format("{}: {} file, {} parameters\n", file,
                            parameterFileFormatName(index->format()), index->entries().size());
+  if (index->format() == ParameterFileFormat::gguf) {
+    std::cout << fmt::format("GGUF version {}, {} metadata keys\n", index->version(),
+                             index->metadata().size());
+    for (const auto &[key, value] : index->metadata())
+      std::cout << fmt::format("  {} ({}) = {}\n", key, value.typeName(), value.format());
+  }
   std::cout << fmt::format("{:<{}}  {:<5}  {:>12}  {:>12}  {}\n", "name", nameWidth, "kind",
                            "offset", "bytes", "type");
   for (const ParameterEntry &entry : index->entries()) {
@@ -87,15 +105,35 @@ int listCommand(const std::string &file) {
 
 //===--- dump -------------------------------------------------------------===//
 
+/// The entry as a tensor; Q8_0 / Q4_0 GGUF tensors are dequantized to f32
+/// (a copy, for printing and --extract only).
+Result<Tensor> entryTensor(const ParameterIndex &index, const ParameterEntry &entry) {
+  if (!entry.isBlockQuantized() ||
+      (*entry.ggmlType != kGgmlQ8_0 && *entry.ggmlType != kGgmlQ4_0))
+    return index.tensor(entry);
+  auto blocks = index.ggmlBlocks(entry);
+  if (!blocks)
+    return blocks.status();
+  auto tensor = Tensor::allocate(DType::f32, blocks->shape);
+  if (!tensor)
+    return tensor;
+  if (Status s = decodeGgmlBlocks(blocks->ggmlType, blocks->blocks, blocks->blockCount,
+                                  tensor->dataAs<float>());
+      !s)
+    return s;
+  return tensor;
+}
+
 struct DumpOptions {
   std::string file;
   std::vector<std::string> names;
   std::vector<std::string> extracts;
   size_t maxElements = 16;
+  std::string nameMap;
 };
 
 int dumpCommand(const DumpOptions &options) {
-  auto index = ParameterIndex::open(options.file);
+  auto index = openRenamed(options.file, options.nameMap);
   if (!index)
     return reportError(index.message());
   auto lookup = [&](const std::string &name) -> const ParameterEntry * {
@@ -111,7 +149,7 @@ int dumpCommand(const DumpOptions &options) {
     const ParameterEntry *entry = lookup(name);
     if (!entry)
       return 1;
-    auto tensor = index->tensor(*entry);
+    auto tensor = entryTensor(*index, *entry);
     if (!tensor)
       return reportError(tensor.message());
     if (Status s = writeNpyFile(*tensor, target); !s)
@@ -129,6 +167,16 @@ int dumpCommand(const DumpOptions &options) {
       selected.push_back(&entry);
   for (const ParameterEntry *entry : selected) {
     std::cout << entry->name << ": ";
+    if (entry->isBlockQuantized()) {
+      auto tensor = entryTensor(*index, *entry);
+      if (!tensor) {
+        std::cout << entry->typeString() << " (not decodable here: Q8_0 and Q4_0 only)\n";
+        continue;
+      }
+      std::cout << entry->typeString() << ", dequantized: "
+                << formatTensor(*tensor, options.maxElements) << "\n";
+      continue;
+    }
     if (!entry->hasTensorType()) {
       std::cout << entry->typeString() << " (untyped " << kindName(*entry) << ")\n";
       continue;
@@ -258,19 +306,27 @@ template <typename Fn> void guarded(int &exitCode, Fn body) {
 
 void registerParamsCommand(CLI::App &app, int &exitCode) {
   CLI::App *params = app.add_subcommand(
-      "params", "Inspect, create and convert parameter files (.irpa, .safetensors)");
+      "params", "Inspect, create and convert parameter files (.irpa, .safetensors; .gguf read)");
   params->require_subcommand(1);
 
+  const char *nameMapHelp = "File of 'FILE_NAME = MODULE_NAME' lines: show the names a "
+                            "module binds (as run --parameter-name-map does)";
   auto listFile = std::make_shared<std::string>();
+  auto listNameMap = std::make_shared<std::string>();
   CLI::App *list = params->add_subcommand("list", "List the parameters of a file");
   list->add_option("file", *listFile, "Parameter file")->required();
-  list->callback([listFile, &exitCode] { guarded(exitCode, [&] { return listCommand(*listFile); }); });
+  list->add_option("--parameter-name-map", *listNameMap, nameMapHelp);
+  list->callback([listFile, listNameMap, &exitCode] {
+    guarded(exitCode, [&] { return listCommand(*listFile, *listNameMap); });
+  });
 
   auto dump = std::make_shared<DumpOptions>();
   CLI::App *dumpCmd = params->add_subcommand("dump", "Print parameter values or extract them");
   dumpCmd->add_option("file", dump->file, "Parameter file")->required();
   dumpCmd->add_option("--name", dump->names, "Parameter to print (repeatable; default all)");
-  dumpCmd->add_option("--extract", dump->extracts, "NAME=FILE.npy: write a parameter as .npy");
+  dumpCmd->add_option("--extract", dump->extracts,
+                      "NAME=FILE.npy: write a parameter as .npy (Q8_0/Q4_0: dequantized f32)");
+  dumpCmd->add_option("--parameter-name-map", dump->nameMap, nameMapHelp);
   dumpCmd->add_option("--print_max_element_count", dump->maxElements,
                       "Elements printed per parameter before eliding")
       ->capture_default_str();

@@ -20,6 +20,7 @@
 
 #include "turbine/base/Status.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -71,6 +72,13 @@ struct CompileOptions {
   /// strategies. What `turbine bisect` compares a normal build against.
   bool referenceKernels = false;
 
+  //===--- Low precision (global-opt, every target) ------------------------===//
+  /// Weight quantization of matmuls by constant f32 weights
+  /// (turbine-quantize-weights): "none" or "int8" (group-quantized, one f32
+  /// scale per `quantizeGroupSize` elements of K).
+  std::string quantizeWeights = "none";
+  int64_t quantizeGroupSize = 32;
+
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
   /// the kernels' LLVM IR as kernels.ll at link).
@@ -92,7 +100,9 @@ struct CompileOptions {
 /// Sets one option of `options` by name, for APIs that pass options as text
 /// (the Python extension): "target", "target-cpu", "opt-level",
 /// "matmul-data-tiling", "matmul-kernel-pack", "reference-kernels" (true or
-/// false), "dump-phases" ('_' may stand for '-'). An error names an unknown option or a bad value.
+/// false), "quantize-weights" (none, int8), "group-size" (a positive
+/// integer), "dump-phases" ('_' may stand for '-'). An error names an
+/// unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
 
 } // namespace turbine::compiler

@@ -101,6 +101,31 @@ def FuseElementwise : Pass<"turbine-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"];
 }
 
+def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
+  let summary = "Matmuls by constant f32 weights read group-quantized int8 weights";
+  let description = [{
+    For linalg.matmul and linalg.batch_matmul (default indexing maps, f32)
+    whose B is a dense f32 constant [..., K, N]: B becomes an int8 constant
+    [..., K/G, G, N] plus f32 scales [..., K/G, N], one per group of G =
+    `group-size` consecutive K elements of a column (symmetric: scale =
+    max|w| / 127, q = round(w / scale), half away from zero), and a
+    linalg.generic that dequantizes (sitofp(q) * scale), collapsed back to
+    [..., K, N], feeds the matmul. A K that is not a multiple of G is padded
+    with zeros to whole groups and the dequantized B sliced back to K.
+    Correct first: the dequantization is its own elementwise computation
+    (no fused int8 kernel yet). weights=none (the default) leaves the
+    module as it is; int4 is refused (not implemented).
+  }];
+  let options = [
+    Option<"weights", "weights", "std::string", "\"none\"",
+           "Weight quantization: none or int8">,
+    Option<"groupSize", "group-size", "int64_t", "32",
+           "Elements of K per scale (> 0)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def DataTileMatmuls : Pass<"turbine-data-tile-matmuls", "mlir::ModuleOp"> {
   let summary = "Packs matmul right-hand sides into 32-column panels";
   let description = [{

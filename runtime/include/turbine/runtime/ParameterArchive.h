@@ -1,7 +1,7 @@
-//===- ParameterArchive.h - Named parameters in .irpa / .safetensors files ===//
+//===- ParameterArchive.h - Named parameters in .irpa / .safetensors / .gguf =//
 //
 // Weights kept outside an artifact live in parameter files, indexed by name.
-// Two formats are read, memory-mapped (nothing is copied until asked):
+// Three formats are read, memory-mapped (nothing is copied until asked):
 //  - IREE parameter archives (.irpa): the public layout of IREE's
 //    iree/schemas/parameter_archive.h (header v0, 16-byte aligned entry
 //    table, metadata and storage segments; SPLAT and DATA entries; linked
@@ -10,7 +10,14 @@
 //    other tools may carry no type, and then only their byte size is known.
 //  - safetensors: 8-byte little-endian header length, JSON header with
 //    dtype / shape / data_offsets per tensor, then the data.
-// Both can be written (ParameterArchiveWriter). Every offset and length read
+//  - GGUF (llama.cpp's format, versions 2 and 3; see GgufFormat.cpp): its
+//    metadata key/values are parsed (metadata()), its tensors are entries
+//    with their ggml type (Ggml.h). F32 / F16 / BF16 (and I8..I64, F64)
+//    tensors are typed entries like any other; block-quantized ones (Q8_0,
+//    Q4_0, ...) keep their block layout (ggmlBlocks(), a view) and cannot be
+//    bound as tensors yet: binding one is an error naming its type.
+//    Shapes are outermost first (ggml's ne0..ne3 reversed), as torch has them.
+// irpa and safetensors can be written (ParameterArchiveWriter). Every offset and length read
 // from a file is validated against the file's size: a truncated or corrupt
 // file gives an error naming the file and the entry, never a crash.
 //===----------------------------------------------------------------------===//
@@ -24,14 +31,16 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace turbine::runtime {
 
 /// The on-disk formats of parameter files.
-enum class ParameterFileFormat { irpa, safetensors };
+enum class ParameterFileFormat { irpa, safetensors, gguf };
 
-/// "irpa" / "safetensors".
+/// "irpa" / "safetensors" / "gguf".
 const char *parameterFileFormatName(ParameterFileFormat format);
 
 /// One named parameter of an opened file.
@@ -55,20 +64,102 @@ struct ParameterEntry {
   /// IRPA when the metadata holds Turbine's JSON).
   std::optional<DType> dtype;
   std::vector<int64_t> shape;
-  /// The raw metadata blob (IRPA) or "" (safetensors).
+  /// The raw metadata blob (IRPA) or "" (safetensors, GGUF).
   std::string metadata;
+  /// GGUF: the tensor's ggml type id (Ggml.h). `shape` is set for every
+  /// GGUF tensor; `dtype` only for the plain types (F32, F16, BF16, ...).
+  std::optional<uint32_t> ggmlType;
+  /// The name in the file when ParameterIndex::renamed() changed it.
+  std::string fileName;
 
   bool hasTensorType() const { return dtype.has_value(); }
-  /// "2x3xf32", or "<N bytes>" when untyped.
+  /// A GGUF tensor in a block-quantized ggml type (Q8_0, Q4_0, Q4_K, ...).
+  bool isBlockQuantized() const { return ggmlType.has_value() && !dtype.has_value(); }
+  /// "2x3xf32", "64x32xQ8_0" (block-quantized), or "<N bytes>" when untyped.
   std::string typeString() const;
+};
+
+/// One value of a GGUF file's metadata. Strings and numeric arrays are views
+/// into the file's mapping (valid while the ParameterIndex, or a copy of it,
+/// lives); nothing is copied per element except for arrays of strings and
+/// arrays of arrays.
+struct GgufValue {
+  /// GGUF's gguf_type ids.
+  enum class Type : uint32_t {
+    u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7,
+    string = 8, array = 9, u64 = 10, i64 = 11, f64 = 12,
+  };
+  Type type = Type::u8;
+  /// Scalars: the value widened (unsigned and bool in `u`, signed in `i`,
+  /// floats in `f`); every integer scalar also sets `i`/`u` when it fits.
+  uint64_t u = 0;
+  int64_t i = 0;
+  double f = 0;
+  std::string_view string;
+  /// Arrays: element type and count; numeric / bool elements stay packed
+  /// little-endian at `raw` (count * element size bytes).
+  Type elementType = Type::u8;
+  uint64_t count = 0;
+  const uint8_t *raw = nullptr;
+  std::vector<std::string_view> strings; ///< array of strings
+  std::vector<GgufValue> arrays;         ///< array of arrays
+
+  /// "u32", "array[string]", ...
+  std::string typeName() const;
+  /// The value as text; arrays show at most `maxElements` elements then
+  /// "... (N elements)".
+  std::string format(size_t maxElements = 8) const;
+};
+
+/// Renames parameters between a file and a module: GGUF files from llama.cpp
+/// name tensors `blk.0.attn_q.weight` where a torch module's state_dict says
+/// `layers.0.attention.wq.weight`. Text form, one rule per line:
+///
+///     FILE_NAME = MODULE_NAME        # comment
+///     blk.*.attn_q.weight = layers.*.attention.wq.weight
+///
+/// A `*` (at most one per side, on both sides or neither) matches a
+/// non-empty run of characters, copied to the other side. Blank lines and
+/// `#` comments are ignored. Rules are tried in order; the first match wins;
+/// a name no rule matches keeps its name.
+class ParameterNameMap {
+public:
+  /// Parses the text form; `origin` names it in messages.
+  static Result<ParameterNameMap> parse(const std::string &text, const std::string &origin);
+  /// Reads and parses `path`.
+  static Result<ParameterNameMap> load(const std::string &path);
+
+  /// The module-side name of file name `name`, or nullopt when no rule matches.
+  std::optional<std::string> map(const std::string &name) const;
+  size_t size() const { return rules_.size(); }
+
+private:
+  struct Rule {
+    std::string filePrefix, fileSuffix, modulePrefix, moduleSuffix;
+    bool wildcard = false;
+  };
+  std::vector<Rule> rules_;
+};
+
+/// A block-quantized GGUF tensor as stored: `shape` (outermost first; the
+/// last dim is the row, a whole number of blocks) and its blocks, row after
+/// row, inside the file's mapping.
+struct GgmlBlocksView {
+  uint32_t ggmlType = 0;
+  std::vector<int64_t> shape;
+  uint32_t blockElements = 0;
+  uint32_t blockBytes = 0;
+  uint64_t blockCount = 0;
+  const uint8_t *blocks = nullptr;
+  std::shared_ptr<const void> keepAlive; ///< keeps `blocks` mapped
 };
 
 /// An opened parameter file: a read-only mapping plus its entries in file
 /// order. Cheap to copy (the mapping is shared).
 class ParameterIndex {
 public:
-  /// Opens `path`, detects its format from the content (IRPA magic, else
-  /// safetensors) and validates every entry.
+  /// Opens `path`, detects its format from the content (IRPA magic, GGUF
+  /// magic, else safetensors) and validates every entry.
   static Result<ParameterIndex> open(const std::string &path);
   /// Parses `size` bytes at `base` (kept alive by `keepAlive`); `origin`
   /// names the data in messages.
@@ -83,13 +174,25 @@ public:
   const ParameterEntry *find(const std::string &name) const;
   /// What keeps the entries' bytes mapped.
   const std::shared_ptr<const void> &storage() const { return keepAlive_; }
+  /// GGUF: the metadata key/values in file order (empty for other formats).
+  const std::vector<std::pair<std::string, GgufValue>> &metadata() const { return metadata_; }
+  /// GGUF: the file's version (2 or 3); 0 for other formats.
+  uint32_t version() const { return version_; }
+
+  /// A copy whose entries carry the module-side names of `names` (entries no
+  /// rule matches keep theirs). Error when two entries end up with one name.
+  Result<ParameterIndex> renamed(const ParameterNameMap &names) const;
+
+  /// A block-quantized entry's blocks (error for any other entry).
+  Result<GgmlBlocksView> ggmlBlocks(const ParameterEntry &entry) const;
 
   /// The entry as a tensor of its recorded type (error when untyped). Data
   /// entries stored 64-byte aligned are zero-copy read-only views of the
   /// mapping; others, and splats, are materialized.
   Result<Tensor> tensor(const ParameterEntry &entry) const;
   /// The entry as a tensor of `dtype` and `shape`: its byte size must match,
-  /// and its recorded type (if any) must be that type.
+  /// and its recorded type (if any) must be that type. A block-quantized
+  /// GGUF entry is an error naming its ggml type.
   Result<Tensor> tensor(const ParameterEntry &entry, DType dtype,
                         const std::vector<int64_t> &shape) const;
 
@@ -98,6 +201,8 @@ private:
   std::string origin_;
   std::vector<ParameterEntry> entries_;
   std::shared_ptr<const void> keepAlive_;
+  std::vector<std::pair<std::string, GgufValue>> metadata_;
+  uint32_t version_ = 0;
 };
 
 /// Collects parameters and writes them as one file.
@@ -118,6 +223,7 @@ public:
   /// Adds an entry of an opened file (its type is kept; its data is copied
   /// from the file's mapping when written; the writer keeps it mapped).
   /// `rename`, when not empty, is the entry's name in the new file.
+  /// Block-quantized GGUF entries are refused (no irpa/safetensors type).
   Status addEntry(const ParameterIndex &source, const ParameterEntry &entry,
                   const std::string &rename = "");
 

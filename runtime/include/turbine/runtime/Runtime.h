@@ -17,6 +17,7 @@
 #define TURBINE_RUNTIME_RUNTIME_H
 
 #include "turbine/runtime/Device.h"
+#include "turbine/runtime/Ggml.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/Instance.h"
 #include "turbine/runtime/Memory.h"
