@@ -110,6 +110,10 @@ py::object entryTensor(const ParameterIndex &index, const std::string &name,
   } else if (shape) {
     throw py::value_error(what + ": give a dtype with the shape");
   }
+  if (entry.isBlockQuantized() && !(dtype == DType::u8 && !shape))
+    throw ParameterError(what + " is " + entry.typeString() +
+                         ", a block-quantized GGUF tensor: read its blocks with as_bytes() or "
+                         "as_flat_tensor()");
   if (!dtype)
     throw ParameterError(what + " has no tensor type (a blob of " + std::to_string(entry.length) +
                          " bytes): use as_bytes(), as_flat_tensor() or as_tensor(dtype, shape)");

@@ -1,7 +1,8 @@
 # ===- params.py - Parameter archives (.irpa, safetensors) from Python ---=== #
 #
 # iree-turbine's parameter API over the runtime's readers and writers
-# (runtime/ ParameterArchive.h: IREE's .irpa layout, and safetensors):
+# (runtime/ ParameterArchive.h: IREE's .irpa layout, and safetensors; GGUF
+# files are read too):
 #
 #   save_module_parameters("model.irpa", module)        # its state_dict
 #   b = ParameterArchiveBuilder()
@@ -40,8 +41,9 @@ class ParameterEntry:
         self.length = info["length"]      # bytes
         self.dtype = info["dtype"]        # "f32", ... or None (untyped blob)
         self.shape = info["shape"]
-        self.type = info["type"]          # "2x3xf32" or "<N bytes>"
+        self.type = info["type"]          # "2x3xf32", "64x32xQ8_0" or "<N bytes>"
         self.metadata = info["metadata"]  # the raw IRPA metadata blob
+        self.ggml_type = info["ggml_type"]  # GGUF: "F32", "Q8_0", ...; else None
 
     def as_tensor(self, dtype=None, shape=None):
         """The entry as a torch tensor (its recorded type unless `dtype` /
@@ -63,7 +65,9 @@ class ParameterEntry:
 
 
 class ParameterArchive:
-    """An opened .irpa or .safetensors file (format detected from content)."""
+    """An opened .irpa, .safetensors or .gguf file (format detected from
+    content; GGUF is read only, its block-quantized tensors (Q8_0, Q4_0)
+    readable as_bytes() only)."""
 
     def __init__(self, path):
         self.path = os.fspath(path)

@@ -13,7 +13,8 @@
 #    out, renamed when asked; the artifact runs with the file and a weight
 #    set written by the builder under those names;
 #  * errors: unknown entry, blob read as a tensor, safetensors with a blob,
-#    externalizing a name the model does not have.
+#    externalizing a name the model does not have;
+#  * GGUF read: F32 tensors as tensors, Q8_0 blocks as bytes only.
 # ===---------------------------------------------------------------------=== #
 import json
 import struct
@@ -170,3 +171,29 @@ def test_per_tensor_externalization_and_renames(tmp_path):
                          rename={"fc2.bias": "z"})
     with pytest.raises(ValueError, match="need externalize_params"):
         exported.compile(externalize=["fc1.bias"])
+
+
+def test_gguf_read(tmp_path):
+    """GGUF files open read-only: F32 tensors as tensors, Q8_0 blocks as bytes
+    (tests/e2e/params/gguf_files.py writes the file)."""
+    import os
+    import sys
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e", "params"))
+    import gguf_files
+    w = np.arange(64, dtype=np.float32).reshape(2, 32) / 8
+    blocks, _ = gguf_files.quantize_q8_0(w)
+    path = tmp_path / "m.gguf"
+    gguf_files.write_gguf(str(path), [("w", [2, 32], gguf_files.F32, w.tobytes()),
+                                      ("q", [2, 32], gguf_files.Q8_0, blocks.tobytes())])
+    archive = ParameterArchive(path)
+    assert archive.format == "gguf" and archive.names() == ["w", "q"]
+    assert archive["w"].ggml_type == "F32" and archive["w"].type == "2x32xf32"
+    assert torch.equal(archive["w"].as_tensor(), torch.from_numpy(w))
+    q = archive["q"]
+    assert (q.ggml_type, q.type, q.dtype, q.shape) == ("Q8_0", "2x32xQ8_0", None, (2, 32))
+    assert q.as_bytes() == blocks.tobytes()
+    assert q.as_flat_tensor().numel() == 68  # 2 blocks of 34 bytes
+    for read in (lambda: q.as_tensor(), lambda: q.as_tensor(torch.float32, (2, 32))):
+        with pytest.raises(ValueError, match="'q' of '.*m.gguf' is 2x32xQ8_0, a block-quantized"):
+            read()
