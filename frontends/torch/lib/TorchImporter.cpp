@@ -191,8 +191,10 @@ private:
         ctx.set(id, TValue::ofInt(SymInt::of(arith::SelectOp::create(b, ctx.loc, cond, i0, i1))));
         continue;
       }
-      return ctx.fail(node, "the condition is only known at run time and the branches give "
-                            "values other than numbers or bools");
+      return ctx.fail(node, "the condition depends on a dynamic dim or a run-time int, so it "
+                            "is only known at run time, and the branches give values other "
+                            "than numbers or bools (a run-time condition may only guard a "
+                            "raise or choose between numbers)");
     }
     return success();
   }
