@@ -37,9 +37,9 @@
 # `npm install --omit=optional node-llama-cpp @node-llama-cpp/linux-x64`;
 # without npm the column says n/a), torch eager (f32 compute; timed on the
 # f32 file only, since the dequantized weights run at the same speed;
-# OPENBLAS_CORETYPE=Cooperlake, torch.set_num_threads), and Turbine — a
-# placeholder until the stateful-program work lands (TurbineEngine says what
-# it must do).
+# OPENBLAS_CORETYPE=Cooperlake, torch.set_num_threads), and Turbine (the
+# model compiled as a stateful program from the f32 file's weights, run by
+# examples/llm's llm_generate; f32 only until low-precision kernels land).
 #
 # Knobs (environment): LLM_TYPES, LLM_THREADS, LLM_ROUNDS, LLM_REPS,
 # LLM_WARMUP, LLM_PROMPT_LEN (32), LLM_NEW_TOKENS (64), LLM_KV_TYPE (F16:
@@ -168,25 +168,64 @@ class TorchEngine(Engine):
 
 
 class TurbineEngine(Engine):
-    """Turbine: the slot the stateful-program work (issues 13, 14) fills in.
+    """Turbine: the model compiled as a stateful program, run by examples/llm's llm_generate.
 
-    To fill in: compile examples/llm/llama_model.Llama (its prefill/decode over
-    the KV-cache buffers; torch.jit.script(model) exports both) into an
-    artifact, bind the weights (for issue 14 straight from `gguf`), and in
-    run() time prefill + (new_tokens - 1) greedy decode steps exactly as
-    llama_cpp_bench.js does, in a process with `threads` workers
-    (local-sync for 1), returning the same JSON fields. timed_types() then
-    lists the weight types it runs; the correctness check and the table pick
-    it up with no other change.
+    The GGUF file's weights (decoded to f32: Turbine computes in f32 today) are
+    loaded into examples/llm's torch model, scripted with both entry points and
+    compiled with `turbine compile --function-shapes=prefill:1xTxi64
+    --function-shapes=decode:1x1xi64,i64` (the KV caches become mutable
+    globals); the artifact is kept in BUILD_DIR/llm-bench/turbine and reused
+    while the GGUF file, the prompt length and the compiler binary are
+    unchanged. llm_generate (C++, runtime library only) times prefill and the
+    decode steps in one Instance with `threads` workers and prints the JSON of
+    llama_cpp_bench.js.
     """
 
     name = "turbine"
 
-    def __init__(self, build_dir):
-        self.build_dir = build_dir
+    def __init__(self, build_dir, bench_dir):
+        self.turbine = os.path.join(build_dir, "bin", "turbine")
+        self.generate = os.path.join(build_dir, "bin", "llm_generate")
+        self.work = os.path.join(bench_dir, "turbine")
 
     def unavailable(self):
-        return "stateful programs (issue 13) not yet landed"
+        for binary in (self.turbine, self.generate):
+            if not os.path.exists(binary):
+                return "%s not built" % binary
+        return None
+
+    def timed_types(self, types):
+        return ["f32"] if "f32" in types else []
+
+    def artifact(self, gguf, prompt_len):
+        os.makedirs(self.work, exist_ok=True)
+        base = os.path.join(self.work, "%s-p%d" % (os.path.basename(gguf)[:-5], prompt_len))
+        stat = os.stat(gguf)
+        stamp = repr((stat.st_size, stat.st_mtime_ns, os.stat(self.turbine).st_mtime_ns,
+                      open(gguf + ".stamp").read() if os.path.exists(gguf + ".stamp") else ""))
+        tmod = base + ".tmod"
+        if os.path.exists(tmod) and os.path.exists(base + ".stamp") and \
+                open(base + ".stamp").read() == stamp:
+            return tmod
+        model = model_from_gguf(gguf)
+        torch.jit.script(model).save(base + ".pt")
+        start = time.perf_counter()
+        run([self.turbine, "compile", base + ".pt", "-o", tmod,
+             "--function-shapes=prefill:1x%dxi64" % prompt_len,
+             "--function-shapes=decode:1x1xi64,i64"], timeout=3600)
+        print("compiled %s (%.0f s)" % (tmod, time.perf_counter() - start))
+        os.remove(base + ".pt")
+        with open(base + ".stamp", "w") as f:
+            f.write(stamp)
+        return tmod
+
+    def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
+        tmod = self.artifact(gguf, len(prompt))
+        cmd = [self.generate, tmod, "--prompt=" + ",".join(map(str, prompt)), "--json",
+               "--threads=%d" % threads, "--device=" + ("local-sync" if threads == 1 else "local-task"),
+               "--new-tokens=%d" % new_tokens, "--rounds=%d" % rounds, "--warmup=%d" % warmup,
+               "--top-logits=%d" % top_logits]
+        return last_json_line(run(cmd))
 
 
 class BandwidthProbe:
@@ -337,7 +376,7 @@ def main(argv):
     print("prompt (%d ids): %s" % (prompt_len, " ".join(map(str, prompt_ids))))
     ggufs = ensure_ggufs(model, config, seed, types, os.path.join(bench_dir, "gguf"))
 
-    engines = [LlamaCppEngine(bench_dir, kv_type), TorchEngine(), TurbineEngine(build_dir)]
+    engines = [LlamaCppEngine(bench_dir, kv_type), TorchEngine(), TurbineEngine(build_dir, bench_dir)]
     for engine in engines:
         reason = engine.unavailable()
         if reason:

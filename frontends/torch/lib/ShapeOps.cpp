@@ -9,6 +9,7 @@
 // shape is known at import time: arange, ones/zeros/full(_like), triu/tril.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 
 using namespace mlir;
 
@@ -413,15 +414,47 @@ LogicalResult convertRepeatInterleave(ImportContext &ctx, const TorchNode &node)
   return success();
 }
 
+/// x.select(dim, i) where i is known only at run time (`x[:, t - 1]` with a
+/// dynamic t): Python's negative indices count from the end, and an index
+/// out of range is a run-time assert, never a read past the tensor.
+Value selectAtRunTime(ImportContext &ctx, const TorchNode &node, Value x, int64_t dim,
+                      SymInt index) {
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc;
+  Value size = ctx.toIndexValue(ctx.dims(x)[dim]);
+  Value i = ctx.toIndexValue(ctx.toFoldResult(index));
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  i = arith::SelectOp::create(b, loc, negative, arith::AddIOp::create(b, loc, i, size), i);
+  Value inRange = arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, size));
+  cf::AssertOp::create(b, loc, inRange,
+                       "select: index out of range along dim " + std::to_string(dim) +
+                           (node.location.empty() ? std::string() : " at " + node.location));
+  return sliceAlong(ctx, x, dim, ctx.toSymDim(OpFoldResult(i)), b.getIndexAttr(1), 1);
+}
+
 LogicalResult convertSelect(ImportContext &ctx, const TorchNode &node) {
   auto x = ctx.tensorInput(node, 0);
-  auto d = ctx.intInput(node, 1), index = ctx.intInput(node, 2);
-  if (failed(x) || failed(d) || failed(index))
+  auto d = ctx.intInput(node, 1);
+  if (failed(x) || failed(d))
     return failure();
   int64_t rank = tensorType(*x).getRank();
   auto dim = normalizeDim(*d, rank);
   if (!dim || rank == 0)
     return ctx.fail(node, "dim out of range");
+  const TValue &indexValue = ctx.input(node, 2);
+  if (indexValue.kind == TValue::Kind::Int && !indexValue.intValue.isConstant()) {
+    Value sliced = selectAtRunTime(ctx, node, *x, *dim, indexValue.intValue);
+    SmallVector<OpFoldResult> sizes = ctx.dims(sliced);
+    sizes.erase(sizes.begin() + *dim);
+    ctx.setTensor(node, 0, ctx.reshape(sliced, sizes));
+    return success();
+  }
+  auto index = ctx.intInput(node, 2);
+  if (failed(index))
+    return failure();
   SymInt size = ctx.dimSym(*x, *dim);
   int64_t i = *index;
   if (i < 0) {
