@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 
-.PHONY: all deps configure build test demo bench bench-zoo clean lit unit e2e conformance
+.PHONY: all deps configure build test demo bench bench-llm bench-zoo clean lit unit e2e conformance
 
 all: build
 
@@ -26,11 +26,18 @@ demo: build
 	@bash examples/demo/run_demo.sh $(BUILD)
 
 # Side-by-side benchmarks (see benchmarks/README.md): sgemm vs OpenBLAS,
-# per-dispatch overhead, whole models vs ONNX Runtime and torch.
+# per-dispatch overhead, whole models vs ONNX Runtime and torch, the LLM
+# (prefill/decode tok/s) vs llama.cpp and torch.
 bench: build
 	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
 	bash benchmarks/run_dispatch_benchmark.sh $(BUILD)
 	/usr/bin/python3 benchmarks/models/run_model_benchmark.py $(BUILD)
+	/usr/bin/python3 benchmarks/llm/run_llm_benchmark.py $(BUILD)
+
+# The llama-style LLM: llama.cpp (npm node-llama-cpp) and torch eager on the
+# same GGUF weights (f32, f16, Q8_0, Q4_0), memory bandwidth (benchmarks/llm/).
+bench-llm: build
+	/usr/bin/python3 benchmarks/llm/run_llm_benchmark.py $(BUILD)
 
 # The model zoo (benchmarks/zoo/README.md): every torchvision classification
 # family plus sequence models, through ONNX and TorchScript, checked against

@@ -9,6 +9,7 @@ PKGS=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libtorch-dev python3-torch python3-torchvision python3-numpy python3-onnx python3-pytest
+  pybind11-dev python3-dev python3-venv
 )
 missing=()
 for p in "${PKGS[@]}"; do

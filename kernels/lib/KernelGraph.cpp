@@ -153,7 +153,20 @@ void printBlock(const Kernel &k, const Block &block, int indent,
 
 std::string Kernel::print() const {
   std::ostringstream os;
-  os << "kernel " << name << " grid" << formatExprs(grid) << " (\n";
+  os << "kernel " << name << " grid" << formatExprs(grid);
+  if (!dynamicSymbols.empty()) {
+    os << " dynamic[";
+    for (size_t i = 0; i < dynamicSymbols.size(); ++i) {
+      const DynamicSymbol &d = dynamicSymbols[i];
+      os << (i ? ", " : "") << d.name;
+      if (d.multipleOf > 1)
+        os << " multiple_of " << d.multipleOf;
+      if (d.max > 0)
+        os << " max " << d.max;
+    }
+    os << "]";
+  }
+  os << " (\n";
   for (const BufferDecl &b : buffers)
     os << "    " << b.name << ": " << bufferKindName(b.kind) << " "
        << formatTileType({b.shape, b.dtype}) << "\n";
@@ -167,7 +180,27 @@ std::string Kernel::describe(const Op &op) const {
   std::string s = "op #" + std::to_string(op.id) + " '" + opKindName(op.kind) + "'";
   if (op.buffer >= 0)
     s += " on buffer '" + buffers[op.buffer].name + "'";
+  if (!op.location.empty())
+    s += " at " + op.location;
   return s;
+}
+
+const DynamicSymbol *Kernel::dynamicSymbol(const std::string &symbol) const {
+  for (const DynamicSymbol &d : dynamicSymbols)
+    if (d.name == symbol)
+      return &d;
+  return nullptr;
+}
+
+bool Kernel::usesDynamicSymbol(const Expr &e) const {
+  if (dynamicSymbols.empty())
+    return false;
+  std::set<std::string> used;
+  e.collectSymbols(used);
+  for (const std::string &s : used)
+    if (dynamicSymbol(s))
+      return true;
+  return false;
 }
 
 static void collectBlockSymbols(const Block &block, std::set<std::string> &out) {

@@ -38,8 +38,11 @@ public:
     Op op;
     op.kind = kind;
     op.id = nextOpId++;
+    op.location = location;
     return op;
   }
+
+  static thread_local std::string location;
 
   int newValue(TileType type) {
     kernel.values.push_back(std::move(type));
@@ -146,6 +149,11 @@ public:
 };
 
 thread_local TraceContext *TraceContext::current = nullptr;
+thread_local std::string TraceContext::location;
+
+void setTraceLocation(std::string location) {
+  TraceContext::location = std::move(location);
+}
 
 const std::vector<Expr> &Tile::shape() const {
   static const std::vector<Expr> empty;
@@ -169,6 +177,24 @@ int normalizeAxis(int axis, size_t rank) {
 }
 
 } // namespace
+
+void KernelBuilder::dynamic(const Expr &symbol, DynamicOptions options) {
+  if (symbol.kind() != Expr::Kind::Symbol) {
+    ctx_->fail("dynamic(" + symbol.str() + "): only a symbol can be dynamic");
+    return;
+  }
+  if (ctx_->kernel.dynamicSymbol(symbol.name())) {
+    ctx_->fail("symbol '" + symbol.name() + "' is declared dynamic twice");
+    return;
+  }
+  if (options.max < 0 || options.multipleOf < 1) {
+    ctx_->fail("dynamic symbol '" + symbol.name() + "': max must be >= 0 (0: unbounded) "
+               "and multiple_of >= 1, got max " + std::to_string(options.max) +
+               ", multiple_of " + std::to_string(options.multipleOf));
+    return;
+  }
+  ctx_->kernel.dynamicSymbols.push_back({symbol.name(), options.max, options.multipleOf});
+}
 
 Buffer KernelBuilder::input(const std::string &name, std::vector<Expr> shape,
                             DType dtype) {
@@ -200,6 +226,53 @@ Buffer declare(TraceContext *ctx, const std::string &name,
 }
 } // namespace
 
+namespace {
+
+/// A tile shape that uses `symbol`, as "op #2 'load' ...: [1, N]", or "".
+std::string tileShapeUsing(const Kernel &k, const Block &block, const std::string &symbol) {
+  for (const Op &op : block.ops) {
+    for (int r : op.results) {
+      std::set<std::string> used;
+      for (const Expr &e : k.values[r].shape)
+        e.collectSymbols(used);
+      if (used.count(symbol))
+        return k.describe(op) + " has tile shape " + formatExprs(k.values[r].shape);
+    }
+    if (op.body) {
+      std::string inner = tileShapeUsing(k, *op.body, symbol);
+      if (!inner.empty())
+        return inner;
+    }
+  }
+  return "";
+}
+
+} // namespace
+
+/// Dynamic symbols may not shape tiles and must come from an input dim.
+static void checkDynamicSymbols(TraceContext &ctx) {
+  const Kernel &k = ctx.kernel;
+  for (const DynamicSymbol &d : k.dynamicSymbols) {
+    if (ctx.failed())
+      return;
+    std::string use = tileShapeUsing(k, k.body, d.name);
+    if (!use.empty()) {
+      ctx.fail(use + " with dynamic symbol '" + d.name +
+               "': tile shapes must be static (buffer dims, offsets, loop bounds "
+               "and the grid may be dynamic)");
+      return;
+    }
+    bool fromInput = false;
+    for (const BufferDecl &b : k.buffers)
+      for (const Expr &e : b.shape)
+        fromInput |= b.kind != BufferKind::Output && e.kind() == Expr::Kind::Symbol &&
+                     e.name() == d.name;
+    if (!fromInput)
+      ctx.fail("dynamic symbol '" + d.name + "' is not a dim of an input or inout "
+               "buffer (where its value comes from when the kernel runs)");
+  }
+}
+
 Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
                      const std::function<void(KernelBuilder &)> &body) {
   if (TraceContext::current)
@@ -216,16 +289,31 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
     if (e.dependsOnRunTime())
       ctx.fail("grid " + formatExprs(ctx.kernel.grid) +
                " uses program_id or a loop index");
-  TraceContext::current = &ctx;
-  KernelBuilder builder(&ctx);
-  body(builder);
-  TraceContext::current = nullptr;
+  {
+    // Reset even if `body` throws (a Python body raising an exception).
+    struct Active {
+      explicit Active(TraceContext *ctx) {
+        TraceContext::current = ctx;
+        TraceContext::location.clear();
+      }
+      ~Active() {
+        TraceContext::current = nullptr;
+        TraceContext::location.clear();
+      }
+    } active(&ctx);
+    KernelBuilder builder(&ctx);
+    body(builder);
+  }
+  checkDynamicSymbols(ctx);
   if (ctx.failed())
     return Status::error(ctx.error);
   ctx.kernel.numOps = ctx.nextOpId;
   ctx.kernel.fingerprint = ctx.kernel.print();
+  ctx.kernel.fingerprintHash = std::hash<std::string>{}(ctx.kernel.fingerprint);
   return std::move(ctx.kernel);
 }
+
+bool isTracing() { return TraceContext::current != nullptr; }
 
 Expr program_id(int axis) {
   TraceContext *ctx = active();
@@ -634,15 +722,21 @@ std::vector<Tile> detail::forLoop(
   op.step = step;
   op.loopId = ctx->kernel.numLoops++;
   op.body = std::make_shared<Block>();
-  ctx->blocks.push_back(op.body.get());
   std::vector<Tile> carried;
-  for (const Tile &t : init) {
-    int id = ctx->newValue(ctx->type(t));
-    op.body->arguments.push_back(id);
-    carried.push_back(ctx->make(id));
+  {
+    // Pops the body's block even if `body` throws (a Python body raising).
+    struct Open {
+      Open(TraceContext *ctx, Block *block) : ctx(ctx) { ctx->blocks.push_back(block); }
+      ~Open() { ctx->blocks.pop_back(); }
+      TraceContext *ctx;
+    } open(ctx, op.body.get());
+    for (const Tile &t : init) {
+      int id = ctx->newValue(ctx->type(t));
+      op.body->arguments.push_back(id);
+      carried.push_back(ctx->make(id));
+    }
+    body(Expr::loopIndex(op.loopId), carried);
   }
-  body(Expr::loopIndex(op.loopId), carried);
-  ctx->blocks.pop_back();
   if (ctx->failed())
     return {};
   if (carried.size() != init.size()) {

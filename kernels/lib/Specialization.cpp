@@ -9,10 +9,15 @@ std::string Specialization::key() const {
   std::string s = kernel->name + "[";
   bool first = true;
   for (const auto &[name, value] : symbols) {
-    s += (first ? "" : ",") + name + "=" + std::to_string(value);
+    s += (first ? "" : ",") + name + "=" +
+         (kernel->dynamicSymbol(name) ? std::string("?") : std::to_string(value));
     first = false;
   }
   return s + "]";
+}
+
+bool Specialization::isDynamicDim(size_t buffer, size_t dim) const {
+  return kernel->usesDynamicSymbol(kernel->buffers[buffer].shape[dim]);
 }
 
 namespace {
@@ -141,6 +146,24 @@ Result<Specialization> specialize(const Kernel &kernel,
                              std::to_string(*v));
     }
     spec.bufferShapes.push_back(buffers[i].shape);
+  }
+  for (const DynamicSymbol &d : kernel.dynamicSymbols) {
+    auto it = spec.symbols.find(d.name);
+    if (it == spec.symbols.end())
+      continue; // reported below with the op that uses it
+    const char *rule = nullptr;
+    if (it->second < 0)
+      rule = "must not be negative";
+    else if (d.max > 0 && it->second > d.max)
+      rule = "exceeds its bound";
+    else if (it->second % d.multipleOf != 0)
+      rule = "is not a multiple of its multiple_of";
+    if (rule)
+      return Status::error(where + "dynamic symbol '" + d.name + "' = " +
+                           std::to_string(it->second) + " (from " + origin[d.name] + ") " +
+                           rule + " (declared: max " +
+                           (d.max > 0 ? std::to_string(d.max) : std::string("none")) +
+                           ", multiple_of " + std::to_string(d.multipleOf) + ")");
   }
   for (size_t a = 0; a < kernel.grid.size(); ++a) {
     Result<int64_t> v = evaluate(kernel.grid[a], spec.symbols);

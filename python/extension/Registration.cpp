@@ -7,13 +7,16 @@
 //       .call(name, inputs: List[Tensor]) -> List[Tensor]
 //   torch.ops.turbine.compile_torchscript(archive: Tensor (uint8 bytes of
 //       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
-//       compile_to: str, externalize_params: str,
-//       externalize_min_bytes: int, options: List[str])
+//       compile_to: str, externalize_params: str = "",
+//       externalize_min_bytes: int = 256, options: List[str]? = None,
+//       externalize_names: List[str]? = None, renames: List[str]? = None)
 //       -> Tensor (uint8: the .tmod bytes, or the IR text after phase
 //       `compile_to`; with externalize_params, weights of at least
-//       externalize_min_bytes go to that .irpa or .safetensors file instead
-//       of the artifact; options are compile options "NAME=VALUE",
-//       compiler/Options.h setCompileOption)
+//       externalize_min_bytes, or exactly those externalize_names names, go
+//       to that .irpa or .safetensors file instead of the artifact, renamed
+//       by the "old=new" renames; options are compile options "NAME=VALUE",
+//       compiler/Options.h setCompileOption). (A list argument of strings
+//       cannot default to [] in a torch schema: the lists are optional.)
 // Turbine's kernel ops (torch.ops.turbine.softmax, ...): KernelOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "TorchModule.h"
@@ -34,7 +37,9 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
                                 const std::string &compileTo,
                                 const std::string &externalizeParams,
                                 int64_t externalizeMinBytes,
-                                const std::vector<std::string> &options) {
+                                const c10::optional<std::vector<std::string>> &options,
+                                const c10::optional<std::vector<std::string>> &externalizeNames,
+                                const c10::optional<std::vector<std::string>> &renames) {
   TORCH_CHECK(archive.scalar_type() == at::kByte && archive.dim() == 1,
               "turbine: compile_torchscript expects a 1-D uint8 tensor of archive bytes");
   at::Tensor bytes = archive.contiguous();
@@ -47,7 +52,9 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
   TORCH_CHECK(externalizeMinBytes >= 0, "turbine: externalize_min_bytes must be >= 0");
   request.externalizeParams = externalizeParams;
   request.externalizeMinBytes = static_cast<uint64_t>(externalizeMinBytes);
-  request.options = options;
+  request.options = options.value_or(std::vector<std::string>{});
+  request.externalizeNames = externalizeNames.value_or(std::vector<std::string>{});
+  request.renames = renames.value_or(std::vector<std::string>{});
   turbine::Result<std::string> compiled = turbine::torch_ext::compileTorchScript(request);
   TORCH_CHECK(compiled.ok(), "turbine: ", compiled.message());
   const std::string &result = *compiled;
@@ -65,7 +72,7 @@ TORCH_LIBRARY(turbine, m) {
       .def("signature", &TorchModule::signature)
       .def("call", &TorchModule::call);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
-        "str compile_to, str externalize_params, int externalize_min_bytes, str[] options) "
-        "-> Tensor",
+        "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256, "
+        "str[]? options=None, str[]? externalize_names=None, str[]? renames=None) -> Tensor",
         &compileTorchScriptOp);
 }

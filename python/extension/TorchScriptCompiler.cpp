@@ -3,10 +3,88 @@
 
 #include "turbine/artifact/Module.h"
 #include "turbine/frontends/torch/TorchImporter.h"
+#include "turbine/kernels/CustomOp.h"
 #include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
 namespace turbine::torch_ext {
+namespace {
+
+std::optional<DType> dtypeOfType(mlir::Type t) {
+  if (t.isF16()) return DType::f16;
+  if (t.isBF16()) return DType::bf16;
+  if (t.isF32()) return DType::f32;
+  if (t.isF64()) return DType::f64;
+  if (t.isSignlessInteger(1)) return DType::i1;
+  if (t.isSignlessInteger(8)) return DType::i8;
+  if (t.isSignlessInteger(16)) return DType::i16;
+  if (t.isSignlessInteger(32)) return DType::i32;
+  if (t.isSignlessInteger(64)) return DType::i64;
+  return std::nullopt;
+}
+
+mlir::Type typeOfDType(mlir::MLIRContext *ctx, DType t) {
+  mlir::Builder b(ctx);
+  switch (t) {
+  case DType::f16: return b.getF16Type();
+  case DType::bf16: return b.getBF16Type();
+  case DType::f32: return b.getF32Type();
+  case DType::f64: return b.getF64Type();
+  case DType::i1: return b.getI1Type();
+  case DType::i8: return b.getIntegerType(8);
+  case DType::i16: return b.getIntegerType(16);
+  case DType::i32: return b.getI32Type();
+  case DType::i64: return b.getI64Type();
+  default: return nullptr;
+  }
+}
+
+/// Custom ops registered outside the importer (Python CustomOp classes): a
+/// torch op `ns::name` is the custom op `ns.name` when one is registered.
+void addCustomOpHooks(torch_frontend::ImportOptions &options) {
+  options.customOpName = [](const std::string &kind) -> std::string {
+    size_t sep = kind.find("::");
+    if (sep == std::string::npos)
+      return "";
+    std::string name = kind.substr(0, sep) + "." + kind.substr(sep + 2);
+    return kernels::lookupCustomOp(name) ? name : "";
+  };
+  options.customOpResultTypes =
+      [](const std::string &name, const std::vector<mlir::Type> &operands,
+         const std::map<std::string, double> &attributes) -> Result<std::vector<mlir::Type>> {
+    std::shared_ptr<const kernels::CustomOp> op = kernels::lookupCustomOp(name);
+    if (!op)
+      return Status::error("custom op '" + name + "' is not registered");
+    std::vector<kernels::BufferSignature> args;
+    mlir::MLIRContext *ctx = nullptr;
+    for (mlir::Type t : operands) {
+      auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(t);
+      std::optional<DType> dtype = tensor ? dtypeOfType(tensor.getElementType()) : std::nullopt;
+      if (!tensor || !tensor.hasStaticShape() || !dtype)
+        return Status::error("custom op '" + name + "': arguments must be tensors of static "
+                             "shape and a supported dtype");
+      ctx = t.getContext();
+      args.push_back({std::vector<int64_t>(tensor.getShape().begin(), tensor.getShape().end()),
+                      *dtype});
+    }
+    kernels::CustomOpSelection selection;
+    selection.arguments = args;
+    selection.attributes = attributes;
+    if (Status s = op->select(args, selection); !s.ok())
+      return Status::error("custom op '" + name + "': " + s.message());
+    if (!ctx)
+      return Status::error("custom op '" + name + "' takes no tensor argument");
+    std::vector<mlir::Type> results;
+    for (const kernels::BufferSignature &r : selection.results)
+      results.push_back(mlir::RankedTensorType::get(r.shape, typeOfDType(ctx, r.dtype)));
+    return results;
+  };
+}
+
+} // namespace
 
 Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request) {
   torch_frontend::ImportOptions torchOptions;
@@ -22,6 +100,7 @@ Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request)
       return dim.status();
     torchOptions.dynamicDims.push_back(*dim);
   }
+  addCustomOpHooks(torchOptions);
   compiler::CompileOptions options;
   for (const std::string &option : request.options) {
     size_t eq = option.find('=');
@@ -41,6 +120,9 @@ Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request)
       return Status::error("externalize_params needs an artifact to write (not compile_to='" +
                            request.compileTo + "')");
   }
+  if (request.externalizeParams.empty() &&
+      (!request.externalizeNames.empty() || !request.renames.empty()))
+    return Status::error("externalize / rename need externalize_params (the file to write)");
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(torch_frontend::createTorchScriptImporter(std::move(torchOptions)));
   Result<std::unique_ptr<compiler::Session>> session =
@@ -54,8 +136,17 @@ Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request)
   if (!output->artifact)
     return std::move(output->ir);
   if (!request.externalizeParams.empty()) {
+    tools::ExternalizeOptions externalize;
+    externalize.minBytes = request.externalizeMinBytes;
+    externalize.names = request.externalizeNames;
+    for (const std::string &rename : request.renames) {
+      size_t eq = rename.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == rename.size())
+        return Status::error("rename '" + rename + "' is not old=new");
+      externalize.renames[rename.substr(0, eq)] = rename.substr(eq + 1);
+    }
     auto moved = tools::externalizeParameters(*output->artifact, request.externalizeParams,
-                                              request.externalizeMinBytes);
+                                              externalize);
     if (!moved)
       return moved.status();
   }

@@ -31,6 +31,11 @@ struct TorchScriptCompileRequest {
   /// --externalize-params`).
   std::string externalizeParams;
   uint64_t externalizeMinBytes = 256;
+  /// When not empty: exactly these parameters move (state_dict keys; names
+  /// derived from one, `fc.weight.T`, move with it), whatever their size.
+  std::vector<std::string> externalizeNames;
+  /// "old=new": names of moved parameters in the file and the artifact.
+  std::vector<std::string> renames;
 };
 
 /// The .tmod bytes, or the IR after `compileTo` as text (through

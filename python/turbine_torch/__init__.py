@@ -1,22 +1,51 @@
 # ===- turbine_torch - Turbine for PyTorch users ----------------------------=== #
 #
-# Runs compiled Turbine artifacts (.tmod) on torch tensors through the
-# TorchScript extension library libturbine_torch.so:
-#
 #   import turbine_torch
-#   m = turbine_torch.load("mlp.tmod", device="local-task")
-#   y = m(torch.randn(3, 256))          # the artifact's only function
-#   y = m.main(x)                        # or by name
+#   import turbine_torch.kernel as tk         # kernels written in Python
 #
-# Contiguous CPU inputs are passed without a copy; results are torch tensors
-# over the runtime's buffers. And, like iree-turbine's aot.export:
+#   @tk.kernel(M)                             # trace, print, interpret, launch
+#   def softmax(x: tk.InputBuffer[M, N], y: tk.OutputBuffer[M, N]): ...
 #
+#   class my_op(turbine_torch.CustomOp): ... # torch ops with a Turbine kernel,
+#                                             # eager and inside exported models
 #   exported = turbine_torch.export(model, x, dynamic_dims={0: 0})
 #   exported.print_readable(); m = exported.compile(save_to="m.tmod"); m(x)
+#   m = turbine_torch.load("mlp.tmod", device="local-task")
+#
+#   turbine_torch.save_module_parameters("w.irpa", model)
+#   archive = turbine_torch.ParameterArchive("w.irpa")
+#
+# The native library (libturbine_torch.so, also the extension module
+# turbine_torch._native) is loaded on first use; `kernel`, the custom-op
+# and the parameter API load it when imported.
 # ===---------------------------------------------------------------------=== #
+import importlib
+
 from .exporter import ExportedProgram, export
 from .parameters import stored_tensor, stored_tensors
-from .runtime import CompiledModule, library_path, load, load_library
+from .runtime import CompiledModule, library_path, load, load_library, native
 
-__all__ = ["CompiledModule", "ExportedProgram", "export", "library_path", "load",
-           "load_library", "stored_tensor", "stored_tensors"]
+_LAZY = {
+    "kernel": ("kernel", None),
+    "CustomOp": ("custom_op", "CustomOp"),
+    "KernelSelection": ("custom_op", "KernelSelection"),
+    "register_custom_op": ("custom_op", "register_custom_op"),
+    "ParameterArchive": ("params", "ParameterArchive"),
+    "ParameterArchiveBuilder": ("params", "ParameterArchiveBuilder"),
+    "ParameterEntry": ("params", "ParameterEntry"),
+    "save_module_parameters": ("params", "save_module_parameters"),
+}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError("module 'turbine_torch' has no attribute '%s'" % name)
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module("." + module_name, __name__)
+    return module if attribute is None else getattr(module, attribute)
+
+
+__all__ = ["CompiledModule", "CustomOp", "ExportedProgram", "KernelSelection",
+           "ParameterArchive", "ParameterArchiveBuilder", "ParameterEntry", "export",
+           "kernel", "library_path", "load", "load_library", "native",
+           "register_custom_op", "save_module_parameters", "stored_tensor", "stored_tensors"]

@@ -8,6 +8,11 @@
 #   compiled(example_input)              # torch tensors in, torch tensors out
 #   exported.compile(save_to="m.tmod", externalize_params="m.irpa")  # weights
 #                                        # in m.irpa (or .safetensors), by name
+#   exported.compile(save_to="m.tmod", externalize_params="m.irpa",
+#                    externalize=["fc.weight"],              # only these move
+#                    rename={"fc.weight.T": "layer0.w"})    # names in the file
+#
+# Custom ops defined in Python (turbine_torch.CustomOp) compile the same way.
 #
 # A model may call Turbine's kernel ops (torch.ops.turbine.softmax, ...): each
 # call compiles into that kernel's own dispatch, specialized to the static
@@ -56,20 +61,31 @@ def _dynamic_dim_specs(dynamic_dims):
 class ExportedProgram:
     """A module captured as TorchScript, ready to be compiled by Turbine."""
 
-    def __init__(self, archive, input_shapes, dynamic_dims):
+    def __init__(self, archive, input_shapes, dynamic_dims, state_dict=None):
         self._archive = archive
         self._input_shapes = input_shapes
         self._dynamic_dims = dynamic_dims
+        self._state_dict = state_dict or {}
 
     def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256,
-                 options=None):
+                 options=None, externalize_names=(), renames=()):
         load_library()
         data = torch.frombuffer(bytearray(self._archive), dtype=torch.uint8)
         flags = ["%s=%s" % (name, value) for name, value in (options or {}).items()]
         out = torch.ops.turbine.compile_torchscript(
             data, self._input_shapes, self._dynamic_dims, compile_to,
-            externalize_params, externalize_min_bytes, flags)
+            externalize_params, externalize_min_bytes, flags, list(externalize_names),
+            list(renames))
         return out.numpy().tobytes()
+
+    def _state_key(self, tensor):
+        """The state_dict key of a parameter or buffer of the module."""
+        for key, value in self._state_dict.items():
+            if value is tensor or (value.data_ptr() == tensor.data_ptr() and
+                                   value.shape == tensor.shape and value.dtype == tensor.dtype):
+                return key
+        raise ValueError("externalize: a tensor of shape %s is not a parameter or buffer of "
+                         "the exported module" % list(tensor.shape))
 
     def import_to(self, phase="input", **options):
         """The IR after compiler phase `phase` (input, global-opt, dispatch,
@@ -85,7 +101,7 @@ class ExportedProgram:
             f.write(self.import_to("input"))
 
     def compile(self, save_to=None, device="local-task", externalize_params=None,
-                externalize_min_bytes=256, **options):
+                externalize_min_bytes=256, externalize=None, rename=None, **options):
         """Compiles to an artifact; writes it to `save_to` when given. Returns
         the loaded module, callable on torch tensors. With `externalize_params`
         (a .irpa or .safetensors path) the weights of at least
@@ -93,6 +109,13 @@ class ExportedProgram:
         artifact, named after the module's parameters (state_dict keys), and
         the returned module is loaded with that file; load the artifact later
         with turbine_torch.load(path, parameters=[externalize_params]).
+
+        `externalize` marks which weights go out instead of a size threshold:
+        a list of state_dict keys or of the module's parameter tensors (a
+        weight the importer stored rearranged, `fc.weight.T`, goes with its
+        key); `rename` ({compiled name: name in the file}) renames what goes
+        out, in the file and in the artifact.
+
         Other keyword arguments are compile options, as `turbine compile`
         has them: target, target_cpu, opt_level, matmul_data_tiling and
         matmul_kernel_pack ("auto", "off", "all"), dump_phases."""
@@ -100,8 +123,12 @@ class ExportedProgram:
             externalize_params = os.fspath(externalize_params)
         if externalize_min_bytes < 0:
             raise ValueError("externalize_min_bytes must be >= 0")
+        names = [k if isinstance(k, str) else self._state_key(k) for k in (externalize or [])]
+        renames = ["%s=%s" % (k, v) for k, v in (rename or {}).items()]
+        if (names or renames) and not externalize_params:
+            raise ValueError("externalize / rename need externalize_params (the file to write)")
         artifact = self._compile("", externalize_params or "", externalize_min_bytes,
-                                 options)
+                                 options, names, renames)
         parameters = [externalize_params] if externalize_params else []
         if save_to is not None:
             with open(save_to, "wb") as f:
@@ -130,4 +157,5 @@ def export(module, *example_args, dynamic_dims=None):
             scripted = torch.jit.trace(module, example_args)
     buffer = io.BytesIO()
     torch.jit.save(scripted, buffer)
-    return ExportedProgram(buffer.getvalue(), shapes, _dynamic_dim_specs(dynamic_dims))
+    state = {k: v for k, v in module.state_dict(keep_vars=True).items()}
+    return ExportedProgram(buffer.getvalue(), shapes, _dynamic_dim_specs(dynamic_dims), state)

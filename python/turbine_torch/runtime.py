@@ -1,31 +1,63 @@
-# ===- runtime.py - load .tmod artifacts as callables on torch tensors ---=== #
+# ===- runtime.py - the native library; .tmod artifacts on torch tensors --=== #
+#
+# libturbine_torch.so is both a TorchScript extension library (torch.ops /
+# torch.classes.turbine) and the Python extension module
+# turbine_torch._native. It is found, in order, at $TURBINE_TORCH_LIBRARY,
+# inside this package (an installed copy: `cmake --install`), or in the
+# source tree's build/lib (a developer checkout).
+# ===---------------------------------------------------------------------=== #
+import importlib.machinery
+import importlib.util
 import os
+import sys
 
 import torch
 
 _LIBRARY_NAME = "libturbine_torch.so"
-_loaded = []
+_native = []
+
+
+def _candidates():
+    explicit = os.environ.get("TURBINE_TORCH_LIBRARY")
+    if explicit:
+        return [explicit]
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [os.path.join(here, _LIBRARY_NAME),
+            os.path.normpath(os.path.join(here, "..", "..", "build", "lib", _LIBRARY_NAME))]
 
 
 def library_path():
-    """libturbine_torch.so: $TURBINE_TORCH_LIBRARY, else the repository's build/lib."""
-    explicit = os.environ.get("TURBINE_TORCH_LIBRARY")
-    if explicit:
-        return explicit
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "..", "build", "lib", _LIBRARY_NAME))
+    """libturbine_torch.so: $TURBINE_TORCH_LIBRARY, else the copy inside this
+    package, else the source tree's build/lib."""
+    candidates = _candidates()
+    for path in candidates:
+        if os.path.exists(path):
+            return path
+    return candidates[0]
 
 
-def load_library():
-    """Loads the extension library once (torch.ops.load_library)."""
-    if not _loaded:
+def native():
+    """The extension module turbine_torch._native (loaded once; loading it
+    also registers torch.ops.turbine.* and torch.classes.turbine.*)."""
+    if not _native:
         path = library_path()
         if not os.path.exists(path):
             raise RuntimeError(
-                "turbine_torch: %s not found (build it with `make build`, or set "
-                "TURBINE_TORCH_LIBRARY)" % path)
-        torch.ops.load_library(path)
-        _loaded.append(path)
+                "turbine_torch: %s not found (build it with `make build`, install with "
+                "`cmake --install build --prefix P`, or set TURBINE_TORCH_LIBRARY)" % path)
+        name = __package__ + "._native"
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        sys.modules[name] = module
+        _native.append(module)
+    return _native[0]
+
+
+def load_library():
+    """Loads the native library once (the torch ops and classes)."""
+    native()
 
 
 class CompiledModule:

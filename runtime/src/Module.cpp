@@ -191,4 +191,12 @@ Result<Function> Module::lookupFunction(const std::string &name) const {
                        ")");
 }
 
+Result<turbine_kernel_fn_t> Module::lookupKernel(const std::string &name) const {
+  const std::vector<std::string> &names = state_->artifact.kernels;
+  for (size_t i = 0; i < names.size() && i < state_->kernels.size(); ++i)
+    if (names[i] == name && state_->kernels[i])
+      return state_->kernels[i];
+  return Status::error("kernel '" + name + "' not found in '" + label() + "'");
+}
+
 } // namespace turbine::runtime

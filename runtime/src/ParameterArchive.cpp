@@ -204,10 +204,23 @@ Status ParameterArchiveWriter::addSplat(const std::string &name,
   return add(std::move(pending));
 }
 
+Status ParameterArchiveWriter::addBlob(const std::string &name, const uint8_t *bytes,
+                                       uint64_t length, std::shared_ptr<const void> keepAlive) {
+  Pending pending;
+  pending.entry.name = name;
+  pending.entry.kind = ParameterEntry::Kind::data;
+  pending.entry.length = length;
+  pending.entry.bytes = bytes;
+  pending.keepAlive = std::move(keepAlive);
+  return add(std::move(pending));
+}
+
 Status ParameterArchiveWriter::addEntry(const ParameterIndex &source,
-                                        const ParameterEntry &entry) {
+                                        const ParameterEntry &entry, const std::string &rename) {
   Pending pending;
   pending.entry = entry;
+  if (!rename.empty())
+    pending.entry.name = rename;
   pending.keepAlive = source.storage();
   return add(std::move(pending));
 }

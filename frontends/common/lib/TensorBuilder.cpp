@@ -306,8 +306,8 @@ Value reduceDims(TensorBuilder &ctx, Value input, ArrayRef<bool> reduceMask, Val
   return result;
 }
 
-std::optional<llvm::SmallVector<mlir::OpFoldResult>>
-TensorBuilder::broadcastSizes(mlir::ValueRange inputs, std::string &error) {
+Result<llvm::SmallVector<mlir::OpFoldResult>>
+TensorBuilder::broadcastSizes(mlir::ValueRange inputs) {
   int64_t rank = 0;
   for (mlir::Value v : inputs)
     rank = std::max(rank, mlir::cast<mlir::RankedTensorType>(v.getType()).getRank());
@@ -328,11 +328,9 @@ TensorBuilder::broadcastSizes(mlir::ValueRange inputs, std::string &error) {
       int64_t size = type.getDimSize(k);
       if (size == 1)
         continue;
-      if (staticSize && *staticSize != size) {
-        error = "operands are not broadcastable (dim " + std::to_string(d) + ": " +
-                std::to_string(*staticSize) + " vs " + std::to_string(size) + ")";
-        return std::nullopt;
-      }
+      if (staticSize && *staticSize != size)
+        return Status::error("operands are not broadcastable (dim " + std::to_string(d) + ": " +
+                             std::to_string(*staticSize) + " vs " + std::to_string(size) + ")");
       staticSize = size;
     }
     if (staticSize)
@@ -345,17 +343,15 @@ TensorBuilder::broadcastSizes(mlir::ValueRange inputs, std::string &error) {
   return sizes;
 }
 
-mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
-                                    PoolingWindow &w, int d, WindowError &kind,
-                                    std::string &error) {
+Result<mlir::OpFoldResult> windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
+                                            PoolingWindow &w, int d, WindowError &kind) {
   int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
   SymDim s = ctx.toSymDim(inSize);
   if (s.isConstant()) {
     int64_t padded = s.constant + w.padLow[d] + w.padHigh[d];
     if (padded < span) {
       kind = WindowError::Invalid;
-      error = "window is larger than the padded input";
-      return nullptr;
+      return Status::error("window is larger than the padded input");
     }
     int64_t out = (padded - span) / w.strides[d] + 1;
     if (w.ceilMode) {
@@ -367,19 +363,18 @@ mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSiz
       if (needed > padded)
         w.padHigh[d] += needed - padded;
     }
-    return ctx.builder.getIndexAttr(out);
+    return OpFoldResult(ctx.builder.getIndexAttr(out));
   }
   if (w.ceilMode) {
     kind = WindowError::Unsupported;
-    error = "ceil_mode on a dynamic spatial dim";
-    return nullptr;
+    return Status::error("ceil_mode on a dynamic spatial dim");
   }
   mlir::OpBuilder &b = ctx.builder;
   mlir::Value v = mlir::arith::AddIOp::create(
       b, ctx.loc, s.value, ctx.indexConstant(w.padLow[d] + w.padHigh[d] - span));
   v = mlir::arith::DivSIOp::create(b, ctx.loc, v, ctx.indexConstant(w.strides[d]));
   v = mlir::arith::AddIOp::create(b, ctx.loc, v, ctx.indexConstant(1));
-  return v;
+  return OpFoldResult(v);
 }
 
 } // namespace turbine::frontends

@@ -361,10 +361,9 @@ Value ImportContext::scalarConstant(Type type, double value) {
 
 FailureOr<SmallVector<OpFoldResult>>
 ImportContext::broadcastSizes(const onnx::NodeProto &node, ValueRange inputs) {
-  std::string error;
-  std::optional<SmallVector<OpFoldResult>> sizes = TensorBuilder::broadcastSizes(inputs, error);
+  Result<SmallVector<OpFoldResult>> sizes = TensorBuilder::broadcastSizes(inputs);
   if (!sizes)
-    return fail(node, error);
+    return fail(node, sizes.message());
   return *sizes;
 }
 

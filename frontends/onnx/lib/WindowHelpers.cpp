@@ -126,12 +126,11 @@ FailureOr<WindowAttrs> readWindowAttrs(ImportContext &ctx, const onnx::NodeProto
 FailureOr<OpFoldResult> windowOutputSize(ImportContext &ctx, const onnx::NodeProto &node,
                                          OpFoldResult inSize, WindowAttrs &w, int d) {
   frontends::WindowError kind = frontends::WindowError::None;
-  std::string error;
-  OpFoldResult out = frontends::windowOutputSize(ctx, inSize, w, d, kind, error);
+  Result<OpFoldResult> out = frontends::windowOutputSize(ctx, inSize, w, d, kind);
   if (out)
-    return out;
-  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, error)
-                                                     : ctx.fail(node, error);
+    return *out;
+  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, out.message())
+                                                     : ctx.fail(node, out.message());
 }
 
 } // namespace turbine::onnx_frontend

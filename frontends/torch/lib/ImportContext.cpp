@@ -310,10 +310,9 @@ Type ImportContext::promotedType(ArrayRef<const TValue *> operands) {
 
 FailureOr<SmallVector<OpFoldResult>> ImportContext::broadcastSizes(const TorchNode &node,
                                                                    ValueRange inputs) {
-  std::string error;
-  std::optional<SmallVector<OpFoldResult>> sizes = TensorBuilder::broadcastSizes(inputs, error);
+  Result<SmallVector<OpFoldResult>> sizes = TensorBuilder::broadcastSizes(inputs);
   if (!sizes)
-    return fail(node, error);
+    return fail(node, sizes.message());
   return *sizes;
 }
 

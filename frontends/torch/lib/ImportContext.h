@@ -17,6 +17,7 @@
 #define TURBINE_FRONTENDS_TORCH_LIB_IMPORTCONTEXT_H
 
 #include "TorchGraph.h"
+#include "turbine/frontends/torch/TorchImporter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -103,6 +104,11 @@ void registerRecurrentOps(OpRegistry &registry);
 /// Turbine's own torch ops (turbine::softmax, ...; TurbineTorchOps.h).
 void registerTurbineOps(OpRegistry &registry);
 
+/// A node of a custom op known to `ctx.options` (ImportOptions::customOpName)
+/// as a call of its custom-op declaration (TurbineOps.cpp).
+mlir::LogicalResult importCustomOpNode(ImportContext &ctx, const TorchNode &node,
+                                       const std::string &customOp);
+
 /// State of one graph import and the builders the op handlers share.
 class ImportContext : public frontends::TensorBuilder {
 public:
@@ -112,6 +118,8 @@ public:
   const TorchGraph &graph;
   std::string origin;
   std::string error; ///< first error message
+  /// The caller's options (custom ops defined outside the importer).
+  const ImportOptions *options = nullptr;
 
   //===--- values ---------------------------------------------------------===//
 

@@ -233,12 +233,11 @@ Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef
 FailureOr<OpFoldResult> windowOutputSize(ImportContext &ctx, const TorchNode &node, OpFoldResult inSize,
                                          Window &w, int d) {
   frontends::WindowError kind = frontends::WindowError::None;
-  std::string error;
-  OpFoldResult out = frontends::windowOutputSize(ctx, inSize, w, d, kind, error);
+  Result<OpFoldResult> out = frontends::windowOutputSize(ctx, inSize, w, d, kind);
   if (out)
-    return out;
-  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, error)
-                                                     : ctx.fail(node, error);
+    return *out;
+  return kind == frontends::WindowError::Unsupported ? ctx.unsupported(node, out.message())
+                                                     : ctx.fail(node, out.message());
 }
 
 /// Reads an int list argument of 1 or n entries, widened to n.

@@ -3,8 +3,10 @@
 // loadTorchScriptGraph / loadTorchScriptGraphFromBytes (TorchGraph.h) without
 // linking libtorch: the first call dlopens libturbine_torchscript_loader.so
 // (which links libtorch) and calls its C entry point. Looked up, in order:
-// $TURBINE_TORCHSCRIPT_LOADER, next to the running executable and in its
-// ../lib, and the build tree's path compiled in. A missing or broken module
+// $TURBINE_TORCHSCRIPT_LOADER, next to the library or executable this code
+// is linked into (an installed libturbine_torch.so finds the one installed
+// beside it), next to the running executable and in its ../lib, and the
+// build tree's path compiled in. A missing or broken module
 // is an error naming every place tried.
 //===----------------------------------------------------------------------===//
 #include "TorchGraph.h"
@@ -21,6 +23,16 @@ namespace turbine::torch_frontend {
 namespace {
 
 constexpr const char *kModuleName = "libturbine_torchscript_loader.so";
+
+/// The directory of the shared object (or executable) holding this code.
+std::string thisObjectDir() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&thisObjectDir), &info) || !info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
 
 std::string executableDir() {
   std::vector<char> buffer(4096);
@@ -41,6 +53,9 @@ TurbineTorchScriptLoadGraphFn entryPoint(std::string &error) {
     std::vector<std::string> candidates;
     if (const char *env = std::getenv("TURBINE_TORCHSCRIPT_LOADER"))
       candidates.push_back(env);
+    std::string own = thisObjectDir();
+    if (!own.empty())
+      candidates.push_back(own + "/" + kModuleName);
     std::string dir = executableDir();
     if (!dir.empty()) {
       candidates.push_back(dir + "/" + kModuleName);

@@ -91,6 +91,11 @@ private:
     if (node.kind == "prim::Loop")
       return importLoop(node);
     const OpHandler *handler = opRegistry().lookup(node.kind);
+    if (!handler && ctx.options && ctx.options->customOpName) {
+      std::string customOp = ctx.options->customOpName(node.kind);
+      if (!customOp.empty())
+        return importCustomOpNode(ctx, node, customOp);
+    }
     if (!handler)
       return ctx.unsupported(node);
     if (failed((*handler)(ctx, node))) {
@@ -212,6 +217,7 @@ OwningOpRef<ModuleOp> importGraph(MLIRContext &context, const TorchGraph &graph,
                                   std::string &error) {
   registerImportedDialects(context);
   ImportContext ctx(context, graph, origin);
+  ctx.options = &options;
   OpBuilder &b = ctx.builder;
   const std::vector<int> &args = graph.body.inputs;
 

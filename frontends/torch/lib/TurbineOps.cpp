@@ -10,7 +10,9 @@
 // `turbine.custom_op_attributes` dictionary under their schema names
 // (layer_norm's eps). The kernels are specialized to static shapes, so a
 // tensor argument with a dynamic dim is an error naming the op, the argument
-// and the dim.
+// and the dim. Ops defined outside the importer (Python CustomOp classes;
+// ImportOptions::customOpName) take the same path, typed by the caller's
+// customOpResultTypes (the op's select step) instead of a fixed shape rule.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
@@ -55,12 +57,11 @@ std::string typeText(Type t) {
   return s;
 }
 
-/// The private declaration @turbine.<name>[_<i>] of `type` for the op.
-func::FuncOp declaration(ImportContext &ctx, const TurbineTorchOp &op, FunctionType type) {
+/// The private declaration @<customOp>[_<i>] of `type` for the op.
+func::FuncOp declaration(ImportContext &ctx, const std::string &customOp, FunctionType type) {
   auto module = ctx.builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  std::string base = std::string("turbine.") + op.name;
   for (int i = 0;; ++i) {
-    std::string symbol = i ? base + "_" + std::to_string(i) : base;
+    std::string symbol = i ? customOp + "_" + std::to_string(i) : customOp;
     auto existing = module.lookupSymbol<func::FuncOp>(symbol);
     if (existing && existing.getFunctionType() == type)
       return existing;
@@ -69,16 +70,22 @@ func::FuncOp declaration(ImportContext &ctx, const TurbineTorchOp &op, FunctionT
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     auto decl = func::FuncOp::create(b, ctx.loc, symbol, type);
     decl.setPrivate();
-    decl->setAttr("turbine.custom_op", b.getStringAttr(base));
+    decl->setAttr("turbine.custom_op", b.getStringAttr(customOp));
     return decl;
   }
 }
 
-LogicalResult importTurbineOp(ImportContext &ctx, const TorchNode &node,
-                              const TurbineTorchOp &op) {
-  std::vector<std::string> names = argumentNames(node.schema.empty() ? op.schema : node.schema);
+/// Result types of a call, given its operands and attributes.
+using ResultTypesFn = std::function<Result<std::vector<Type>>(
+    const SmallVector<Value> &operands, const std::map<std::string, double> &attributes)>;
+
+/// A node calling custom op `customOp` as a call of its declaration.
+LogicalResult importCall(ImportContext &ctx, const TorchNode &node, const std::string &schema,
+                         const std::string &customOp, const ResultTypesFn &resultTypes) {
+  std::vector<std::string> names = argumentNames(node.schema.empty() ? schema : node.schema);
   SmallVector<Value> operands;
   NamedAttrList attributes;
+  std::map<std::string, double> numbers;
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     std::string name = i < names.size() ? names[i] : "#" + std::to_string(i);
     TValue &v = ctx.input(node, i);
@@ -101,32 +108,64 @@ LogicalResult importTurbineOp(ImportContext &ctx, const TorchNode &node,
                      : v.kind == TValue::Kind::Bool ? (double)v.boolValue
                                                     : (double)v.intValue.constant;
       attributes.append(name, ctx.builder.getF64FloatAttr(value));
+      numbers[name] = value;
     } else {
       return ctx.fail(node, "argument '" + name +
                                 "' must be a tensor or a number known at import time");
     }
   }
-  SmallVector<int64_t> shape;
-  for (const TurbineOpResultDim &d : op.resultShape) {
-    if (d.input >= (int)operands.size() || d.dim >= tensorType(operands[d.input]).getRank())
-      return ctx.fail(node, "expects at least " + std::to_string(d.input + 1) +
-                                " tensor argument(s) of rank > " + std::to_string(d.dim));
-    shape.push_back(tensorType(operands[d.input]).getDimSize(d.dim));
-  }
-  auto resultType = RankedTensorType::get(shape, ctx.builder.getF32Type());
+  Result<std::vector<Type>> results = resultTypes(operands, numbers);
+  if (!results.ok())
+    return ctx.fail(node, results.message());
+  if (results->size() != node.outputs.size())
+    return ctx.fail(node, "custom op '" + customOp + "' has " + std::to_string(results->size()) +
+                              " results, the TorchScript node " +
+                              std::to_string(node.outputs.size()));
   SmallVector<Type> operandTypes;
   for (Value v : operands)
     operandTypes.push_back(v.getType());
   func::FuncOp decl =
-      declaration(ctx, op, ctx.builder.getFunctionType(operandTypes, {resultType}));
+      declaration(ctx, customOp, ctx.builder.getFunctionType(operandTypes, *results));
   auto call = func::CallOp::create(ctx.builder, ctx.loc, decl, operands);
   if (!attributes.empty())
     call->setAttr("turbine.custom_op_attributes", attributes.getDictionary(&ctx.context));
-  ctx.setTensor(node, 0, call.getResult(0));
+  for (size_t i = 0; i < call.getNumResults(); ++i)
+    ctx.setTensor(node, i, call.getResult(i));
   return success();
 }
 
+LogicalResult importTurbineOp(ImportContext &ctx, const TorchNode &node,
+                              const TurbineTorchOp &op) {
+  std::string customOp = std::string("turbine.") + op.name;
+  return importCall(ctx, node, op.schema, customOp,
+                    [&](const SmallVector<Value> &operands,
+                        const std::map<std::string, double> &) -> Result<std::vector<Type>> {
+    SmallVector<int64_t> shape;
+    for (const TurbineOpResultDim &d : op.resultShape) {
+      if (d.input >= (int)operands.size() || d.dim >= tensorType(operands[d.input]).getRank())
+        return Status::error("expects at least " + std::to_string(d.input + 1) +
+                             " tensor argument(s) of rank > " + std::to_string(d.dim));
+      shape.push_back(tensorType(operands[d.input]).getDimSize(d.dim));
+    }
+    return std::vector<Type>{RankedTensorType::get(shape, ctx.builder.getF32Type())};
+  });
+}
+
 } // namespace
+
+LogicalResult importCustomOpNode(ImportContext &ctx, const TorchNode &node,
+                                 const std::string &customOp) {
+  if (!ctx.options || !ctx.options->customOpResultTypes)
+    return ctx.fail(node, "custom op '" + customOp + "' has no result-type rule");
+  return importCall(ctx, node, node.schema, customOp,
+                    [&](const SmallVector<Value> &operands,
+                        const std::map<std::string, double> &attributes) {
+    std::vector<Type> types;
+    for (Value v : operands)
+      types.push_back(v.getType());
+    return ctx.options->customOpResultTypes(customOp, types, attributes);
+  });
+}
 
 void registerTurbineOps(OpRegistry &registry) {
   for (const TurbineTorchOp &op : turbineTorchOps())

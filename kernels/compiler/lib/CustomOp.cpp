@@ -2,6 +2,7 @@
 #include "turbine/kernels/CustomOp.h"
 
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -59,6 +60,36 @@ private:
   std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select_;
   std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
                                        const CustomOpSelection &)> generate_;
+};
+
+class TensorFunctionCustomOp : public CustomOp {
+public:
+  TensorFunctionCustomOp(
+      std::string name,
+      std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+      std::function<Result<std::string>(const std::vector<BufferSignature> &,
+                                        const CustomOpSelection &)> generate)
+      : name_(std::move(name)), select_(std::move(select)),
+        generate_(std::move(generate)) {}
+  const std::string &name() const override { return name_; }
+  Status select(const std::vector<BufferSignature> &args,
+                CustomOpSelection &out) const override {
+    return select_(args, out);
+  }
+  Result<Kernel> generate(const CustomOpSelection &) const override {
+    return Status::error("custom op '" + name_ + "' has a tensor-level body");
+  }
+  bool hasTensorBody() const override { return true; }
+  Result<std::string> generateTensorFunction(const std::vector<BufferSignature> &args,
+                                             const CustomOpSelection &selection) const override {
+    return generate_(args, selection);
+  }
+
+private:
+  std::string name_;
+  std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select_;
+  std::function<Result<std::string>(const std::vector<BufferSignature> &,
+                                    const CustomOpSelection &)> generate_;
 };
 
 std::string tensorTypeText(const BufferSignature &s) {
@@ -127,6 +158,15 @@ std::shared_ptr<const CustomOp> makeMLIRCustomOp(
                                                 std::move(generate));
 }
 
+std::shared_ptr<const CustomOp> makeTensorCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<std::string>(const std::vector<BufferSignature> &,
+                                      const CustomOpSelection &)> generate) {
+  return std::make_shared<TensorFunctionCustomOp>(std::move(name), std::move(select),
+                                                  std::move(generate));
+}
+
 std::string mlirBodyModule(const MLIRKernelBody &body,
                            const std::vector<BufferSignature> &args,
                            const std::vector<BufferSignature> &results) {
@@ -167,6 +207,26 @@ Status registerCustomOp(std::shared_ptr<const CustomOp> op) {
   return Status::success();
 }
 
+bool unregisterCustomOp(const std::string &name) {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (!r.ops.erase(name))
+    return false;
+  std::string prefix = name + "(";
+  for (auto it = r.kernels.begin(); it != r.kernels.end();)
+    it = it->first.compare(0, prefix.size(), prefix) == 0 ? r.kernels.erase(it) : std::next(it);
+  return true;
+}
+
+std::vector<std::string> registeredCustomOps() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> names;
+  for (const auto &[name, op] : r.ops)
+    names.push_back(name);
+  return names;
+}
+
 std::shared_ptr<const CustomOp> lookupCustomOp(const std::string &name) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -199,6 +259,13 @@ callCustomOp(const std::string &name, const std::vector<runtime::Tensor> &args,
   if (selection.results.empty())
     return Status::error("custom op '" + name + "': select chose no results");
 
+  if (op->hasTensorBody()) {
+    Result<std::string> function = op->generateTensorFunction(signatures, selection);
+    if (!function.ok())
+      return Status::error("custom op '" + name + "': " + function.message());
+    return launchTensorModule("custom op '" + name + "'", "module {\n" + *function + "\n}\n",
+                              args, device);
+  }
   if (op->hasMLIRBody()) {
     Result<MLIRKernelBody> body = op->generateMLIR(signatures, selection);
     if (!body.ok())

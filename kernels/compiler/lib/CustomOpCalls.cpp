@@ -1,5 +1,6 @@
 //===- CustomOpCalls.cpp - Calls of custom ops -> kernel dispatches --------===//
 #include "turbine/kernels/CustomOpCalls.h"
+#include "turbine/kernels/EmitKernel.h"
 #include "turbine/kernels/LibraryOps.h"
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
@@ -15,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
@@ -82,6 +84,46 @@ Result<std::vector<BufferSignature>> signatures(TypeRange types,
   return out;
 }
 
+/// Replaces `call` by the body of the op's tensor-level function (cloned
+/// in place, so the compiler fuses it with its neighbours).
+Status inlineTensorBody(ModuleOp module, func::CallOp call, const CustomOp &op,
+                        const std::vector<BufferSignature> &args,
+                        const CustomOpSelection &selection, const std::string &where) {
+  Result<std::string> text = op.generateTensorFunction(args, selection);
+  if (!text.ok())
+    return Status::error(where + text.message());
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(
+      "module {\n" + *text + "\n}\n", module.getContext(), op.name());
+  if (!parsed)
+    return Status::error(where + "the tensor-level body does not parse");
+  auto fns = parsed->getOps<func::FuncOp>();
+  if (std::distance(fns.begin(), fns.end()) != 1)
+    return Status::error(where + "the tensor-level body must be exactly one func.func");
+  func::FuncOp fn = *fns.begin();
+  if (fn.isDeclaration() || !fn.getBody().hasOneBlock())
+    return Status::error(where + "the tensor-level body must have one block");
+  if (fn.getFunctionType() != call.getCalleeType()) {
+    std::string have, want;
+    llvm::raw_string_ostream h(have), w(want);
+    h << fn.getFunctionType();
+    w << call.getCalleeType();
+    return Status::error(where + "the tensor-level body has type " + have +
+                         ", the call has type " + want);
+  }
+  mlir::Block &body = fn.getBody().front();
+  IRMapping map;
+  for (auto [arg, operand] : llvm::zip(body.getArguments(), call.getOperands()))
+    map.map(arg, operand);
+  OpBuilder b(call);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, map);
+  Operation *terminator = body.getTerminator();
+  for (auto [result, returned] : llvm::zip(call.getResults(), terminator->getOperands()))
+    result.replaceAllUsesWith(map.lookupOrDefault(returned));
+  call.erase();
+  return Status::success();
+}
+
 Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
                   const std::string &opName, int index,
                   std::vector<std::unique_ptr<Kernel>> &keep) {
@@ -119,8 +161,11 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
         selection.results[i].dtype != (*results)[i].dtype)
       return Status::error(where + "result " + std::to_string(i) +
                            " of the call disagrees with the type select chose");
+  if (op->hasTensorBody())
+    return inlineTensorBody(module, call, *op, *args, selection, where);
   std::string funcName;
   std::array<int64_t, 3> gridSize = {1, 1, 1};
+  std::vector<int64_t> pushConstants; // values of the kernel's dynamic symbols
   func::FuncOp fn;
   OwningOpRef<ModuleOp> parsed;
   if (op->hasMLIRBody()) {
@@ -161,29 +206,33 @@ Status expandCall(ModuleOp module, ModuleOp kernels, func::CallOp call,
     if (!spec.ok())
       return Status::error(where + spec.message());
     funcName = symbolSafe(opName) + "_" + k.name + "_" + std::to_string(index);
-    Result<std::string> text = emitKernelFunction(*spec, funcName);
-    if (!text.ok())
-      return Status::error(where + text.message());
-    parsed = parseSourceString<ModuleOp>(*text, module.getContext(), funcName);
-    if (!parsed)
-      return Status::error(where + "internal error: the generated kernel does not parse");
-    ModuleOp inner = *parsed->getOps<ModuleOp>().begin();
-    fn = *inner.getOps<func::FuncOp>().begin();
+    OpBuilder kb = OpBuilder::atBlockEnd(kernels.getBody());
+    Result<func::FuncOp> built = buildKernelFunction(kb, *spec, funcName);
+    if (!built.ok())
+      return Status::error(where + built.message());
+    fn = *built;
     gridSize = spec->grid;
+    for (const DynamicSymbol &d : k.dynamicSymbols)
+      pushConstants.push_back(spec->symbols.at(d.name));
   }
-  fn->remove();
-  SymbolTable::setSymbolName(fn, funcName);
+  if (op->hasMLIRBody()) {
+    fn->remove();
+    SymbolTable::setSymbolName(fn, funcName);
+    kernels.push_back(fn);
+  }
   fn->setAttr(compiler::kKernelAttr, UnitAttr::get(module.getContext()));
-  kernels.push_back(fn);
 
   OpBuilder b(call);
   SmallVector<Value> grid;
   for (int64_t g : gridSize)
     grid.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), g));
+  SmallVector<Value> constants;
+  for (int64_t c : pushConstants)
+    constants.push_back(arith::ConstantIndexOp::create(b, call.getLoc(), c));
   auto dispatch = compiler::DispatchOp::create(
       b, call.getLoc(), call.getResultTypes(),
       FlatSymbolRefAttr::get(b.getContext(), funcName), grid,
-      call.getOperands(), ValueRange{}, ValueRange{});
+      call.getOperands(), constants, ValueRange{});
   call.replaceAllUsesWith(dispatch.getResults());
   call.erase();
   return Status::success();
@@ -203,6 +252,7 @@ Status expandCustomOpCalls(ModuleOp module) {
   });
   if (calls.empty())
     return Status::success();
+  bool hadContainer = static_cast<bool>(compiler::getKernelsModule(module, /*create=*/false));
   ModuleOp kernels = compiler::getKernelsModule(module, /*create=*/true);
   // Kernels must outlive their specializations until emitted.
   std::vector<std::unique_ptr<Kernel>> keep;
@@ -218,6 +268,9 @@ Status expandCustomOpCalls(ModuleOp module) {
   for (func::FuncOp fn : declarations)
     if (SymbolTable::symbolKnownUseEmpty(fn, module))
       fn.erase();
+  // Only tensor-level bodies (inlined): no kernel container needed yet.
+  if (!hadContainer && kernels.getBody()->empty())
+    kernels.erase();
   return Status::success();
 }
 

@@ -1,200 +1,268 @@
-//===- EmitKernelModule.cpp - Specialized kernel graph -> MLIR text -------===//
+//===- EmitKernelModule.cpp - Specialized kernel graph -> MLIR (OpBuilder) ===//
 //
-// Writes the host function and the vector-level kernel as MLIR text (parsed
-// and verified by the caller). Values are named %v<id>; index expressions
-// %i<n>; every other temporary %t<n>. See Compile.h for the op mapping.
+// Builds the host function and the vector-level kernel with OpBuilder, op by
+// op in trace order (see Compile.h for the op mapping). Every MLIR op gets a
+// location naming the kernel and the traced op it comes from
+// ("softmax: op #3 'load'"), so a diagnostic from a later pass points back
+// at the kernel source. Nothing is printed and parsed back: the text forms
+// (emitKernelModule / emitKernelFunction) print what is built here.
 //===----------------------------------------------------------------------===//
-#include "turbine/kernels/Compile.h"
+#include "turbine/kernels/EmitKernel.h"
 
-#include <cmath>
-#include <cstdio>
-#include <cstring>
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
-#include <sstream>
+
+using namespace mlir;
 
 namespace turbine::kernels {
 namespace {
 
-const char *mlirElementType(DType t) {
+Type elementType(MLIRContext *ctx, DType t) {
+  Builder b(ctx);
   switch (t) {
-  case DType::f16: return "f16";
-  case DType::bf16: return "bf16";
-  case DType::f32: return "f32";
-  case DType::f64: return "f64";
-  case DType::i1: return "i1";
-  case DType::i8: return "i8";
-  case DType::i16: return "i16";
-  case DType::i32: return "i32";
-  case DType::i64: return "i64";
+  case DType::f16: return b.getF16Type();
+  case DType::bf16: return b.getBF16Type();
+  case DType::f32: return b.getF32Type();
+  case DType::f64: return b.getF64Type();
+  case DType::i1: return b.getI1Type();
+  case DType::i8: return b.getIntegerType(8);
+  case DType::i16: return b.getIntegerType(16);
+  case DType::i32: return b.getI32Type();
+  case DType::i64: return b.getI64Type();
   default: return nullptr;
   }
 }
 
-std::string dims(const std::vector<int64_t> &shape) {
-  std::string s;
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s;
-}
-
-/// Type of a tile: vector<...> or a scalar for rank 0.
-std::string tileType(const std::vector<int64_t> &shape, DType t) {
-  if (shape.empty())
-    return mlirElementType(t);
-  return "vector<" + dims(shape) + mlirElementType(t) + ">";
-}
-
-/// A float literal MLIR parses exactly for `t` (hex for inf/nan).
-std::string floatLiteral(double v, DType t) {
-  if (std::isfinite(v)) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17e", v);
-    return buf;
-  }
-  bool neg = std::signbit(v);
-  char buf[32];
+int intWidth(DType t) {
   switch (t) {
-  case DType::f16:
-    std::snprintf(buf, sizeof buf, "0x%04X", std::isnan(v) ? 0x7E00 : neg ? 0xFC00 : 0x7C00);
-    break;
-  case DType::bf16:
-    std::snprintf(buf, sizeof buf, "0x%04X", std::isnan(v) ? 0x7FC0 : neg ? 0xFF80 : 0x7F80);
-    break;
-  case DType::f64:
-    std::snprintf(buf, sizeof buf, "0x%016llX",
-                  std::isnan(v) ? 0x7FF8000000000000ull
-                  : neg         ? 0xFFF0000000000000ull
-                                : 0x7FF0000000000000ull);
-    break;
-  default:
-    std::snprintf(buf, sizeof buf, "0x%08X", std::isnan(v) ? 0x7FC00000u : neg ? 0xFF800000u : 0x7F800000u);
-    break;
+  case DType::i1: return 1;
+  case DType::i8: return 8;
+  case DType::i16: return 16;
+  case DType::i32: return 32;
+  case DType::i64: return 64;
+  default: return 0;
   }
-  return buf;
 }
 
-std::string literal(double v, DType t) {
-  if (dtypeIsFloat(t))
-    return floatLiteral(v, t);
-  if (t == DType::i1)
-    return v != 0.0 ? "true" : "false";
-  return std::to_string(static_cast<int64_t>(v));
+int floatWidth(DType t) {
+  switch (t) {
+  case DType::f16: case DType::bf16: return 16;
+  case DType::f32: return 32;
+  case DType::f64: return 64;
+  default: return 0;
+  }
+}
+
+/// `v` as a scalar attribute of element type `t` (floats rounded to `t`).
+TypedAttr scalarAttr(Type t, double v) {
+  if (auto f = dyn_cast<FloatType>(t))
+    return FloatAttr::get(f, v);
+  if (t.isInteger(1))
+    return IntegerAttr::get(t, v != 0.0 ? 1 : 0);
+  return IntegerAttr::get(t, static_cast<int64_t>(v));
 }
 
 class Emitter {
 public:
-  explicit Emitter(const Specialization &spec)
-      : spec_(spec), k_(*spec.kernel) {}
+  Emitter(const Specialization &spec, MLIRContext *ctx)
+      : spec_(spec), k_(*spec.kernel), ctx_(ctx), b_(ctx),
+        loc_(NameLoc::get(StringAttr::get(ctx, "kernel '" + spec.kernel->name + "'"))) {}
 
-  /// `withHost`: the whole module (host @main + kernel container);
-  /// otherwise a module holding only the kernel function `funcName`.
-  Result<std::string> run(bool withHost, const std::string &funcName) {
+  /// Checks the buffers' dtypes and fixes the binding order.
+  Status prepare() {
     for (const BufferDecl &b : k_.buffers) {
-      const char *t = mlirElementType(b.dtype);
-      if (!t || b.dtype == DType::i1)
+      if (!elementType(ctx_, b.dtype) || b.dtype == DType::i1)
         return fail("buffer '" + b.name + "': dtype " +
                     std::string(dtypeName(b.dtype)) +
                     " is not supported by the compiler yet");
     }
     // Bindings: inputs first, then outputs (the dispatch convention). An
     // inout buffer is an input the kernel also writes: updated in place.
-    std::vector<int> inputs, outputs;
     for (size_t i = 0; i < k_.buffers.size(); ++i)
-      (k_.buffers[i].kind == BufferKind::Output ? outputs : inputs)
+      (k_.buffers[i].kind == BufferKind::Output ? outputs_ : inputs_)
           .push_back(static_cast<int>(i));
-    std::vector<int> order = inputs;
-    order.insert(order.end(), outputs.begin(), outputs.end());
+    std::vector<int> order = inputs_;
+    order.insert(order.end(), outputs_.begin(), outputs_.end());
     bindingOf_.assign(k_.buffers.size(), 0);
     for (size_t p = 0; p < order.size(); ++p)
       bindingOf_[order[p]] = static_cast<int>(p);
+    return Status::success();
+  }
 
-    os_ << "module {\n";
-    if (withHost)
-      emitHost(inputs, outputs);
-    os_ << "  module @kernels attributes {turbine.kernels} {\n";
-    os_ << "    func.func @" << funcName
-        << "(%state: !llvm.ptr, %wg0: index, %wg1: index, %wg2: index) attributes {turbine.kernel} {\n";
-    for (size_t i = 0; i < k_.buffers.size(); ++i)
-      line("%buf" + std::to_string(i) + " = turbine.binding %state[" +
-           std::to_string(bindingOf_[i]) + "] : " + memrefType(i));
-    Status s = emitBlock(k_.body);
-    if (!s.ok())
+  /// The host function @main dispatching kernel `kernelName`, at the
+  /// builder's insertion point. Dynamic symbols are read from the input
+  /// tensors' dims and passed as push constants.
+  Status emitHost(OpBuilder &b, const std::string &kernelName) {
+    SmallVector<Type> argTypes, resultTypes;
+    for (int i : inputs_)
+      argTypes.push_back(tensorType(i));
+    for (int i : outputs_)
+      resultTypes.push_back(tensorType(i));
+    auto main = func::FuncOp::create(b, loc_, "main",
+                                     b.getFunctionType(argTypes, resultTypes));
+    mlir::Block *entry = main.addEntryBlock();
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToEnd(entry);
+    // Dynamic symbols: the first input dim that is the symbol itself.
+    std::map<std::string, Value> outer = std::move(symbolValues_);
+    symbolValues_.clear();
+    SmallVector<Value> constants, resultDims;
+    for (const DynamicSymbol &d : k_.dynamicSymbols) {
+      for (size_t a = 0; a < inputs_.size() && !symbolValues_.count(d.name); ++a) {
+        const BufferDecl &decl = k_.buffers[inputs_[a]];
+        for (size_t dim = 0; dim < decl.shape.size(); ++dim)
+          if (decl.shape[dim].kind() == Expr::Kind::Symbol && decl.shape[dim].name() == d.name) {
+            symbolValues_[d.name] = tensor::DimOp::create(b_, loc_, entry->getArgument(a),
+                                                          static_cast<int64_t>(dim));
+            break;
+          }
+      }
+      constants.push_back(symbolValues_.at(d.name));
+    }
+    SmallVector<Value> grid;
+    for (int a = 0; a < 3; ++a) {
+      if (a < static_cast<int>(k_.grid.size()) && k_.usesDynamicSymbol(k_.grid[a])) {
+        Result<Value> size = index(k_.grid[a]);
+        if (!size.ok())
+          return size.status();
+        grid.push_back(*size);
+      } else {
+        grid.push_back(arith::ConstantIndexOp::create(b_, loc_, spec_.grid[a]));
+      }
+    }
+    for (int o : outputs_)
+      for (size_t dim = 0; dim < k_.buffers[o].shape.size(); ++dim)
+        if (spec_.isDynamicDim(o, dim)) {
+          Result<Value> size = index(k_.buffers[o].shape[dim]);
+          if (!size.ok())
+            return size.status();
+          resultDims.push_back(*size);
+        }
+    auto dispatch = compiler::DispatchOp::create(
+        b_, loc_, resultTypes, FlatSymbolRefAttr::get(ctx_, kernelName), grid,
+        entry->getArguments(), constants, resultDims);
+    func::ReturnOp::create(b_, loc_, dispatch.getResults());
+    symbolValues_ = std::move(outer);
+    return Status::success();
+  }
+
+  /// The kernel function `funcName` at the builder's insertion point (a
+  /// kernel container).
+  Result<func::FuncOp> emitKernel(OpBuilder &b, const std::string &funcName) {
+    Type indexType = b.getIndexType();
+    auto fn = func::FuncOp::create(
+        b, loc_, funcName,
+        b.getFunctionType({LLVM::LLVMPointerType::get(ctx_), indexType, indexType, indexType}, {}));
+    fn->setAttr("turbine.kernel", b.getUnitAttr());
+    mlir::Block *entry = fn.addEntryBlock();
+    b_.setInsertionPointToEnd(entry);
+    state_ = entry->getArgument(0);
+    for (int a = 0; a < 3; ++a)
+      workgroup_[a] = entry->getArgument(1 + a);
+    // Dynamic symbols are the dispatch's push constants, in declaration order.
+    for (size_t i = 0; i < k_.dynamicSymbols.size(); ++i)
+      symbolValues_[k_.dynamicSymbols[i].name] = compiler::PushConstantOp::create(
+          b_, loc_, b_.getIndexType(), state_, b_.getI64IntegerAttr(static_cast<int64_t>(i)));
+    for (size_t i = 0; i < k_.buffers.size(); ++i) {
+      SmallVector<Value> dims;
+      for (size_t d = 0; d < k_.buffers[i].shape.size(); ++d)
+        if (spec_.isDynamicDim(i, d)) {
+          Result<Value> dim = index(k_.buffers[i].shape[d]);
+          if (!dim.ok()) {
+            fn.erase();
+            return dim.status();
+          }
+          dims.push_back(*dim);
+        }
+      buffers_.push_back(compiler::BindingOp::create(
+          b_, loc_, memrefType(i), state_, b_.getI64IntegerAttr(bindingOf_[i]), dims));
+    }
+    if (Status s = emitBlock(k_.body); !s.ok()) {
+      fn.erase();
       return s;
-    line("return");
-    os_ << "    }\n  }\n}\n";
-    return os_.str();
+    }
+    func::ReturnOp::create(b_, loc_);
+    return fn;
   }
 
 private:
   Status fail(const std::string &message) const {
     return Status::error("kernel '" + k_.name + "': " + message);
   }
-
-  std::string memrefType(size_t buffer) const {
-    return "memref<" + dims(spec_.bufferShapes[buffer]) +
-           mlirElementType(k_.buffers[buffer].dtype) + ">";
-  }
-  std::string tensorType(size_t buffer) const {
-    return "tensor<" + dims(spec_.bufferShapes[buffer]) +
-           mlirElementType(k_.buffers[buffer].dtype) + ">";
+  Status opError(const Op &op, const std::string &message) const {
+    return fail(k_.describe(op) + ": " + message);
   }
 
-  void emitHost(const std::vector<int> &inputs, const std::vector<int> &outputs) {
-    os_ << "  func.func @main(";
-    for (size_t i = 0; i < inputs.size(); ++i)
-      os_ << (i ? ", " : "") << "%arg" << i << ": " << tensorType(inputs[i]);
-    os_ << ") -> (";
-    for (size_t i = 0; i < outputs.size(); ++i)
-      os_ << (i ? ", " : "") << tensorType(outputs[i]);
-    os_ << ") {\n";
-    for (int a = 0; a < 3; ++a)
-      os_ << "    %grid" << a << " = arith.constant " << spec_.grid[a]
-          << " : index\n";
-    os_ << "    ";
-    for (size_t i = 0; i < outputs.size(); ++i)
-      os_ << (i ? ", " : "") << "%r" << i;
-    os_ << (outputs.empty() ? "" : " = ") << "turbine.dispatch @" << k_.name
-        << "[%grid0, %grid1, %grid2] (";
-    for (size_t i = 0; i < inputs.size(); ++i)
-      os_ << (i ? ", " : "") << "%arg" << i;
-    os_ << ") : (";
-    for (size_t i = 0; i < inputs.size(); ++i)
-      os_ << (i ? ", " : "") << tensorType(inputs[i]);
-    os_ << ") -> (";
-    for (size_t i = 0; i < outputs.size(); ++i)
-      os_ << (i ? ", " : "") << tensorType(outputs[i]);
-    os_ << ")\n    return";
-    for (size_t i = 0; i < outputs.size(); ++i)
-      os_ << (i ? ", " : " ") << "%r" << i;
-    if (!outputs.empty()) {
-      os_ << " : ";
-      for (size_t i = 0; i < outputs.size(); ++i)
-        os_ << (i ? ", " : "") << tensorType(outputs[i]);
-    }
-    os_ << "\n  }\n";
+  Type elem(DType t) const { return elementType(ctx_, t); }
+  /// The buffer's shape as compiled: dims that depend on a dynamic symbol
+  /// are dynamic.
+  SmallVector<int64_t> compiledShape(size_t buffer) const {
+    SmallVector<int64_t> shape(spec_.bufferShapes[buffer].begin(),
+                               spec_.bufferShapes[buffer].end());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (spec_.isDynamicDim(buffer, d))
+        shape[d] = ShapedType::kDynamic;
+    return shape;
   }
-
-  void line(const std::string &text) {
-    os_ << std::string(6 + 2 * depth_, ' ') << text << "\n";
+  MemRefType memrefType(size_t buffer) const {
+    return MemRefType::get(compiledShape(buffer), elem(k_.buffers[buffer].dtype));
   }
+  RankedTensorType tensorType(size_t buffer) const {
+    return RankedTensorType::get(compiledShape(buffer), elem(k_.buffers[buffer].dtype));
+  }
+  /// True if `e` is known when the kernel is compiled.
+  bool isStatic(const Expr &e) const {
+    return !e.dependsOnRunTime() && !k_.usesDynamicSymbol(e);
+  }
+  /// Type of a tile: a vector, or a scalar for rank 0.
+  Type tileType(const std::vector<int64_t> &shape, DType t) const {
+    if (shape.empty())
+      return elem(t);
+    return VectorType::get(shape, elem(t));
+  }
+  /// A constant of tile type `type` (a splat for vectors).
+  Value constantOf(Type type, double v) {
+    if (auto vec = dyn_cast<VectorType>(type))
+      return arith::ConstantOp::create(
+          b_, loc_, vec, DenseElementsAttr::get(vec, scalarAttr(vec.getElementType(), v)));
+    return arith::ConstantOp::create(b_, loc_, cast<TypedAttr>(scalarAttr(type, v)));
+  }
+  Value indexConstant(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
 
-  std::string temp() { return "%t" + std::to_string(nextTemp_++); }
-
-  /// Emits index arithmetic for `e`; returns the SSA name.
-  Result<std::string> index(const Expr &e) {
-    if (!e.dependsOnRunTime()) {
+  /// Emits index arithmetic for `e`.
+  Result<Value> index(const Expr &e) {
+    if (isStatic(e)) {
       Result<int64_t> v = evaluate(e, spec_.symbols);
       if (!v.ok())
         return fail(v.message());
-      std::string n = temp();
-      line(n + " = arith.constant " + std::to_string(*v) + " : index");
-      return n;
+      return indexConstant(*v);
     }
     switch (e.kind()) {
+    case Expr::Kind::Symbol: {
+      auto it = symbolValues_.find(e.name());
+      if (it == symbolValues_.end())
+        return fail("internal error: no value for dynamic symbol '" + e.name() + "'");
+      return it->second;
+    }
     case Expr::Kind::ProgramId:
-      return "%wg" + std::to_string(e.leafIndex());
+      return workgroup_[e.leafIndex()];
     case Expr::Kind::LoopIndex: {
       auto it = loopVars_.find(e.leafIndex());
       if (it == loopVars_.end())
@@ -204,32 +272,26 @@ private:
     default:
       break;
     }
-    Result<std::string> a = index(e.lhs());
+    Result<Value> a = index(e.lhs());
     if (!a.ok()) return a;
-    Result<std::string> b = index(e.rhs());
+    Result<Value> b = index(e.rhs());
     if (!b.ok()) return b;
-    const char *op = nullptr;
     switch (e.kind()) {
-    case Expr::Kind::Add: op = "arith.addi"; break;
-    case Expr::Kind::Sub: op = "arith.subi"; break;
-    case Expr::Kind::Mul: op = "arith.muli"; break;
-    case Expr::Kind::FloorDiv: op = "arith.floordivsi"; break;
-    case Expr::Kind::CeilDiv: op = "arith.ceildivsi"; break;
-    case Expr::Kind::Min: op = "arith.minsi"; break;
-    case Expr::Kind::Max: op = "arith.maxsi"; break;
+    case Expr::Kind::Add: return Value(arith::AddIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::Sub: return Value(arith::SubIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::Mul: return Value(arith::MulIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::FloorDiv: return Value(arith::FloorDivSIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::CeilDiv: return Value(arith::CeilDivSIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::Min: return Value(arith::MinSIOp::create(b_, loc_, *a, *b));
+    case Expr::Kind::Max: return Value(arith::MaxSIOp::create(b_, loc_, *a, *b));
     case Expr::Kind::Mod: {
-      std::string q = temp(), p = temp(), r = temp();
-      line(q + " = arith.floordivsi " + *a + ", " + *b + " : index");
-      line(p + " = arith.muli " + q + ", " + *b + " : index");
-      line(r + " = arith.subi " + *a + ", " + p + " : index");
-      return r;
+      Value q = arith::FloorDivSIOp::create(b_, loc_, *a, *b);
+      Value p = arith::MulIOp::create(b_, loc_, q, *b);
+      return Value(arith::SubIOp::create(b_, loc_, *a, p));
     }
     default:
       return fail("cannot lower expression " + e.str());
     }
-    std::string n = temp();
-    line(n + " = " + op + " " + *a + ", " + *b + " : index");
-    return n;
   }
 
   /// Inclusive range of an index expression at run time, if known.
@@ -237,14 +299,23 @@ private:
     int64_t lo, hi;
   };
   std::optional<Range> range(const Expr &e) const {
-    if (!e.dependsOnRunTime()) {
+    if (isStatic(e)) {
       Result<int64_t> c = evaluate(e, spec_.symbols);
       if (!c.ok())
         return std::nullopt;
       return Range{*c, *c};
     }
     switch (e.kind()) {
+    case Expr::Kind::Symbol: { // dynamic: its bound, if declared
+      const DynamicSymbol *d = k_.dynamicSymbol(e.name());
+      if (!d || d->max <= 0)
+        return std::nullopt;
+      return Range{0, d->max};
+    }
     case Expr::Kind::ProgramId:
+      if (e.leafIndex() < static_cast<int>(k_.grid.size()) &&
+          k_.usesDynamicSymbol(k_.grid[e.leafIndex()]))
+        return std::nullopt;
       if (spec_.grid[e.leafIndex()] <= 0)
         return std::nullopt;
       return Range{0, spec_.grid[e.leafIndex()] - 1};
@@ -288,74 +359,106 @@ private:
     }
   }
 
-  std::string v(int id) const {
-    auto it = aliases_.find(id);
-    return it != aliases_.end() ? it->second : "%v" + std::to_string(id);
+  /// True if a tile of `size` at `offset` provably stays inside a dim
+  /// `dim` that is a dynamic symbol declared a multiple of `size`: the
+  /// offset steps by `size` over a grid axis or a loop that ends at `dim`.
+  bool fitsDynamicDim(const Expr &offset, int64_t size, const Expr &dim) const {
+    if (dim.kind() != Expr::Kind::Symbol)
+      return false;
+    const DynamicSymbol *d = k_.dynamicSymbol(dim.name());
+    if (!d || d->multipleOf % size != 0)
+      return false;
+    auto staticValue = [&](const Expr &e) -> std::optional<int64_t> {
+      if (!isStatic(e))
+        return std::nullopt;
+      Result<int64_t> v = evaluate(e, spec_.symbols);
+      return v.ok() ? std::optional<int64_t>(*v) : std::nullopt;
+    };
+    // `count` is ceildiv(dim, size) or floordiv(dim, size).
+    auto countsTiles = [&](const Expr &count) {
+      if (count.kind() != Expr::Kind::CeilDiv && count.kind() != Expr::Kind::FloorDiv)
+        return false;
+      return count.lhs().kind() == Expr::Kind::Symbol && count.lhs().name() == dim.name() &&
+             staticValue(count.rhs()) == size;
+    };
+    auto loopOf = [&](const Expr &leaf) -> const Op * {
+      auto it = loopOps_.find(leaf.leafIndex());
+      return it == loopOps_.end() ? nullptr : it->second;
+    };
+    if (offset.kind() == Expr::Kind::LoopIndex) { // for k in range(0, dim, size)
+      const Op *loop = loopOf(offset);
+      return loop && staticValue(loop->start) == 0 && staticValue(loop->step) == size &&
+             loop->stop.kind() == Expr::Kind::Symbol && loop->stop.name() == dim.name();
+    }
+    if (offset.kind() != Expr::Kind::Mul)
+      return false;
+    Expr leaf = offset.lhs(), factor = offset.rhs();
+    if (staticValue(leaf)) // size * leaf
+      std::swap(leaf, factor);
+    if (staticValue(factor) != size)
+      return false;
+    if (leaf.kind() == Expr::Kind::ProgramId) {
+      int axis = leaf.leafIndex();
+      return axis < static_cast<int>(k_.grid.size()) && countsTiles(k_.grid[axis]);
+    }
+    if (leaf.kind() == Expr::Kind::LoopIndex) {
+      const Op *loop = loopOf(leaf);
+      return loop && staticValue(loop->start) == 0 && staticValue(loop->step) == 1 &&
+             countsTiles(loop->stop);
+    }
+    return false;
   }
+
+  Value v(int id) const { return values_.at(id); }
   const std::vector<int64_t> &shapeOf(int id) const { return spec_.valueShapes[id]; }
   DType dtypeOf(int id) const { return k_.values[id].dtype; }
-  std::string typeOf(int id) const { return tileType(shapeOf(id), dtypeOf(id)); }
+  Type typeOf(int id) const { return tileType(shapeOf(id), dtypeOf(id)); }
 
-  /// `value` (of value id `id`) broadcast to `shape` (same dtype).
-  std::string broadcastTo(int id, const std::vector<int64_t> &shape) {
+  /// Value `id` broadcast to `shape` (same dtype).
+  Value broadcastTo(int id, const std::vector<int64_t> &shape) {
     if (shapeOf(id) == shape)
       return v(id);
-    std::string n = temp();
-    line(n + " = vector.broadcast " + v(id) + " : " + typeOf(id) + " to " +
-         tileType(shape, dtypeOf(id)));
-    return n;
+    return vector::BroadcastOp::create(b_, loc_, tileType(shape, dtypeOf(id)), v(id));
   }
 
-  Status emitBlock(const Block &block) {
+  Status emitBlock(const kernels::Block &block) {
     for (const Op &op : block.ops) {
+      Location outer = loc_;
+      loc_ = NameLoc::get(StringAttr::get(ctx_, k_.name + ": op #" + std::to_string(op.id) +
+                                                     " '" + opKindName(op.kind) + "'"));
       Status s = emitOp(op);
+      loc_ = outer;
       if (!s.ok())
-        return Status::error(s.message());
+        return s;
     }
     return Status::success();
   }
 
-  Status opError(const Op &op, const std::string &message) const {
-    return fail(k_.describe(op) + ": " + message);
-  }
-
   Status emitAccess(const Op &op, bool isStore) {
-    std::vector<std::string> offs;
+    SmallVector<Value> offs;
     for (const Expr &e : op.offsets) {
-      Result<std::string> n = index(e);
+      Result<Value> n = index(e);
       if (!n.ok())
         return n.status();
       offs.push_back(*n);
     }
-    std::string idx;
-    for (size_t i = 0; i < offs.size(); ++i)
-      idx += (i ? ", " : "") + offs[i];
     const std::vector<int64_t> &shape =
         isStore ? shapeOf(op.operands[0]) : shapeOf(op.results[0]);
-    auto inBoundsAttr = [&](bool inBounds) {
-      std::string a = "in_bounds = [";
-      for (size_t i = 0; i < shape.size(); ++i)
-        a += std::string(i ? ", " : "") + (inBounds ? "true" : "false");
-      return a + "]";
-    };
     DType dt = k_.buffers[op.buffer].dtype;
-    std::string vecType = tileType(shape, dt);
-    std::string mem = "%buf" + std::to_string(op.buffer);
-    std::string pad;
-    if (!isStore) {
-      pad = temp();
-      line(pad + " = arith.constant " + literal(op.constant, dt) + " : " +
-           mlirElementType(dt));
-    }
-    auto access = [&](bool inBounds, const std::string &result) {
-      if (isStore)
-        line("vector.transfer_write " + v(op.operands[0]) + ", " + mem + "[" +
-             idx + "] {" + inBoundsAttr(inBounds) + "} : " + vecType + ", " +
-             memrefType(op.buffer));
-      else
-        line(result + " = vector.transfer_read " + mem + "[" + idx + "], " +
-             pad + " {" + inBoundsAttr(inBounds) + "} : " +
-             memrefType(op.buffer) + ", " + vecType);
+    auto vecType = cast<VectorType>(tileType(shape, dt));
+    Value mem = buffers_[op.buffer];
+    Value pad;
+    if (!isStore)
+      pad = arith::ConstantOp::create(b_, loc_, scalarAttr(elem(dt), op.constant));
+    auto access = [&](OpBuilder &b, bool inBounds) -> Value {
+      SmallVector<bool> flags(shape.size(), inBounds);
+      if (isStore) {
+        vector::TransferWriteOp::create(b, loc_, v(op.operands[0]), mem, offs,
+                                        ArrayRef<bool>(flags));
+        return Value();
+      }
+      return vector::TransferReadOp::create(b, loc_, vecType, mem, offs, pad,
+                                            ArrayRef<bool>(flags));
     };
     // Which dims may leave the buffer: those whose offset range (program
     // ids over the grid, loop indices over their loop) does not keep the
@@ -364,56 +467,54 @@ private:
     if (op.masked) {
       const std::vector<int64_t> &bshape = spec_.bufferShapes[op.buffer];
       for (size_t d = 0; d < shape.size(); ++d) {
+        if (spec_.isDynamicDim(op.buffer, d)) {
+          if (!fitsDynamicDim(op.offsets[d], shape[d], k_.buffers[op.buffer].shape[d]))
+            unsure.push_back(d);
+          continue;
+        }
         std::optional<Range> r = range(op.offsets[d]);
         if (!r || r->lo < 0 || r->hi + shape[d] > bshape[d])
           unsure.push_back(d);
       }
     }
     if (unsure.empty()) { // unmasked, or provably inside
-      access(true, isStore ? "" : v(op.results[0]));
+      Value r = access(b_, true);
+      if (!isStore)
+        values_[op.results[0]] = r;
       return Status::success();
     }
     // Masked: full tiles (the common case) take an unmasked fast path.
-    std::string all;
+    Value all;
     for (size_t d : unsure) {
-      std::string size = temp(), end = temp(), limit = temp(), ok = temp();
-      line(size + " = arith.constant " + std::to_string(shape[d]) + " : index");
-      line(end + " = arith.addi " + offs[d] + ", " + size + " : index");
-      line(limit + " = arith.constant " +
-           std::to_string(spec_.bufferShapes[op.buffer][d]) + " : index");
-      line(ok + " = arith.cmpi sle, " + end + ", " + limit + " : index");
-      if (all.empty()) {
-        all = ok;
+      Value size = indexConstant(shape[d]);
+      Value end = arith::AddIOp::create(b_, loc_, offs[d], size);
+      Value limit;
+      if (spec_.isDynamicDim(op.buffer, d)) {
+        Result<Value> dim = index(k_.buffers[op.buffer].shape[d]);
+        if (!dim.ok())
+          return dim.status();
+        limit = *dim;
       } else {
-        std::string both = temp();
-        line(both + " = arith.andi " + all + ", " + ok + " : i1");
-        all = both;
+        limit = indexConstant(spec_.bufferShapes[op.buffer][d]);
       }
+      Value ok = arith::CmpIOp::create(b_, loc_, arith::CmpIPredicate::sle, end, limit);
+      all = all ? Value(arith::AndIOp::create(b_, loc_, all, ok)) : ok;
     }
     if (isStore) {
-      line("scf.if " + all + " {");
-      ++depth_;
-      access(true, "");
-      --depth_;
-      line("} else {");
-      ++depth_;
-      access(false, "");
-      --depth_;
-      line("}");
+      auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{}, all, /*withElseRegion=*/true);
+      OpBuilder then = ifOp.getThenBodyBuilder();
+      access(then, true);
+      OpBuilder otherwise = ifOp.getElseBodyBuilder();
+      access(otherwise, false);
       return Status::success();
     }
-    line(v(op.results[0]) + " = scf.if " + all + " -> (" + vecType + ") {");
-    ++depth_;
-    std::string fast = temp(), slow = temp();
-    access(true, fast);
-    line("scf.yield " + fast + " : " + vecType);
-    --depth_;
-    line("} else {");
-    ++depth_;
-    access(false, slow);
-    line("scf.yield " + slow + " : " + vecType);
-    --depth_;
-    line("}");
+    auto ifOp = scf::IfOp::create(b_, loc_, TypeRange{vecType}, all,
+                                  /*addThenBlock=*/true, /*addElseBlock=*/true);
+    OpBuilder then = OpBuilder::atBlockEnd(ifOp.thenBlock());
+    scf::YieldOp::create(then, loc_, access(then, true));
+    OpBuilder otherwise = OpBuilder::atBlockEnd(ifOp.elseBlock());
+    scf::YieldOp::create(otherwise, loc_, access(otherwise, false));
+    values_[op.results[0]] = ifOp.getResult(0);
     return Status::success();
   }
 
@@ -427,47 +528,41 @@ private:
       int r = op.results[0];
       DType dt = dtypeOf(r);
       if (op.hasScalar) { // rank-0 value of an index expression
-        Result<std::string> n = index(op.scalar);
+        Result<Value> n = index(op.scalar);
         if (!n.ok())
           return n.status();
         if (dtypeIsFloat(dt)) {
-          std::string i64 = temp();
-          line(i64 + " = arith.index_cast " + *n + " : index to i64");
-          line(v(r) + " = arith.sitofp " + i64 + " : i64 to " + mlirElementType(dt));
+          Value i64 = arith::IndexCastOp::create(b_, loc_, b_.getI64Type(), *n);
+          values_[r] = arith::SIToFPOp::create(b_, loc_, elem(dt), i64);
         } else {
-          line(v(r) + " = arith.index_cast " + *n + " : index to " + mlirElementType(dt));
+          values_[r] = arith::IndexCastOp::create(b_, loc_, elem(dt), *n);
         }
         return Status::success();
       }
-      if (shapeOf(r).empty())
-        line(v(r) + " = arith.constant " + literal(op.constant, dt) + " : " + typeOf(r));
-      else
-        line(v(r) + " = arith.constant dense<" + literal(op.constant, dt) +
-             "> : " + typeOf(r));
+      values_[r] = constantOf(typeOf(r), op.constant);
       return Status::success();
     }
     case OpKind::Iota: {
       // All values are known once specialized: a dense constant.
       int r = op.results[0];
       const std::vector<int64_t> &shape = shapeOf(r);
-      std::string text;
+      Type et = elem(dtypeOf(r));
       std::vector<int64_t> idx(shape.size(), 0);
       int64_t count = 1;
       for (int64_t d : shape)
         count *= d;
+      SmallVector<Attribute> elements;
       for (int64_t linear = 0; linear < count; ++linear) {
-        text += (linear ? ", " : "") + literal(static_cast<double>(idx[op.axis]), dtypeOf(r));
+        elements.push_back(scalarAttr(et, static_cast<double>(idx[op.axis])));
         for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
           if (++idx[d] < shape[d])
             break;
           idx[d] = 0;
         }
       }
-      std::vector<int64_t> flat = {count};
-      std::string f = temp();
-      line(f + " = arith.constant dense<[" + text + "]> : " + tileType(flat, dtypeOf(r)));
-      line(v(r) + " = vector.shape_cast " + f + " : " + tileType(flat, dtypeOf(r)) +
-           " to " + typeOf(r));
+      auto flat = VectorType::get({count}, et);
+      Value f = arith::ConstantOp::create(b_, loc_, flat, DenseElementsAttr::get(flat, elements));
+      values_[r] = vector::ShapeCastOp::create(b_, loc_, typeOf(r), f);
       return Status::success();
     }
     default:
@@ -476,195 +571,198 @@ private:
     return emitCompute(op);
   }
 
+  Status emitForLoop(const Op &op);
   Status emitCompute(const Op &op);
 
   const Specialization &spec_;
   const Kernel &k_;
-  std::ostringstream os_;
-  std::vector<int> bindingOf_;
-  std::map<int, std::string> loopVars_;
-  std::map<int, std::string> aliases_;
+  MLIRContext *ctx_;
+  OpBuilder b_;
+  Location loc_;
+  std::vector<int> inputs_, outputs_, bindingOf_;
+  Value state_;
+  Value workgroup_[3];
+  std::vector<Value> buffers_;
+  std::map<int, Value> values_;
+  std::map<int, Value> loopVars_;
   std::map<int, Range> loopRanges_;
-  int nextTemp_ = 0;
-  int depth_ = 0;
+  std::map<int, const Op *> loopOps_;
+  /// Values of the dynamic symbols where code is being emitted (push
+  /// constants in the kernel, tensor dims in the host function).
+  std::map<std::string, Value> symbolValues_;
 };
 
+Status Emitter::emitForLoop(const Op &op) {
+  Result<Value> lo = index(op.start), hi = index(op.stop), st = index(op.step);
+  if (!lo.ok()) return lo.status();
+  if (!hi.ok()) return hi.status();
+  if (!st.ok()) return st.status();
+  SmallVector<Value> inits;
+  for (int operand : op.operands)
+    inits.push_back(v(operand));
+  auto loop = scf::ForOp::create(b_, loc_, *lo, *hi, *st, inits);
+  mlir::Block *body = loop.getBody();
+  // Without carried values the builder adds the terminator itself.
+  if (!body->empty())
+    body->back().erase();
+  loopVars_[op.loopId] = loop.getInductionVar();
+  loopOps_[op.loopId] = &op;
+  {
+    std::optional<Range> a = range(op.start), b = range(op.stop), c = range(op.step);
+    if (a && b && c && a->lo == a->hi && b->lo == b->hi && c->lo == c->hi &&
+        c->lo > 0 && b->lo > a->lo)
+      loopRanges_[op.loopId] =
+          Range{a->lo, a->lo + ((b->lo - a->lo - 1) / c->lo) * c->lo};
+  }
+  for (size_t i = 0; i < op.body->arguments.size(); ++i)
+    values_[op.body->arguments[i]] = loop.getRegionIterArg(i);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToEnd(body);
+  Status s = emitBlock(*op.body);
+  if (!s.ok())
+    return s;
+  SmallVector<Value> yields;
+  for (int y : op.body->yields)
+    yields.push_back(v(y));
+  scf::YieldOp::create(b_, loc_, yields);
+  loopVars_.erase(op.loopId);
+  loopRanges_.erase(op.loopId);
+  loopOps_.erase(op.loopId);
+  for (size_t i = 0; i < op.results.size(); ++i)
+    values_[op.results[i]] = loop.getResult(i);
+  return Status::success();
+}
 
-const char *unaryOp(OpKind kind, bool isFloat) {
+Value unaryOp(OpBuilder &b, Location loc, OpKind kind, bool isFloat, Value x) {
   switch (kind) {
-  case OpKind::Neg: return isFloat ? "arith.negf" : nullptr;
-  case OpKind::Abs: return isFloat ? "math.absf" : "math.absi";
-  case OpKind::Exp: return "math.exp";
-  case OpKind::Exp2: return "math.exp2";
-  case OpKind::Log: return "math.log";
-  case OpKind::Sqrt: return "math.sqrt";
-  case OpKind::Rsqrt: return "math.rsqrt";
-  case OpKind::Tanh: return "math.tanh";
-  default: return nullptr;
+  case OpKind::Neg: return isFloat ? Value(arith::NegFOp::create(b, loc, x)) : Value();
+  case OpKind::Abs:
+    return isFloat ? Value(math::AbsFOp::create(b, loc, x)) : Value(math::AbsIOp::create(b, loc, x));
+  case OpKind::Exp: return math::ExpOp::create(b, loc, x);
+  case OpKind::Log: return math::LogOp::create(b, loc, x);
+  case OpKind::Sqrt: return math::SqrtOp::create(b, loc, x);
+  case OpKind::Rsqrt: return math::RsqrtOp::create(b, loc, x);
+  case OpKind::Tanh: return math::TanhOp::create(b, loc, x);
+  default: return Value();
   }
 }
 
-const char *binaryOp(OpKind kind, bool isFloat) {
+Value binaryOp(OpBuilder &b, Location loc, OpKind kind, bool isFloat, Value x, Value y) {
   switch (kind) {
-  case OpKind::Add: return isFloat ? "arith.addf" : "arith.addi";
-  case OpKind::Sub: return isFloat ? "arith.subf" : "arith.subi";
-  case OpKind::Mul: return isFloat ? "arith.mulf" : "arith.muli";
-  case OpKind::Div: return isFloat ? "arith.divf" : "arith.divsi";
-  case OpKind::Maximum: return isFloat ? "arith.maximumf" : "arith.maxsi";
-  case OpKind::Minimum: return isFloat ? "arith.minimumf" : "arith.minsi";
-  default: return nullptr;
+  case OpKind::Add:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, x, y)) : Value(arith::AddIOp::create(b, loc, x, y));
+  case OpKind::Sub:
+    return isFloat ? Value(arith::SubFOp::create(b, loc, x, y)) : Value(arith::SubIOp::create(b, loc, x, y));
+  case OpKind::Mul:
+    return isFloat ? Value(arith::MulFOp::create(b, loc, x, y)) : Value(arith::MulIOp::create(b, loc, x, y));
+  case OpKind::Div:
+    return isFloat ? Value(arith::DivFOp::create(b, loc, x, y)) : Value(arith::DivSIOp::create(b, loc, x, y));
+  case OpKind::Maximum:
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, x, y)) : Value(arith::MaxSIOp::create(b, loc, x, y));
+  case OpKind::Minimum:
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, x, y)) : Value(arith::MinSIOp::create(b, loc, x, y));
+  default: return Value();
   }
 }
 
-const char *predicate(OpKind kind, bool isFloat) {
+std::optional<arith::CmpFPredicate> floatPredicate(OpKind kind) {
   switch (kind) {
-  case OpKind::CmpLT: return isFloat ? "olt" : "slt";
-  case OpKind::CmpLE: return isFloat ? "ole" : "sle";
-  case OpKind::CmpGT: return isFloat ? "ogt" : "sgt";
-  case OpKind::CmpGE: return isFloat ? "oge" : "sge";
-  case OpKind::CmpEQ: return isFloat ? "oeq" : "eq";
-  case OpKind::CmpNE: return isFloat ? "une" : "ne";
-  default: return nullptr;
+  case OpKind::CmpLT: return arith::CmpFPredicate::OLT;
+  case OpKind::CmpLE: return arith::CmpFPredicate::OLE;
+  case OpKind::CmpGT: return arith::CmpFPredicate::OGT;
+  case OpKind::CmpGE: return arith::CmpFPredicate::OGE;
+  case OpKind::CmpEQ: return arith::CmpFPredicate::OEQ;
+  case OpKind::CmpNE: return arith::CmpFPredicate::UNE;
+  default: return std::nullopt;
   }
 }
 
-int floatWidth(DType t) {
-  switch (t) {
-  case DType::f16: case DType::bf16: return 16;
-  case DType::f32: return 32;
-  case DType::f64: return 64;
-  default: return 0;
-  }
-}
-
-int intWidth(DType t) {
-  switch (t) {
-  case DType::i1: return 1;
-  case DType::i8: return 8;
-  case DType::i16: return 16;
-  case DType::i32: return 32;
-  case DType::i64: return 64;
-  default: return 0;
+std::optional<arith::CmpIPredicate> intPredicate(OpKind kind) {
+  switch (kind) {
+  case OpKind::CmpLT: return arith::CmpIPredicate::slt;
+  case OpKind::CmpLE: return arith::CmpIPredicate::sle;
+  case OpKind::CmpGT: return arith::CmpIPredicate::sgt;
+  case OpKind::CmpGE: return arith::CmpIPredicate::sge;
+  case OpKind::CmpEQ: return arith::CmpIPredicate::eq;
+  case OpKind::CmpNE: return arith::CmpIPredicate::ne;
+  default: return std::nullopt;
   }
 }
 
 Status Emitter::emitCompute(const Op &op) {
-  if (op.kind == OpKind::ForLoop) {
-    Result<std::string> lo = index(op.start), hi = index(op.stop), st = index(op.step);
-    if (!lo.ok()) return lo.status();
-    if (!hi.ok()) return hi.status();
-    if (!st.ok()) return st.status();
-    std::string iv = "%k" + std::to_string(op.loopId);
-    std::string results, args, types;
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      results += (i ? ", " : "") + v(op.results[i]);
-      args += (i ? ", " : "") + v(op.body->arguments[i]) + " = " + v(op.operands[i]);
-      types += (i ? ", " : "") + typeOf(op.results[i]);
-    }
-    std::string head = (results.empty() ? "" : results + " = ") + "scf.for " + iv +
-                       " = " + *lo + " to " + *hi + " step " + *st;
-    if (!args.empty())
-      head += " iter_args(" + args + ") -> (" + types + ")";
-    line(head + " {");
-    loopVars_[op.loopId] = iv;
-    {
-      std::optional<Range> a = range(op.start), b = range(op.stop), c = range(op.step);
-      if (a && b && c && a->lo == a->hi && b->lo == b->hi && c->lo == c->hi &&
-          c->lo > 0 && b->lo > a->lo)
-        loopRanges_[op.loopId] =
-            Range{a->lo, a->lo + ((b->lo - a->lo - 1) / c->lo) * c->lo};
-    }
-    ++depth_;
-    Status s = emitBlock(*op.body);
-    if (!s.ok())
-      return s;
-    std::string yields;
-    for (size_t i = 0; i < op.body->yields.size(); ++i)
-      yields += (i ? ", " : "") + v(op.body->yields[i]);
-    line(yields.empty() ? "scf.yield" : "scf.yield " + yields + " : " + types);
-    --depth_;
-    line("}");
-    loopVars_.erase(op.loopId);
-    loopRanges_.erase(op.loopId);
-    return Status::success();
-  }
+  if (op.kind == OpKind::ForLoop)
+    return emitForLoop(op);
   int r = op.results[0];
   DType dt = dtypeOf(r);
   const std::vector<int64_t> &shape = shapeOf(r);
-  std::string type = typeOf(r);
+  Type type = typeOf(r);
   if (isUnaryElementwise(op.kind)) {
     bool isFloat = dtypeIsFloat(dt);
-    const char *name = unaryOp(op.kind, isFloat);
-    if (!name) { // integer negation
-      std::string zero = temp();
-      line(zero + " = arith.constant " + std::string(shape.empty() ? "0" : "dense<0>") + " : " + type);
-      line(v(r) + " = arith.subi " + zero + ", " + v(op.operands[0]) + " : " + type);
+    Value x = v(op.operands[0]);
+    if (op.kind == OpKind::Neg && !isFloat) { // integer negation
+      Value zero = constantOf(type, 0.0);
+      values_[r] = arith::SubIOp::create(b_, loc_, zero, x);
       return Status::success();
     }
     if (op.kind == OpKind::Exp2) {
       // exp2(x) = exp(x * ln 2): math.exp has a vector polynomial
       // approximation, math.exp2 would become one libm call per lane.
-      std::string ln2 = temp(), scaled = temp();
-      line(ln2 + " = arith.constant " +
-           std::string(shape.empty() ? "" : "dense<") +
-           floatLiteral(0.69314718055994530942, dt) +
-           (shape.empty() ? "" : ">") + " : " + type);
-      line(scaled + " = arith.mulf " + v(op.operands[0]) + ", " + ln2 + " : " + type);
-      line(v(r) + " = math.exp " + scaled + " : " + type);
+      Value ln2 = constantOf(type, 0.69314718055994530942);
+      Value scaled = arith::MulFOp::create(b_, loc_, x, ln2);
+      values_[r] = math::ExpOp::create(b_, loc_, scaled);
       return Status::success();
     }
-    line(v(r) + " = " + name + " " + v(op.operands[0]) + " : " + type);
+    Value result = unaryOp(b_, loc_, op.kind, isFloat, x);
+    if (!result)
+      return opError(op, "not supported by the compiler yet");
+    values_[r] = result;
     return Status::success();
   }
   if (isBinaryElementwise(op.kind) || isComparison(op.kind)) {
     DType in = dtypeOf(op.operands[0]);
     bool isFloat = dtypeIsFloat(in);
-    std::string a = broadcastTo(op.operands[0], shape);
-    std::string b = broadcastTo(op.operands[1], shape);
-    std::string inType = tileType(shape, in);
+    Value a = broadcastTo(op.operands[0], shape);
+    Value b = broadcastTo(op.operands[1], shape);
     if (isComparison(op.kind))
-      line(v(r) + " = " + (isFloat ? "arith.cmpf " : "arith.cmpi ") +
-           predicate(op.kind, isFloat) + ", " + a + ", " + b + " : " + inType);
+      values_[r] = isFloat ? Value(arith::CmpFOp::create(b_, loc_, *floatPredicate(op.kind), a, b))
+                           : Value(arith::CmpIOp::create(b_, loc_, *intPredicate(op.kind), a, b));
     else
-      line(v(r) + " = " + binaryOp(op.kind, isFloat) + " " + a + ", " + b + " : " + type);
+      values_[r] = binaryOp(b_, loc_, op.kind, isFloat, a, b);
     return Status::success();
   }
   switch (op.kind) {
   case OpKind::Select: {
-    std::string c = broadcastTo(op.operands[0], shape);
-    std::string a = broadcastTo(op.operands[1], shape);
-    std::string b = broadcastTo(op.operands[2], shape);
-    if (shape.empty())
-      line(v(r) + " = arith.select " + c + ", " + a + ", " + b + " : " + type);
-    else
-      line(v(r) + " = arith.select " + c + ", " + a + ", " + b + " : " +
-           tileType(shape, DType::i1) + ", " + type);
+    Value c = broadcastTo(op.operands[0], shape);
+    Value a = broadcastTo(op.operands[1], shape);
+    Value b = broadcastTo(op.operands[2], shape);
+    values_[r] = arith::SelectOp::create(b_, loc_, c, a, b);
     return Status::success();
   }
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
   case OpKind::ReduceSum: {
     bool isFloat = dtypeIsFloat(dt);
-    const char *kind = op.kind == OpKind::ReduceSum ? "add"
-                       : op.kind == OpKind::ReduceMax ? (isFloat ? "maximumf" : "maxsi")
-                                                      : (isFloat ? "minimumf" : "minsi");
+    vector::CombiningKind kind =
+        op.kind == OpKind::ReduceSum   ? vector::CombiningKind::ADD
+        : op.kind == OpKind::ReduceMax ? (isFloat ? vector::CombiningKind::MAXIMUMF
+                                                  : vector::CombiningKind::MAXSI)
+                                       : (isFloat ? vector::CombiningKind::MINIMUMF
+                                                  : vector::CombiningKind::MINSI);
     const std::vector<int64_t> &src = shapeOf(op.operands[0]);
-    const char *elem = mlirElementType(dt);
     if (src.size() == 1) {
-      std::string t = temp();
-      line(t + " = vector.reduction <" + kind + ">, " + v(op.operands[0]) + " : " +
-           typeOf(op.operands[0]) + " into " + elem);
-      line(v(r) + " = vector.broadcast " + t + " : " + elem + " to " + type);
+      Value t = vector::ReductionOp::create(b_, loc_, kind, v(op.operands[0]));
+      values_[r] = vector::BroadcastOp::create(b_, loc_, type, t);
       return Status::success();
     }
     std::vector<int64_t> reduced;
-    for (size_t d = 0; d < src.size(); ++d)
+    SmallVector<bool> mask;
+    for (size_t d = 0; d < src.size(); ++d) {
+      mask.push_back(static_cast<int>(d) == op.axis);
       if (static_cast<int>(d) != op.axis)
         reduced.push_back(src[d]);
+    }
     double identity = op.kind == OpKind::ReduceSum ? 0.0
                       : op.kind == OpKind::ReduceMax ? -INFINITY : INFINITY;
-    std::string init = temp(), t = temp();
-    std::string redType = tileType(reduced, dt);
     if (!isFloat) {
       int w = intWidth(dt);
       int64_t big = w >= 64 ? INT64_MAX : (int64_t(1) << (w - 1)) - 1;
@@ -672,77 +770,72 @@ Status Emitter::emitCompute(const Op &op) {
                  : op.kind == OpKind::ReduceMax ? static_cast<double>(-big - 1)
                                                 : static_cast<double>(big);
     }
-    line(init + " = arith.constant dense<" + literal(identity, dt) + "> : " + redType);
-    line(t + " = vector.multi_reduction <" + kind + ">, " + v(op.operands[0]) +
-         ", " + init + " [" + std::to_string(op.axis) + "] : " +
-         typeOf(op.operands[0]) + " to " + redType);
-    line(v(r) + " = vector.shape_cast " + t + " : " + redType + " to " + type);
+    Value init = constantOf(tileType(reduced, dt), identity);
+    Value t = vector::MultiDimReductionOp::create(b_, loc_, v(op.operands[0]), init, mask, kind);
+    values_[r] = vector::ShapeCastOp::create(b_, loc_, type, t);
     return Status::success();
   }
   case OpKind::Broadcast:
-    aliases_[r] = broadcastTo(op.operands[0], shape);
+    values_[r] = broadcastTo(op.operands[0], shape);
     return Status::success();
   case OpKind::Transpose: {
-    std::string perm;
-    for (size_t i = 0; i < op.perm.size(); ++i)
-      perm += (i ? ", " : "") + std::to_string(op.perm[i]);
-    line(v(r) + " = vector.transpose " + v(op.operands[0]) + ", [" + perm + "] : " +
-         typeOf(op.operands[0]) + " to " + type);
+    SmallVector<int64_t> perm(op.perm.begin(), op.perm.end());
+    values_[r] = vector::TransposeOp::create(b_, loc_, v(op.operands[0]), perm);
     return Status::success();
   }
   case OpKind::Reshape:
     if (shape.empty() || shapeOf(op.operands[0]).empty())
       return opError(op, "reshape to or from rank 0 is not supported by the compiler yet");
-    line(v(r) + " = vector.shape_cast " + v(op.operands[0]) + " : " +
-         typeOf(op.operands[0]) + " to " + type);
+    values_[r] = vector::ShapeCastOp::create(b_, loc_, type, v(op.operands[0]));
     return Status::success();
   case OpKind::Cast: {
     DType from = dtypeOf(op.operands[0]);
-    std::string x = v(op.operands[0]);
-    std::string fromType = typeOf(op.operands[0]);
+    Value x = v(op.operands[0]);
     if (from == dt) {
-      aliases_[r] = x;
+      values_[r] = x;
       return Status::success();
     }
     bool ff = dtypeIsFloat(from), tf = dtypeIsFloat(dt);
     if (ff && tf) {
       if (floatWidth(from) == floatWidth(dt)) { // f16 <-> bf16 through f32
-        std::string wide = temp();
-        line(wide + " = arith.extf " + x + " : " + fromType + " to " + tileType(shape, DType::f32));
-        line(v(r) + " = arith.truncf " + wide + " : " + tileType(shape, DType::f32) + " to " + type);
+        Value wide = arith::ExtFOp::create(b_, loc_, tileType(shape, DType::f32), x);
+        values_[r] = arith::TruncFOp::create(b_, loc_, type, wide);
+      } else if (floatWidth(dt) > floatWidth(from)) {
+        values_[r] = arith::ExtFOp::create(b_, loc_, type, x);
       } else {
-        line(v(r) + " = " + (floatWidth(dt) > floatWidth(from) ? "arith.extf " : "arith.truncf ") +
-             x + " : " + fromType + " to " + type);
+        values_[r] = arith::TruncFOp::create(b_, loc_, type, x);
       }
     } else if (ff) {
-      line(v(r) + " = arith.fptosi " + x + " : " + fromType + " to " + type);
+      values_[r] = arith::FPToSIOp::create(b_, loc_, type, x);
     } else if (tf) {
-      line(v(r) + " = " + (from == DType::i1 ? "arith.uitofp " : "arith.sitofp ") + x +
-           " : " + fromType + " to " + type);
+      values_[r] = from == DType::i1 ? Value(arith::UIToFPOp::create(b_, loc_, type, x))
+                                     : Value(arith::SIToFPOp::create(b_, loc_, type, x));
+    } else if (intWidth(dt) > intWidth(from)) {
+      values_[r] = from == DType::i1 ? Value(arith::ExtUIOp::create(b_, loc_, type, x))
+                                     : Value(arith::ExtSIOp::create(b_, loc_, type, x));
     } else {
-      line(v(r) + " = " + (intWidth(dt) > intWidth(from) ? (from == DType::i1 ? "arith.extui " : "arith.extsi ") : "arith.trunci ") +
-           x + " : " + fromType + " to " + type);
+      values_[r] = arith::TruncIOp::create(b_, loc_, type, x);
     }
     return Status::success();
   }
   case OpKind::Dot: {
     DType in = dtypeOf(op.operands[0]);
-    std::string a = v(op.operands[0]), b = v(op.operands[1]);
+    Value a = v(op.operands[0]), b = v(op.operands[1]);
     const std::vector<int64_t> &sa = shapeOf(op.operands[0]), &sb = shapeOf(op.operands[1]);
     if (in != dt) {
       if (!dtypeIsFloat(in) || !dtypeIsFloat(dt))
         return opError(op, "integer dot with a different accumulator type is not supported by the compiler yet");
-      std::string wa = temp(), wb = temp();
-      line(wa + " = arith.extf " + a + " : " + tileType(sa, in) + " to " + tileType(sa, dt));
-      line(wb + " = arith.extf " + b + " : " + tileType(sb, in) + " to " + tileType(sb, dt));
-      a = wa;
-      b = wb;
+      a = arith::ExtFOp::create(b_, loc_, tileType(sa, dt), a);
+      b = arith::ExtFOp::create(b_, loc_, tileType(sb, dt), b);
     }
-    line(v(r) + " = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
-         "affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], "
-         "iterator_types = [\"parallel\", \"parallel\", \"reduction\"], "
-         "kind = #vector.kind<add>} " + a + ", " + b + ", " + v(op.operands[2]) + " : " +
-         tileType(sa, dt) + ", " + tileType(sb, dt) + " into " + type);
+    AffineExpr m, n, k;
+    bindDims(ctx_, m, n, k);
+    values_[r] = vector::ContractionOp::create(
+        b_, loc_, a, b, v(op.operands[2]),
+        ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}},
+        ArrayRef<vector::IteratorType>{vector::IteratorType::parallel,
+                                       vector::IteratorType::parallel,
+                                       vector::IteratorType::reduction});
     return Status::success();
   }
   default:
@@ -751,15 +844,78 @@ Status Emitter::emitCompute(const Op &op) {
   return opError(op, "not supported by the compiler yet");
 }
 
+/// The kernel container `module @kernels attributes {turbine.kernels}` at
+/// the end of `module`.
+ModuleOp addKernelContainer(ModuleOp module) {
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto kernels = ModuleOp::create(b, module.getLoc(), StringRef("kernels"));
+  kernels->setAttr("turbine.kernels", b.getUnitAttr());
+  return kernels;
+}
+
+std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
 } // namespace
 
+void loadKernelDialects(MLIRContext &context) {
+  context.loadDialect<arith::ArithDialect, func::FuncDialect, LLVM::LLVMDialect,
+                      math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                      tensor::TensorDialect, vector::VectorDialect,
+                      compiler::TurbineDialect>();
+}
+
+Result<OwningOpRef<ModuleOp>> buildKernelModule(MLIRContext &context,
+                                                const Specialization &spec) {
+  loadKernelDialects(context);
+  Emitter emitter(spec, &context);
+  if (Status s = emitter.prepare(); !s.ok())
+    return s;
+  Location loc = NameLoc::get(StringAttr::get(&context, "kernel '" + spec.kernel->name + "'"));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
+  if (Status s = emitter.emitHost(b, spec.kernel->name); !s.ok())
+    return s;
+  ModuleOp container = addKernelContainer(*module);
+  OpBuilder kb = OpBuilder::atBlockEnd(container.getBody());
+  Result<func::FuncOp> fn = emitter.emitKernel(kb, spec.kernel->name);
+  if (!fn.ok())
+    return fn.status();
+  return std::move(module);
+}
+
+Result<func::FuncOp> buildKernelFunction(OpBuilder &builder, const Specialization &spec,
+                                         const std::string &funcName) {
+  loadKernelDialects(*builder.getContext());
+  Emitter emitter(spec, builder.getContext());
+  if (Status s = emitter.prepare(); !s.ok())
+    return s;
+  return emitter.emitKernel(builder, funcName);
+}
+
 Result<std::string> emitKernelModule(const Specialization &spec) {
-  return Emitter(spec).run(/*withHost=*/true, spec.kernel->name);
+  MLIRContext context;
+  Result<OwningOpRef<ModuleOp>> module = buildKernelModule(context, spec);
+  if (!module.ok())
+    return module.status();
+  return printModule(**module);
 }
 
 Result<std::string> emitKernelFunction(const Specialization &spec,
                                        const std::string &funcName) {
-  return Emitter(spec).run(/*withHost=*/false, funcName);
+  MLIRContext context;
+  loadKernelDialects(context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  ModuleOp container = addKernelContainer(*module);
+  OpBuilder b = OpBuilder::atBlockEnd(container.getBody());
+  Result<func::FuncOp> fn = buildKernelFunction(b, spec, funcName);
+  if (!fn.ok())
+    return fn.status();
+  return printModule(*module);
 }
 
 } // namespace turbine::kernels

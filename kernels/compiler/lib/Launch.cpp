@@ -23,6 +23,8 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <functional>
 #include <cstdio>
@@ -234,49 +236,208 @@ Status prepare(const std::string &contentKey, const std::string &what,
 
 } // namespace
 
-Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
-              const Bindings &symbols, runtime::Device *device) {
+namespace {
+
+/// What a launch with one signature (kernel, buffer shapes and dtypes,
+/// symbols) needs once compiled: the kernel's entry point, the binding order,
+/// the grid and the push constants.
+struct PreparedLaunch {
+  std::string fingerprint; ///< the kernel's content, checked on every hit
+  std::shared_ptr<CacheEntry> entry;
+  turbine_kernel_fn_t fn = nullptr;
+  std::vector<int> bindingOrder; ///< buffer indices: inputs/inouts, then outputs
+  std::vector<int64_t> pushConstants;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+};
+
+/// Prepared launches by signature key (under LaunchState::mutex).
+std::map<std::string, std::shared_ptr<const PreparedLaunch>> &preparedLaunches() {
+  static std::map<std::string, std::shared_ptr<const PreparedLaunch>> prepared;
+  return prepared;
+}
+
+void appendBytes(std::string &key, const void *data, size_t size) {
+  key.append(static_cast<const char *>(data), size);
+}
+
+/// Bytes identifying a launch signature (not human readable).
+std::string signatureKey(const Kernel &kernel, const LaunchBuffer *buffers, size_t count,
+                         const Bindings &symbols) {
+  std::string key;
+  key.reserve(64 + count * 40);
+  size_t hash = kernel.fingerprintHash ? kernel.fingerprintHash
+                                       : std::hash<std::string>{}(kernel.fingerprint);
+  appendBytes(key, &hash, sizeof hash);
+  appendBytes(key, &count, sizeof count);
+  for (size_t i = 0; i < count; ++i) {
+    int32_t dtype = static_cast<int32_t>(buffers[i].dtype);
+    int64_t rank = static_cast<int64_t>(buffers[i].rank);
+    appendBytes(key, &dtype, sizeof dtype);
+    appendBytes(key, &rank, sizeof rank);
+    appendBytes(key, buffers[i].shape, sizeof(int64_t) * buffers[i].rank);
+  }
+  for (const auto &[name, value] : symbols) {
+    key += name;
+    key += '\0';
+    appendBytes(key, &value, sizeof value);
+  }
+  return key;
+}
+
+Result<std::shared_ptr<const PreparedLaunch>>
+prepareLaunch(const Kernel &kernel, const LaunchBuffer *buffers, size_t count,
+              const Bindings &symbols) {
   std::vector<BufferSignature> signatures;
-  for (const runtime::Tensor &t : buffers)
-    signatures.push_back({t.shape(), t.dtype()});
+  for (size_t i = 0; i < count; ++i)
+    signatures.push_back({std::vector<int64_t>(buffers[i].shape, buffers[i].shape + buffers[i].rank),
+                          buffers[i].dtype});
   Result<Specialization> spec = specialize(kernel, signatures, symbols);
   if (!spec.ok())
     return spec.status();
-  std::shared_ptr<CacheEntry> entry;
-  std::string contentKey =
-      (kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint) + "\n" +
-      spec->key();
-  Status ready = prepare(
-      contentKey, spec->key(),
+  const std::string &fingerprint = kernel.fingerprint.empty() ? kernel.print() : kernel.fingerprint;
+  Result<std::shared_ptr<CacheEntry>> entry = lookupOrCompile(
+      fingerprint + "\n" + spec->key(), spec->key(),
       [&](const KernelCompileOptions &options, artifact::Module &out) {
         return compileKernel(*spec, options, out);
-      },
-      entry, device);
-  if (!ready.ok())
-    return ready;
-  std::vector<runtime::Tensor> inputs;
-  std::vector<size_t> outputs;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    if (kernel.buffers[i].kind == BufferKind::InOut && buffers[i].isReadOnly())
-      return Status::error("kernel '" + kernel.name + "': inout buffer '" +
+      });
+  if (!entry.ok())
+    return entry.status();
+  auto prepared = std::make_shared<PreparedLaunch>();
+  prepared->fingerprint = fingerprint;
+  prepared->entry = *entry;
+  Result<turbine_kernel_fn_t> fn = (*entry)->module->lookupKernel(kernel.name);
+  if (!fn.ok())
+    return Status::error("kernel '" + kernel.name + "': " + fn.message());
+  prepared->fn = *fn;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < kernel.buffers.size(); ++i)
+      if ((kernel.buffers[i].kind == BufferKind::Output) == (pass == 1))
+        prepared->bindingOrder.push_back(static_cast<int>(i));
+  for (const DynamicSymbol &d : kernel.dynamicSymbols)
+    prepared->pushConstants.push_back(spec->symbols.at(d.name));
+  prepared->grid = spec->grid;
+  return std::shared_ptr<const PreparedLaunch>(std::move(prepared));
+}
+
+} // namespace
+
+Status launchBuffers(const Kernel &kernel, const LaunchBuffer *buffers, size_t count,
+                     const Bindings &symbols, runtime::Device *device) {
+  std::string key = signatureKey(kernel, buffers, count, symbols);
+  std::shared_ptr<const PreparedLaunch> prepared;
+  LaunchState &s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto &cache = preparedLaunches();
+    auto it = cache.find(key);
+    if (it != cache.end() && it->second->fingerprint == kernel.fingerprint &&
+        !kernel.fingerprint.empty()) {
+      ++s.stats.memoryHits;
+      prepared = it->second;
+    } else {
+      Result<std::shared_ptr<const PreparedLaunch>> made =
+          prepareLaunch(kernel, buffers, count, symbols);
+      if (!made.ok())
+        return made.status();
+      prepared = *made;
+      cache[key] = prepared;
+    }
+    if (!device) {
+      if (!s.device) {
+        Result<std::unique_ptr<runtime::Device>> d = runtime::Device::create("local-sync");
+        if (!d.ok())
+          return d.status();
+        s.device = std::move(*d);
+      }
+      device = s.device.get();
+    }
+  }
+  for (size_t i = 0; i < count; ++i)
+    if (kernel.buffers[i].kind != BufferKind::Input && buffers[i].readOnly)
+      return Status::error("kernel '" + kernel.name + "': " +
+                           bufferKindName(kernel.buffers[i].kind) + " buffer '" +
                            kernel.buffers[i].name + "' is read-only");
-    if (kernel.buffers[i].kind == BufferKind::Output)
-      outputs.push_back(i);
-    else
-      inputs.push_back(buffers[i]); // inout: written in place
+  void *bindings[64];
+  std::vector<void *> many;
+  void **b = bindings;
+  if (count > 64) {
+    many.resize(count);
+    b = many.data();
   }
-  Result<std::vector<runtime::Tensor>> results =
-      entry->function.invoke(*device, inputs);
-  if (!results.ok())
-    return Status::error("kernel '" + kernel.name + "': " + results.message());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    runtime::Tensor &dst = buffers[outputs[i]];
-    if (dst.isReadOnly())
-      return Status::error("kernel '" + kernel.name + "': output buffer '" +
-                           kernel.buffers[outputs[i]].name + "' is read-only");
-    std::memcpy(dst.data(), (*results)[i].data(), dst.byteSize());
-  }
+  for (size_t p = 0; p < prepared->bindingOrder.size(); ++p)
+    b[p] = buffers[prepared->bindingOrder[p]].data;
+  turbine_dispatch_state_t dispatch;
+  dispatch.bindings = b;
+  dispatch.constants = prepared->pushConstants.data();
+  for (int a = 0; a < 3; ++a)
+    dispatch.workgroup_count[a] = prepared->grid[a];
+  device->dispatch(prepared->fn, dispatch);
   return Status::success();
+}
+
+Result<LaunchTimings> timeLaunches(const Kernel &kernel, const LaunchBuffer *buffers,
+                                   size_t count, const Bindings &symbols, int repetitions) {
+  if (Status s = launchBuffers(kernel, buffers, count, symbols); !s.ok())
+    return s;
+  std::shared_ptr<const PreparedLaunch> prepared;
+  runtime::Device *device = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    prepared = preparedLaunches().at(signatureKey(kernel, buffers, count, symbols));
+    device = state().device.get();
+  }
+  std::vector<void *> bindings;
+  for (int b : prepared->bindingOrder)
+    bindings.push_back(buffers[b].data);
+  turbine_dispatch_state_t dispatch;
+  dispatch.bindings = bindings.data();
+  dispatch.constants = prepared->pushConstants.data();
+  for (int a = 0; a < 3; ++a)
+    dispatch.workgroup_count[a] = prepared->grid[a];
+  // Median over batches of the mean time per call.
+  const int batches = 15;
+  int perBatch = std::max(1, repetitions / batches);
+  auto median = [&](const std::function<void()> &call) {
+    std::vector<double> means;
+    for (int b = 0; b < batches; ++b) {
+      auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < perBatch; ++i)
+        call();
+      means.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                          .count() / perBatch);
+    }
+    std::sort(means.begin(), means.end());
+    return means[means.size() / 2];
+  };
+  LaunchTimings t;
+  Status failed;
+  t.launchSeconds = median([&] {
+    Status s = launchBuffers(kernel, buffers, count, symbols);
+    if (!s.ok())
+      failed = s;
+  });
+  t.dispatchSeconds = median([&] { device->dispatch(prepared->fn, dispatch); });
+  if (!failed.ok())
+    return failed;
+  return t;
+}
+
+Status launch(const Kernel &kernel, std::vector<runtime::Tensor> buffers,
+              const Bindings &symbols, runtime::Device *device) {
+  std::vector<LaunchBuffer> raw(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    runtime::Tensor &t = buffers[i];
+    raw[i].data = t.isReadOnly() ? const_cast<void *>(t.data()) : t.data();
+    raw[i].dtype = t.dtype();
+    raw[i].shape = t.shape().data();
+    raw[i].rank = t.shape().size();
+    raw[i].readOnly = t.isReadOnly();
+  }
+  if (buffers.size() != kernel.buffers.size())
+    return Status::error("kernel '" + kernel.name + "': expected " +
+                         std::to_string(kernel.buffers.size()) + " buffers, got " +
+                         std::to_string(buffers.size()));
+  return launchBuffers(kernel, raw.data(), raw.size(), symbols, device);
 }
 
 Result<std::vector<runtime::Tensor>>
@@ -287,6 +448,24 @@ launchModule(const std::string &label, const std::string &moduleText,
       moduleText, label,
       [&](const KernelCompileOptions &options, artifact::Module &out) {
         return compileKernelModuleText(moduleText, label, options, out);
+      },
+      entry, device);
+  if (!ready.ok())
+    return ready;
+  Result<std::vector<runtime::Tensor>> results = entry->function.invoke(*device, inputs);
+  if (!results.ok())
+    return Status::error(label + ": " + results.message());
+  return results;
+}
+
+Result<std::vector<runtime::Tensor>>
+launchTensorModule(const std::string &label, const std::string &moduleText,
+                   const std::vector<runtime::Tensor> &inputs, runtime::Device *device) {
+  std::shared_ptr<CacheEntry> entry;
+  Status ready = prepare(
+      "tensor-module\n" + moduleText, label,
+      [&](const KernelCompileOptions &options, artifact::Module &out) {
+        return compileTensorModuleText(moduleText, label, options, out);
       },
       entry, device);
   if (!ready.ok())
@@ -310,6 +489,7 @@ void resetLaunchStats() {
 void clearLaunchCache() {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().entries.clear();
+  preparedLaunches().clear();
 }
 
 } // namespace turbine::kernels

@@ -236,3 +236,92 @@ TEST(CustomOpMLIRBody, InvalidBodyIsAnErrorNamingTheOp) {
   EXPECT_NE(r.message().find("custom op 'model.broken'"), std::string::npos) << r.message();
   EXPECT_NE(r.message().find("the kernel module is invalid"), std::string::npos) << r.message();
 }
+
+namespace {
+/// "model.add_one": y = x + 1 as a function on tensors (a tensor-level body):
+/// inlined at the call in a model, compiled as its own model eagerly.
+/// `wrongType` makes the body's type disagree with the call.
+void registerAddOneOnce() {
+  static bool done = [] {
+    auto select = [](const std::vector<BufferSignature> &args, CustomOpSelection &out) {
+      if (args.size() != 1 || args[0].dtype != f32)
+        return Status::error("expects one f32 tensor");
+      out.results = {args[0]};
+      return Status::success();
+    };
+    auto body = [](int64_t n) {
+      std::string t = "tensor<" + std::to_string(n) + "xf32>";
+      return "func.func @add_one(%x: " + t + ") -> " + t + " {\n"
+             "  %e = tensor.empty() : " + t + "\n"
+             "  %one = arith.constant 1.0 : f32\n"
+             "  %f = linalg.fill ins(%one : f32) outs(%e : " + t + ") -> " + t + "\n"
+             "  %r = linalg.add ins(%x, %f : " + t + ", " + t + ") outs(%e : " + t + ") -> " + t + "\n"
+             "  return %r : " + t + "\n}\n";
+    };
+    bool a = registerCustomOp(makeTensorCustomOp(
+        "model.add_one", select,
+        [body](const std::vector<BufferSignature> &args, const CustomOpSelection &)
+            -> Result<std::string> { return body(args[0].shape[0]); })).ok();
+    bool b = registerCustomOp(makeTensorCustomOp(
+        "model.add_one_wrong", select,
+        [body](const std::vector<BufferSignature> &args, const CustomOpSelection &)
+            -> Result<std::string> { return body(args[0].shape[0] + 1); })).ok();
+    return a && b;
+  }();
+  ASSERT_TRUE(done);
+}
+} // namespace
+
+TEST(CustomOpTensorBody, EagerAndFusedInAModel) {
+  registerAddOneOnce();
+  setenv("TURBINE_CACHE_DIR", "", 1);
+  std::vector<float> x = {1, -2, 3.5f, 4, 5, 6, 7};
+  auto eager = callCustomOp("model.add_one", {f32Tensor(x, {7})});
+  ASSERT_TRUE(eager.ok()) << eager.message();
+  EXPECT_EQ(valuesOf((*eager)[0]), (std::vector<float>{2, -1, 4.5f, 5, 6, 7, 8}));
+
+  turbine::testing::ParsedModule c = turbine::testing::parseModule(R"mlir(
+func.func private @add_one(tensor<7xf32>) -> tensor<7xf32>
+    attributes {turbine.custom_op = "model.add_one"}
+func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %e = tensor.empty() : tensor<7xf32>
+  %d = linalg.mul ins(%x, %x : tensor<7xf32>, tensor<7xf32>)
+                  outs(%e : tensor<7xf32>) -> tensor<7xf32>
+  %r = func.call @add_one(%d) : (tensor<7xf32>) -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+)mlir");
+  ASSERT_TRUE(c.module);
+  Status expanded = expandCustomOpCalls(*c.module);
+  ASSERT_TRUE(expanded.ok()) << expanded.message();
+  artifact::Module artifact;
+  std::string error;
+  ASSERT_TRUE(turbine::testing::compileToArtifact(*c.module, artifact, error)) << error;
+  // x * x and the op's x + 1: one kernel (the body was inlined and fused).
+  EXPECT_EQ(artifact.kernels.size(), 1u);
+  auto loaded = runtime::Module::loadFromBytes(artifact::serialize(artifact));
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  auto fn = (*loaded)->lookupFunction("main");
+  ASSERT_TRUE(fn.ok());
+  auto device = runtime::Device::create("local-sync");
+  auto out = fn->invoke(**device, {f32Tensor(x, {7})});
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(valuesOf((*out)[0]), (std::vector<float>{2, 5, 13.25f, 17, 26, 37, 50}));
+
+  turbine::testing::ParsedModule wrong = turbine::testing::parseModule(R"mlir(
+func.func private @add_one(tensor<7xf32>) -> tensor<7xf32>
+    attributes {turbine.custom_op = "model.add_one_wrong"}
+func.func @main(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %r = func.call @add_one(%x) : (tensor<7xf32>) -> tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+)mlir");
+  ASSERT_TRUE(wrong.module);
+  Status bad = expandCustomOpCalls(*wrong.module);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("custom op 'model.add_one_wrong'"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("the tensor-level body has type (tensor<8xf32>) -> tensor<8xf32>, "
+                               "the call has type (tensor<7xf32>) -> tensor<7xf32>"),
+            std::string::npos)
+      << bad.message();
+}

@@ -230,3 +230,35 @@ TEST_F(LaunchTest, InOutBufferIsUpdatedInPlace) {
   EXPECT_EQ(valuesOf(x), valuesOf(xi));
   EXPECT_EQ(valuesOf(y), valuesOf(yi));
 }
+
+// A masked load of a [1, BLOCK, D] tile (leading unit dim) whose rows pass
+// the buffer's end must read the padding there: summing the rows of V in
+// tiles of 16 over T = 53 (a partial last tile) gives the column sums.
+// (A regression: the codegen phase once left such rows undefined.)
+TEST_F(LaunchTest, PartialTilesOfRank3MaskedLoadsReadThePadding) {
+  Symbol B("B"), T("T"), D("D"), BN("BN");
+  Result<Kernel> k = trace("column_sums", {B}, [&](KernelBuilder &kb) {
+    Buffer v = kb.input("v", {B, T, D}, f32);
+    Buffer o = kb.output("o", {B, 1, D}, f32);
+    Expr b = program_id(0);
+    auto [acc] = for_loop(0, ceildiv(T, BN), {constant(0.0, {1, D}, f32)},
+                          [&](Expr j, Tile &acc) {
+      Tile vt = reshape(load(v, {b, j * BN, 0}, {1, BN, D}, masked()), {BN, D});
+      acc = dot(constant(1.0, {1, BN}, f32), vt, acc);
+    });
+    store(o, {b, 0, 0}, reshape(acc, {1, 1, D}));
+  });
+  ASSERT_TRUE(k.ok()) << k.message();
+  for (int64_t T_ : {48, 53}) {
+    std::vector<float> v = randomValues(2 * T_ * 32, 5);
+    auto tv = f32Tensor(v, {2, T_, 32}), to = f32Zeros({2, 1, 32});
+    Status s = launch(*k, {tv, to}, {{"BN", 16}});
+    ASSERT_TRUE(s.ok()) << s.message();
+    std::vector<float> expected(2 * 32, 0.0f);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t t = 0; t < T_; ++t)
+        for (int64_t d = 0; d < 32; ++d)
+          expected[b * 32 + d] += v[(b * T_ + t) * 32 + d];
+    EXPECT_LE(maxAbsError(valuesOf(to), expected), 1e-4) << "T = " << T_;
+  }
+}

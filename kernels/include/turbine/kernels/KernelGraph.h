@@ -97,6 +97,10 @@ struct Op {
   Expr start = 0, stop = 0, step = 1;
   int loopId = -1;
   std::shared_ptr<Block> body;
+  /// Where the op was traced from ("softmax.py:12"; set by front ends in
+  /// other languages, see setTraceLocation). Named in messages, never
+  /// printed in the graph.
+  std::string location;
 };
 
 /// A straight-line list of ops; for_loop bodies are nested blocks.
@@ -115,6 +119,18 @@ struct ShapeConstraint {
   Expr lhs, rhs;
 };
 
+/// A symbol the kernel keeps dynamic: compiled code reads its value at run
+/// time (a push constant of the dispatch) instead of being specialized on
+/// it, so one compiled kernel serves every value. Values are checked when
+/// the kernel is specialized: at most `max` (0: unbounded) and a multiple
+/// of `multipleOf` (which also lets the compiler drop masks it can prove
+/// unnecessary).
+struct DynamicSymbol {
+  std::string name;
+  int64_t max = 0;
+  int64_t multipleOf = 1;
+};
+
 /// A traced kernel. Immutable once `trace` returns it.
 struct Kernel {
   std::string name;
@@ -126,9 +142,14 @@ struct Kernel {
   int numLoops = 0;
   int numOps = 0;
   std::vector<ShapeConstraint> constraints;
+  /// Symbols kept dynamic (KernelBuilder::dynamic), in declaration order:
+  /// push constant i of a compiled dispatch is the value of symbol i.
+  std::vector<DynamicSymbol> dynamicSymbols;
   /// The printed graph, recorded when tracing finishes: identifies the
   /// kernel's content (cache keys).
   std::string fingerprint;
+  /// std::hash of `fingerprint` (0 if not recorded): a cheap first key.
+  size_t fingerprintHash = 0;
 
   /// Readable listing of the kernel.
   std::string print() const;
@@ -136,6 +157,10 @@ struct Kernel {
   std::string describe(const Op &op) const;
   /// Symbols used anywhere in the kernel.
   std::set<std::string> symbols() const;
+  /// The dynamic symbol called `name`, or null (specialized).
+  const DynamicSymbol *dynamicSymbol(const std::string &name) const;
+  /// True if `e` uses a dynamic symbol.
+  bool usesDynamicSymbol(const Expr &e) const;
 };
 
 /// "f32[M, N]".

@@ -91,9 +91,22 @@ private:
   int index_ = -1;
 };
 
+/// Bounds of a dynamic symbol (KernelBuilder::dynamic).
+struct DynamicOptions {
+  /// Largest value allowed (0: unbounded).
+  int64_t max = 0;
+  /// Values must be multiples of this (1: any value).
+  int64_t multipleOf = 1;
+};
+
 /// Declares the kernel's buffers (in argument order).
 class KernelBuilder {
 public:
+  /// Keeps `symbol` dynamic: compiled code reads its value at run time, so
+  /// one compiled kernel serves every value (others are specialized on).
+  /// It must be a whole dim of an input or inout buffer (that is where the
+  /// value comes from) and may not appear in a tile shape.
+  void dynamic(const Expr &symbol, DynamicOptions options = {});
   Buffer input(const std::string &name, std::vector<Expr> shape, DType dtype);
   Buffer output(const std::string &name, std::vector<Expr> shape, DType dtype);
   /// Read and written.
@@ -112,6 +125,18 @@ Result<Kernel> trace(const std::string &name, std::vector<Expr> grid,
 
 /// The workgroup's index along grid axis `axis`.
 Expr program_id(int axis);
+
+/// True while `trace` runs a kernel body on this thread (the language's
+/// functions record ops only then).
+bool isTracing();
+
+/// Source location given to the ops traced next on this thread
+/// ("softmax.py:12"). Front ends that embed the language in another
+/// language (python/: the Python kernel language) set the caller's line
+/// before each op; error messages then name it ("op #3 'add' at
+/// softmax.py:12: ..."). It is never part of the printed graph. "" clears;
+/// `trace` clears it when it starts and when it returns.
+void setTraceLocation(std::string location);
 
 /// Mask for partial tiles; `padding` fills masked-off load elements.
 struct Masked {

@@ -23,7 +23,9 @@ struct BufferSignature {
   DType dtype = DType::f32;
 };
 
-/// A kernel with every symbol bound.
+/// A kernel with every symbol bound. Dynamic symbols (Kernel::dynamicSymbols)
+/// are bound too (the interpreter needs their values) but are not part of
+/// the key: every value shares one compiled kernel.
 struct Specialization {
   const Kernel *kernel = nullptr;
   Bindings symbols;
@@ -33,8 +35,12 @@ struct Specialization {
   /// Concrete shape of every value (indexed by value id).
   std::vector<std::vector<int64_t>> valueShapes;
 
-  /// "gemm[M=64,N=64,K=32,BLOCK_M=16,...]": identifies the specialization.
+  /// "gemm[M=64,N=64,K=32,BLOCK_M=16,...]": identifies the specialization
+  /// (what compiled code depends on); dynamic symbols show as "N=?".
   std::string key() const;
+  /// True if dim `dim` of buffer `buffer` depends on a dynamic symbol (the
+  /// compiled kernel reads it at run time).
+  bool isDynamicDim(size_t buffer, size_t dim) const;
 };
 
 /// Binds `kernel`'s symbols from `buffers` (in declaration order) and

@@ -9,6 +9,7 @@
 #ifndef TURBINE_RUNTIME_MODULE_H
 #define TURBINE_RUNTIME_MODULE_H
 
+#include "turbine/artifact/KernelABI.h"
 #include "turbine/runtime/Function.h"
 #include "turbine/runtime/ParameterArchive.h"
 #include "turbine/runtime/Status.h"
@@ -37,6 +38,10 @@ public:
   const std::vector<Function> &functions() const { return functions_; }
   /// The function named `name`, or an error listing the available ones.
   Result<Function> lookupFunction(const std::string &name) const;
+  /// The entry point of the kernel named `name` (kernel ABI, KernelABI.h),
+  /// for callers that dispatch it themselves with Device::dispatch (the
+  /// eager launch of Turbine Kernels); valid while this module lives.
+  Result<turbine_kernel_fn_t> lookupKernel(const std::string &name) const;
 
 private:
   explicit Module(std::shared_ptr<const detail::LoadedModule> state);

@@ -111,9 +111,15 @@ public:
   Status addSplat(const std::string &name, const std::vector<uint8_t> &pattern,
                   uint64_t length, std::optional<DType> dtype = std::nullopt,
                   std::vector<int64_t> shape = {});
+  /// Adds untyped bytes (IRPA only: an entry with no tensor type, as IREE's
+  /// own tools write; `keepAlive` owns `bytes` until the file is written).
+  Status addBlob(const std::string &name, const uint8_t *bytes, uint64_t length,
+                 std::shared_ptr<const void> keepAlive);
   /// Adds an entry of an opened file (its type is kept; its data is copied
   /// from the file's mapping when written; the writer keeps it mapped).
-  Status addEntry(const ParameterIndex &source, const ParameterEntry &entry);
+  /// `rename`, when not empty, is the entry's name in the new file.
+  Status addEntry(const ParameterIndex &source, const ParameterEntry &entry,
+                  const std::string &rename = "");
 
   size_t size() const { return entries_.size(); }
 

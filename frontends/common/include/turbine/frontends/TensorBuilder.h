@@ -11,6 +11,8 @@
 #ifndef TURBINE_FRONTENDS_TENSORBUILDER_H
 #define TURBINE_FRONTENDS_TENSORBUILDER_H
 
+#include "turbine/base/Status.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -76,9 +78,8 @@ public:
   mlir::Value transpose(mlir::Value input, llvm::ArrayRef<int64_t> perm);
   /// The numpy-style broadcast sizes of ranked tensors `inputs` (a static
   /// size wins over a dynamic one, which is assumed to match); two
-  /// different static sizes other than 1 set `error` and return nothing.
-  std::optional<llvm::SmallVector<mlir::OpFoldResult>>
-  broadcastSizes(mlir::ValueRange inputs, std::string &error);
+  /// different static sizes other than 1 are an error.
+  Result<llvm::SmallVector<mlir::OpFoldResult>> broadcastSizes(mlir::ValueRange inputs);
 
 protected:
   /// The dim memo, saved and restored around a nested region by importers
@@ -92,17 +93,16 @@ struct PoolingWindow {
   bool ceilMode = false;
 };
 
-/// Why windowOutputSize refused a dim (the message is in `error`).
+/// Why windowOutputSize refused a dim.
 enum class WindowError { None, Invalid, Unsupported };
 
 /// Output size of spatial dim `d` of a window over an input dim of
 /// `inSize` (constant or dynamic); extends w.padHigh[d] for ceil_mode so
-/// every window starts inside the input or its low padding. On failure
-/// returns null and sets `kind` and `error` (a window larger than the padded
-/// input is Invalid, ceil_mode on a dynamic dim Unsupported).
-mlir::OpFoldResult windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
-                                    PoolingWindow &w, int d, WindowError &kind,
-                                    std::string &error);
+/// every window starts inside the input or its low padding. On failure an
+/// error, and `kind` says which (a window larger than the padded input is
+/// Invalid, ceil_mode on a dynamic dim Unsupported).
+Result<mlir::OpFoldResult> windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
+                                            PoolingWindow &w, int d, WindowError &kind);
 
 /// Combines an accumulator and an element inside a reduction body.
 using CombineFn = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value acc,

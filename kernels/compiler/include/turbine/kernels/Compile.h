@@ -61,6 +61,13 @@ Status compileKernelModuleText(const std::string &text, const std::string &label
                                const KernelCompileOptions &options,
                                artifact::Module &out);
 
+/// Compiles a module on tensors (upstream dialects) whose one function is
+/// renamed `main`, with the whole compiler pipeline (a custom op's
+/// tensor-level body, called eagerly).
+Status compileTensorModuleText(const std::string &text, const std::string &label,
+                               const KernelCompileOptions &options,
+                               artifact::Module &out);
+
 /// Compiles `spec` to an artifact whose function `main` takes the kernel's
 /// input and inout buffers and returns its output buffers (declaration
 /// order); inout arguments are updated in place.

@@ -51,7 +51,9 @@ struct MLIRKernelBody {
   std::array<int64_t, 3> grid = {1, 1, 1};
 };
 
-/// A named op whose body is a kernel.
+/// A named op whose body is a kernel (traced, or hand-written MLIR at the
+/// vector level), or a function on tensors the compiler fuses like any other
+/// op (hasTensorBody).
 class CustomOp {
 public:
   virtual ~CustomOp() = default;
@@ -70,6 +72,20 @@ public:
     (void)selection;
     return Status::error("custom op '" + name() + "' has no MLIR body");
   }
+  /// True if the body is a function on tensors (generateTensorFunction):
+  ///   func.func @any_name(%a: tensor<4x8xf32>, ...) -> (tensor<...>, ...)
+  /// in upstream dialects (linalg, tensor, arith, math, tosa) with the
+  /// call's static argument types and the selected result types. In a model
+  /// its body replaces the call (inlined), so dispatch formation fuses it
+  /// with its neighbours; eagerly it is compiled as a model of its own.
+  virtual bool hasTensorBody() const { return false; }
+  virtual Result<std::string>
+  generateTensorFunction(const std::vector<BufferSignature> &args,
+                         const CustomOpSelection &selection) const {
+    (void)args;
+    (void)selection;
+    return Status::error("custom op '" + name() + "' has no tensor-level body");
+  }
 };
 
 /// A CustomOp from two functions.
@@ -85,6 +101,13 @@ std::shared_ptr<const CustomOp> makeMLIRCustomOp(
     std::function<Result<MLIRKernelBody>(const std::vector<BufferSignature> &,
                                          const CustomOpSelection &)> generate);
 
+/// A CustomOp whose body is a function on tensors (CustomOp::hasTensorBody).
+std::shared_ptr<const CustomOp> makeTensorCustomOp(
+    std::string name,
+    std::function<Status(const std::vector<BufferSignature> &, CustomOpSelection &)> select,
+    std::function<Result<std::string>(const std::vector<BufferSignature> &,
+                                      const CustomOpSelection &)> generate);
+
 /// The module text that runs `body` as @main(args) -> results (eager calls
 /// compile it with compileKernelModuleText).
 std::string mlirBodyModule(const MLIRKernelBody &body,
@@ -93,6 +116,12 @@ std::string mlirBodyModule(const MLIRKernelBody &body,
 
 /// Registers `op` under its name; an error if the name is taken.
 Status registerCustomOp(std::shared_ptr<const CustomOp> op);
+/// Removes the op registered as `name` (and the kernels generated for it);
+/// false if there was none. For front ends whose ops can be redefined (a
+/// Python class registered again).
+bool unregisterCustomOp(const std::string &name);
+/// The names of the registered ops, sorted.
+std::vector<std::string> registeredCustomOps();
 /// The op registered as `name`, or null.
 std::shared_ptr<const CustomOp> lookupCustomOp(const std::string &name);
 

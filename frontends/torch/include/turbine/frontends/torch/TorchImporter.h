@@ -24,6 +24,8 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +49,20 @@ struct ImportOptions {
   std::string entryName = "main";
   std::vector<InputSpec> inputs;        ///< one per forward argument, in order
   std::vector<DynamicDim> dynamicDims;  ///< dims to leave symbolic
+
+  /// Custom ops defined outside the importer (python/: turbine_torch
+  /// CustomOp subclasses, registered with torch.library). A node of an op the
+  /// importer does not know whose kind `customOpName` maps to a custom-op
+  /// name ("my_ops::scale" -> "my_ops.scale"; "" when it is none) becomes a
+  /// call of a declaration tagged `turbine.custom_op`, as `turbine::` ops do
+  /// (tensor arguments are operands, number arguments the call's
+  /// attributes by schema name), typed by `customOpResultTypes` (the op's
+  /// select step on the operand types and attributes).
+  std::function<std::string(const std::string &kind)> customOpName;
+  std::function<Result<std::vector<mlir::Type>>(
+      const std::string &op, const std::vector<mlir::Type> &operands,
+      const std::map<std::string, double> &attributes)>
+      customOpResultTypes;
 };
 
 /// Parses IREE-style `1x3x224x224xf32` (a scalar: just `f32`); an error naming
