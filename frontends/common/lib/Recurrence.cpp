@@ -164,11 +164,77 @@ Value inputProjection(TensorBuilder &ctx, const Recurrence &rc, int64_t dir) {
   }, zero);
 }
 
+/// Weights `w4` [dirs, gates, H, K] (W or R) of direction `dir` as one
+/// [K, gates * H] matrix (W^T, gate blocks in storage order), built once per
+/// direction, so that X * W^T over all steps and each step's H * R^T are
+/// linalg.matmuls, which the CPU target runs with its matmul strategy
+/// (contraction generics over (.., gate, h, k) got the generic reduction
+/// strategy: ~100x slower than ONNX Runtime on an LSTM tagger). With one
+/// direction the transpose is a pure permutation, folded at compile time
+/// when the weights are constants.
+Value transposedWeights(TensorBuilder &ctx, const Recurrence &rc, Value w4, int64_t k,
+                        int64_t dir) {
+  OpBuilder &b = ctx.builder;
+  GenericBuilder g(ctx, 3); // (k, gate, h)
+  if (rc.directions == 1) {
+    Value w3 = ctx.reshape(
+        w4, {b.getIndexAttr(rc.gates), b.getIndexAttr(rc.hidden), b.getIndexAttr(k)});
+    g.add(w3, {g.d(1), g.d(2), g.d(0)});
+  } else {
+    g.add(w4, {g.k(dir), g.d(1), g.d(2), g.d(0)});
+  }
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(k), b.getIndexAttr(rc.gates),
+                                  b.getIndexAttr(rc.hidden)};
+  Value transposed =
+      g.build(sizes, rc.et, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  return ctx.reshape(transposed, {b.getIndexAttr(k), b.getIndexAttr(rc.gates * rc.hidden)});
+}
+
+/// X * W^T for all steps as one matmul: [T, B, gates, H]; null when X is
+/// batch-first or its feature size is not static (the generic above then).
+Value inputProjectionAsMatmul(TensorBuilder &ctx, const Recurrence &rc, int64_t dir) {
+  auto xType = cast<RankedTensorType>(rc.x.getType());
+  int64_t features = xType.getDimSize(2);
+  if (rc.batchFirst || ShapedType::isDynamic(features))
+    return nullptr;
+  OpBuilder &b = ctx.builder;
+  Value wT = transposedWeights(ctx, rc, rc.w, features, dir);
+  int64_t rows = ShapedType::isDynamic(xType.getDimSize(1))
+                     ? ShapedType::kDynamic
+                     : rc.steps * xType.getDimSize(1);
+  Value x2 = tensor::CollapseShapeOp::create(
+      b, ctx.loc, RankedTensorType::get({rows, features}, rc.et), rc.x,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  SmallVector<OpFoldResult> flat{ctx.dim(x2, 0), b.getIndexAttr(rc.gates * rc.hidden)};
+  Value zero = ctx.filled(flat, fconst(b, ctx.loc, rc.et, 0));
+  Value product =
+      linalg::MatmulOp::create(b, ctx.loc, ValueRange{x2, wT}, ValueRange{zero}).getResult(0);
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(rc.steps), rc.batch, b.getIndexAttr(rc.gates),
+                                  b.getIndexAttr(rc.hidden)};
+  SmallVector<int64_t> shape{rc.steps, xType.getDimSize(1), rc.gates, rc.hidden};
+  Value result = tensor::ExpandShapeOp::create(
+      b, ctx.loc, RankedTensorType::get(shape, rc.et), product,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}}, sizes);
+  ctx.recordDims(result, sizes);
+  return result;
+}
+
 /// state[B, H] * R[dir, gate, :, :]^T for gates [0, numGates): [B, numGates, H].
-/// With `singleGate` >= 0 only that gate: [B, H].
+/// With `singleGate` >= 0 only that gate: [B, H]. `rT` (recurrentMatrix),
+/// when given, serves all gates as one matmul.
 Value recurrentProjection(TensorBuilder &ctx, const Recurrence &rc, int64_t dir, Value state,
-                          int64_t singleGate = -1) {
+                          int64_t singleGate = -1, Value rT = nullptr) {
   SmallVector<OpFoldResult> sizes{rc.batch};
+  if (singleGate < 0 && rT) {
+    OpBuilder &b = ctx.builder;
+    SmallVector<OpFoldResult> flat{rc.batch, b.getIndexAttr(rc.gates * rc.hidden)};
+    Value zero = ctx.filled(flat, fconst(b, ctx.loc, rc.et, 0));
+    Value product =
+        linalg::MatmulOp::create(b, ctx.loc, ValueRange{state, rT}, ValueRange{zero}).getResult(0);
+    ctx.recordDims(product, flat);
+    return ctx.reshape(product,
+                       {rc.batch, b.getIndexAttr(rc.gates), b.getIndexAttr(rc.hidden)});
+  }
   if (singleGate < 0) {
     GenericBuilder g(ctx, 4); // (b, gate, h, j)
     g.add(state, {g.d(0), g.d(3)});
@@ -297,14 +363,17 @@ Value stepOutput(TensorBuilder &ctx, const Recurrence &rc, Value h, int64_t t) {
 /// Runs direction `dir` over all steps; fills per-time outputs and final states.
 void runDirection(TensorBuilder &ctx, const Recurrence &rc, int64_t dir, bool reverse,
                   SmallVector<Value> &yPerTime, Value &finalH, Value &finalC) {
-  Value xw = inputProjection(ctx, rc, dir);
+  Value xw = inputProjectionAsMatmul(ctx, rc, dir);
+  if (!xw)
+    xw = inputProjection(ctx, rc, dir);
+  Value rT = transposedWeights(ctx, rc, rc.r, rc.hidden, dir);
   Value h = initialState(ctx, rc, rc.initialH, dir);
   Value c = rc.kind == CellKind::Lstm ? initialState(ctx, rc, rc.initialC, dir) : Value();
   SmallVector<OpFoldResult> sizes{rc.batch, ctx.builder.getIndexAttr(rc.hidden)};
   yPerTime.assign(rc.steps, Value());
   for (int64_t s = 0; s < rc.steps; ++s) {
     int64_t t = reverse ? rc.steps - 1 - s : s;
-    Value hr = recurrentProjection(ctx, rc, dir, h);
+    Value hr = recurrentProjection(ctx, rc, dir, h, -1, rT);
     if (rc.kind == CellKind::Rnn) {
       GenericBuilder g(ctx, 2);
       StepOperands o = addStepOperands(g, rc, dir, t, xw, hr, h, nullptr);

@@ -7,8 +7,10 @@
 // one implementation of the time loop serves both.
 //
 // It is unrolled at import time over the static sequence length: the input
-// projection X*W^T of all time steps is one contraction generic per
-// direction, each step adds one contraction H*R^T and one elementwise
+// projection X*W^T of all time steps is one linalg.matmul per direction
+// (a contraction generic when X is batch-first), each step adds one matmul
+// H*R^T (against W^T / R^T built once per direction, a transpose folded at
+// compile time for constant weights of one direction) and one elementwise
 // generic for the gates (LSTM: one generic with two results, cell and
 // hidden state; GRU without linear_before_reset needs a second contraction
 // on r (.) H). Gate blocks are addressed by reshaping W/R/B/P to
