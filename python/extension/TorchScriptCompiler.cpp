@@ -4,6 +4,7 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/kernels/CustomOp.h"
+#include "turbine/kernels/EmitKernel.h"
 #include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
@@ -12,35 +13,6 @@
 
 namespace turbine::torch_ext {
 namespace {
-
-std::optional<DType> dtypeOfType(mlir::Type t) {
-  if (t.isF16()) return DType::f16;
-  if (t.isBF16()) return DType::bf16;
-  if (t.isF32()) return DType::f32;
-  if (t.isF64()) return DType::f64;
-  if (t.isSignlessInteger(1)) return DType::i1;
-  if (t.isSignlessInteger(8)) return DType::i8;
-  if (t.isSignlessInteger(16)) return DType::i16;
-  if (t.isSignlessInteger(32)) return DType::i32;
-  if (t.isSignlessInteger(64)) return DType::i64;
-  return std::nullopt;
-}
-
-mlir::Type typeOfDType(mlir::MLIRContext *ctx, DType t) {
-  mlir::Builder b(ctx);
-  switch (t) {
-  case DType::f16: return b.getF16Type();
-  case DType::bf16: return b.getBF16Type();
-  case DType::f32: return b.getF32Type();
-  case DType::f64: return b.getF64Type();
-  case DType::i1: return b.getI1Type();
-  case DType::i8: return b.getIntegerType(8);
-  case DType::i16: return b.getIntegerType(16);
-  case DType::i32: return b.getI32Type();
-  case DType::i64: return b.getI64Type();
-  default: return nullptr;
-  }
-}
 
 /// Custom ops registered outside the importer (Python CustomOp classes): a
 /// torch op `ns::name` is the custom op `ns.name` when one is registered.
@@ -62,7 +34,7 @@ void addCustomOpHooks(torch_frontend::ImportOptions &options) {
     mlir::MLIRContext *ctx = nullptr;
     for (mlir::Type t : operands) {
       auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(t);
-      std::optional<DType> dtype = tensor ? dtypeOfType(tensor.getElementType()) : std::nullopt;
+      std::optional<DType> dtype = tensor ? kernels::dtypeOfElementType(tensor.getElementType()) : std::nullopt;
       if (!tensor || !tensor.hasStaticShape() || !dtype)
         return Status::error("custom op '" + name + "': arguments must be tensors of static "
                              "shape and a supported dtype");
@@ -79,7 +51,7 @@ void addCustomOpHooks(torch_frontend::ImportOptions &options) {
       return Status::error("custom op '" + name + "' takes no tensor argument");
     std::vector<mlir::Type> results;
     for (const kernels::BufferSignature &r : selection.results)
-      results.push_back(mlir::RankedTensorType::get(r.shape, typeOfDType(ctx, r.dtype)));
+      results.push_back(mlir::RankedTensorType::get(r.shape, kernels::elementTypeOf(ctx, r.dtype)));
     return results;
   };
 }

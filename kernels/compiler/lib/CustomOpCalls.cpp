@@ -37,18 +37,6 @@ namespace turbine::kernels {
 
 namespace {
 
-std::optional<DType> dtypeOf(Type t) {
-  if (t.isF16()) return DType::f16;
-  if (t.isBF16()) return DType::bf16;
-  if (t.isF32()) return DType::f32;
-  if (t.isF64()) return DType::f64;
-  if (t.isSignlessInteger(8)) return DType::i8;
-  if (t.isSignlessInteger(16)) return DType::i16;
-  if (t.isSignlessInteger(32)) return DType::i32;
-  if (t.isSignlessInteger(64)) return DType::i64;
-  return std::nullopt;
-}
-
 std::string locationOf(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -68,7 +56,7 @@ Result<std::vector<BufferSignature>> signatures(TypeRange types,
   std::vector<BufferSignature> out;
   for (auto [i, t] : llvm::enumerate(types)) {
     auto tensor = dyn_cast<RankedTensorType>(t);
-    std::optional<DType> dt = tensor ? dtypeOf(tensor.getElementType()) : std::nullopt;
+    std::optional<DType> dt = tensor ? dtypeOfElementType(tensor.getElementType()) : std::nullopt;
     if (!tensor || !tensor.hasStaticShape() || !dt) {
       std::string s;
       llvm::raw_string_ostream os(s);

@@ -32,9 +32,8 @@
 using namespace mlir;
 
 namespace turbine::kernels {
-namespace {
 
-Type elementType(MLIRContext *ctx, DType t) {
+Type elementTypeOf(MLIRContext *ctx, DType t) {
   Builder b(ctx);
   switch (t) {
   case DType::f16: return b.getF16Type();
@@ -49,6 +48,21 @@ Type elementType(MLIRContext *ctx, DType t) {
   default: return nullptr;
   }
 }
+
+std::optional<DType> dtypeOfElementType(Type t) {
+  if (t.isF16()) return DType::f16;
+  if (t.isBF16()) return DType::bf16;
+  if (t.isF32()) return DType::f32;
+  if (t.isF64()) return DType::f64;
+  if (t.isSignlessInteger(1)) return DType::i1;
+  if (t.isSignlessInteger(8)) return DType::i8;
+  if (t.isSignlessInteger(16)) return DType::i16;
+  if (t.isSignlessInteger(32)) return DType::i32;
+  if (t.isSignlessInteger(64)) return DType::i64;
+  return std::nullopt;
+}
+
+namespace {
 
 int intWidth(DType t) {
   switch (t) {
@@ -88,7 +102,7 @@ public:
   /// Checks the buffers' dtypes and fixes the binding order.
   Status prepare() {
     for (const BufferDecl &b : k_.buffers) {
-      if (!elementType(ctx_, b.dtype) || b.dtype == DType::i1)
+      if (!elementTypeOf(ctx_, b.dtype) || b.dtype == DType::i1)
         return fail("buffer '" + b.name + "': dtype " +
                     std::string(dtypeName(b.dtype)) +
                     " is not supported by the compiler yet");
@@ -210,7 +224,7 @@ private:
     return fail(k_.describe(op) + ": " + message);
   }
 
-  Type elem(DType t) const { return elementType(ctx_, t); }
+  Type elem(DType t) const { return elementTypeOf(ctx_, t); }
   /// The buffer's shape as compiled: dims that depend on a dynamic symbol
   /// are dynamic.
   SmallVector<int64_t> compiledShape(size_t buffer) const {

@@ -17,7 +17,15 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
+
 namespace turbine::kernels {
+
+/// The MLIR element type of `dtype` (f16, bf16, f32, f64, i1, i8..i64;
+/// null for the others: strings, unsigned).
+mlir::Type elementTypeOf(mlir::MLIRContext *context, DType dtype);
+/// The DType of MLIR element type `type`, for the types elementTypeOf makes.
+std::optional<DType> dtypeOfElementType(mlir::Type type);
 
 /// Loads the dialects the kernel emitter builds ops of into `context`.
 void loadKernelDialects(mlir::MLIRContext &context);
