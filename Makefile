@@ -22,9 +22,9 @@ endif
 FUZZ_BUILD         ?= build-fuzz
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 30
-FUZZ_ALL_TARGETS   := npy input_spec irpa safetensors tmod kernel_cache onnx torchscript
+FUZZ_ALL_TARGETS   := npy input_spec irpa safetensors gguf tmod kernel_cache onnx torchscript
 FUZZ_TARGETS       ?= $(FUZZ_ALL_TARGETS)
-FUZZ_SMOKE_TARGETS ?= npy input_spec irpa safetensors tmod kernel_cache
+FUZZ_SMOKE_TARGETS ?= npy input_spec irpa safetensors gguf tmod kernel_cache
 ifeq ($(FUZZ_SMOKE_TARGETS),all)
 override FUZZ_SMOKE_TARGETS := $(FUZZ_ALL_TARGETS)
 endif

@@ -277,7 +277,7 @@ def main():
     if len(args) != 2:
         sys.exit(__doc__)
     build, out = os.path.abspath(args[0]), os.path.abspath(args[1])
-    for target in ("onnx", "tmod", "kernel_cache", "irpa", "safetensors", "npy", "input_spec",
+    for target in ("onnx", "tmod", "kernel_cache", "irpa", "safetensors", "gguf", "npy", "input_spec",
                    "torchscript"):
         os.makedirs(os.path.join(out, target), exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:

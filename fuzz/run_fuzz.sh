@@ -26,7 +26,7 @@ shift 3
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  TARGETS=(npy input_spec irpa safetensors tmod kernel_cache onnx torchscript)
+  TARGETS=(npy input_spec irpa safetensors gguf tmod kernel_cache onnx torchscript)
 fi
 SUMMARY=$BUILD/fuzz-summary.txt
 FUZZ_RUNS=${FUZZ_RUNS:-}

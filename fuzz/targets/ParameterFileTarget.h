@@ -1,19 +1,22 @@
 //===- ParameterFileTarget.h - shared body of the parameter-file targets --===//
 //
-// irpa_fuzzer.cpp and safetensors_fuzzer.cpp differ only in their corpus and
-// dictionary: both hand the bytes to ParameterIndex::parse (which detects the
-// format from the content, as `turbine run --parameters=` does) from a
-// 64-byte aligned copy of exactly the input's size (so zero-copy views are
-// taken and an overread is caught), then read every entry: its tensor when
-// it records a type, else its bytes as u8.
+// irpa_fuzzer.cpp, safetensors_fuzzer.cpp and gguf_fuzzer.cpp differ only in
+// their corpus and dictionary: all hand the bytes to ParameterIndex::parse
+// (which detects the format from the content, as `turbine run
+// --parameters=` does) from a 64-byte aligned copy of exactly the input's
+// size (so zero-copy views are taken and an overread is caught), then read
+// every entry: its tensor when it records a type, a block-quantized GGUF
+// tensor's blocks (decoded when Q8_0 / Q4_0), else its bytes as u8.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_FUZZ_TARGETS_PARAMETERFILETARGET_H
 #define TURBINE_FUZZ_TARGETS_PARAMETERFILETARGET_H
 
 #include "../FuzzSupport.h"
+#include "turbine/runtime/Ggml.h"
 
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 namespace turbine::fuzz {
 
@@ -37,6 +40,21 @@ inline int fuzzParameterFile(const uint8_t *data, size_t size) {
                entry.fileOffset <= size && entry.length <= size - entry.fileOffset),
           "a data entry points outside the file");
     check(index->find(entry.name) != nullptr, "an entry cannot be found by its name");
+    if (entry.isBlockQuantized()) {
+      Result<GgmlBlocksView> blocks = index->ggmlBlocks(entry);
+      if (!blocks) {
+        check(!blocks.message().empty(), "an error without a message");
+        continue;
+      }
+      check(blocks->blocks >= static_cast<const uint8_t *>(copy) &&
+                blocks->blockCount * blocks->blockBytes <= size,
+            "a tensor's blocks point outside the file");
+      std::vector<float> decoded(blocks->blockCount * blocks->blockElements);
+      Status s = decodeGgmlBlocks(blocks->ggmlType, blocks->blocks, blocks->blockCount,
+                                  decoded.data());
+      check(s.ok() || !s.message().empty(), "an error without a message");
+      continue;
+    }
     Result<Tensor> tensor =
         entry.hasTensorType()
             ? index->tensor(entry)

@@ -338,6 +338,10 @@ Result<GgufContents> parseGguf(const uint8_t *base, uint64_t size, const std::st
 
   // The data section starts at the next multiple of the alignment.
   uint64_t dataStart = (in.offset() + alignment - 1) / alignment * alignment;
+  if (!infos.empty() && dataStart > size)
+    return in.error("the tensor data would start at offset " + std::to_string(dataStart) +
+                    " (aligned to " + std::to_string(alignment) + "), past the end of the file (" +
+                    std::to_string(size) + " bytes)");
   uint64_t dataSize = dataStart <= size ? size - dataStart : 0;
   for (size_t t = 0; t < contents.entries.size(); ++t) {
     ParameterEntry &entry = contents.entries[t];
