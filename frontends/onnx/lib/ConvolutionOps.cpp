@@ -6,6 +6,7 @@
 // elements, padded, with the flipped, channel-swapped filter.
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "turbine/frontends/ChannelBias.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,25 +22,6 @@ RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()
 
 /// Zero of the element type of `v`.
 Value zeroOf(ImportContext &ctx, Type elementType) { return ctx.scalarConstant(elementType, 0); }
-
-/// Adds a per-channel bias (dim 1) to an NCHW tensor.
-Value addChannelBias(ImportContext &ctx, Value x, Value bias) {
-  SmallVector<OpFoldResult> sizes = ctx.dims(x);
-  int64_t rank = sizes.size();
-  Value init = ctx.empty(sizes, tensorType(x).getElementType());
-  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank),
-                              AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context),
-                              ctx.builder.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto g = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()},
-                                     ValueRange{x, bias}, ValueRange{init}, maps, iterators,
-                                     [](OpBuilder &b, Location l, ValueRange args) {
-                                       linalg::YieldOp::create(
-                                           b, l, (Value)arith::AddFOp::create(b, l, args[0], args[1]));
-                                     });
-  ctx.recordDims(g.getResult(0), sizes);
-  return g.getResult(0);
-}
 
 LogicalResult convertConv(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() < 2)
@@ -141,7 +123,7 @@ LogicalResult convertConv(ImportContext &ctx, const onnx::NodeProto &node) {
       return failure();
     if (tensorType(*bias).getRank() != 1)
       return ctx.fail(node, "bias must be 1-D");
-    result = addChannelBias(ctx, result, *bias);
+    result = frontends::addChannelBias(ctx, result, *bias);
   }
   if (oneD)
     result = ctx.reshape(result, {ctx.dim(result, 0), ctx.dim(result, 1), ctx.dim(result, 3)});

@@ -6,6 +6,7 @@
 // the zero-inserted input with the flipped, channel-swapped filter).
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "turbine/frontends/ChannelBias.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
@@ -17,22 +18,6 @@ namespace turbine::torch_frontend {
 namespace {
 
 Value zeroOf(ImportContext &ctx, Type t) { return ctx.scalarConstant(t, 0); }
-
-Value addChannelBias(ImportContext &ctx, Value x, Value bias) {
-  SmallVector<OpFoldResult> sizes = ctx.dims(x);
-  int64_t rank = sizes.size();
-  Value init = ctx.empty(sizes, tensorType(x).getElementType());
-  SmallVector<AffineMap> maps{ctx.builder.getMultiDimIdentityMap(rank),
-                              AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context),
-                              ctx.builder.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto g = linalg::GenericOp::create(ctx.builder, ctx.loc, TypeRange{init.getType()}, ValueRange{x, bias},
-                                     ValueRange{init}, maps, iterators, [](OpBuilder &b, Location l, ValueRange a) {
-                                       linalg::YieldOp::create(b, l, (Value)arith::AddFOp::create(b, l, a[0], a[1]));
-                                     });
-  ctx.recordDims(g.getResult(0), sizes);
-  return g.getResult(0);
-}
 
 /// The convolution of NCHW `xv` with FCHW `wv` (`groups` groups) after
 /// padding by padLow/padHigh (zeros), plus input 2 of `node` as bias when
@@ -103,7 +88,7 @@ LogicalResult emitConv(ImportContext &ctx, const TorchNode &node, Value xv, Valu
       return failure();
     if (tensorType(*bias).getRank() != 1)
       return ctx.fail(node, "bias must be 1-D");
-    result = addChannelBias(ctx, result, *bias);
+    result = frontends::addChannelBias(ctx, result, *bias);
   }
   if (oneD)
     result = ctx.reshape(result, {ctx.dim(result, 0), ctx.dim(result, 1), ctx.dim(result, 3)});

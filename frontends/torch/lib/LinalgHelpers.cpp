@@ -176,7 +176,7 @@ FailureOr<Value> matmulValues(ImportContext &ctx, const TorchNode &node, Value l
 //===--- windows: convolution and pooling ---------------------------------===//
 
 /// Pads `input` by low/high per dim with `padValue`: clamped extract + select
-/// (same technique as the ONNX frontend's padTensor).
+/// (the ONNX frontend emits tensor.pad instead).
 Value padTensor(ImportContext &ctx, Value input, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
                 Value padValue) {
   int64_t rank = tensorType(input).getRank();
