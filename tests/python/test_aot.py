@@ -9,7 +9,9 @@
 #   * examples/llm's tiny llama wrapped as a program with a dynamic prompt
 #     length: prefill (two prompt lengths from one artifact) and 6 greedy
 #     decode steps against torch eager (atol/rtol 1e-4, same tokens);
-#   * declarations that cannot be compiled: clear errors.
+#   * gpt-fast's cache update (`cache[:, :, input_pos] = k`, index_copy_): one
+#     in-place row update per position, against torch eager (exact);
+#   * declarations and state writes that cannot be compiled: clear errors.
 # Environment (set by ctest): TURBINE_TORCH_LIBRARY, PYTHONPATH.
 # ===---------------------------------------------------------------------=== #
 import copy
@@ -179,3 +181,63 @@ def test_bad_declarations_are_clear_errors():
         aot.AbstractTensor(2, dtype=torch.complex64)
     with pytest.raises(TypeError, match="nn.Module"):
         aot.export_parameters(torch.zeros(2))
+
+
+class IndexedCache(aot.CompiledModule):
+    """gpt-fast's KV-cache update: `cache[:, :, input_pos] = k_val`, and
+    index_copy_, at run-time positions."""
+    k = aot.export_global(torch.zeros(1, 2, 8, 4), mutable=True)
+    v = aot.export_global(torch.zeros(1, 2, 8, 4), mutable=True)
+
+    def update(self, k_val=aot.AbstractTensor(1, 2, 3, 4), v_val=aot.AbstractTensor(1, 2, 3, 4),
+               input_pos=aot.AbstractTensor(3, dtype=torch.int64)):
+        self.k[:, :, input_pos] = k_val
+        self.v.index_copy_(2, input_pos, v_val)
+        return self.k.sum(2) + self.v.sum(2)
+
+    def read(self):
+        return self.k, self.v
+
+
+def test_indexed_cache_updates_in_place():
+    exported = aot.export(IndexedCache)
+    # Each position (3 per cache) is its own in-place row update.
+    dispatch_ir = exported.import_to("dispatch")
+    assert dispatch_ir.count("{turbine.slice_update}") == 6, dispatch_ir
+    m = exported.compile()
+    k, v = torch.zeros(1, 2, 8, 4), torch.zeros(1, 2, 8, 4)
+    torch.manual_seed(2)
+    for positions in ([0, 1, 2], [7, -2, 3]):
+        kv, vv = torch.randn(1, 2, 3, 4), torch.randn(1, 2, 3, 4)
+        pos = torch.tensor(positions)
+        k[:, :, pos] = kv
+        v.index_copy_(2, pos % 8, vv)
+        torch.testing.assert_close(m.update(kv, vv, pos), k.sum(2) + v.sum(2))
+    got_k, got_v = m.read()
+    torch.testing.assert_close(got_k, k)
+    torch.testing.assert_close(got_v, v)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        m.update(kv, vv, torch.tensor([0, 8, 1]))
+
+
+def test_unsupported_state_writes_are_clear_errors():
+    class Accumulates(aot.CompiledModule):
+        k = aot.export_global(torch.zeros(8, 4), mutable=True)
+
+        def add(self, rows=aot.AbstractTensor(2, 4), at=aot.AbstractTensor(2, dtype=torch.int64)):
+            self.k.index_put_((at,), rows, accumulate=True)
+            return self.k
+
+    with pytest.raises(RuntimeError, match="accumulate=True on module state"):
+        aot.export(Accumulates).compile()
+
+    class DynamicCount(aot.CompiledModule):
+        k = aot.export_global(torch.zeros(8, 4), mutable=True)
+
+        def put(self, rows=aot.AbstractTensor(None, 4),
+                at=aot.AbstractTensor(None, dtype=torch.int64)):
+            self.k[at] = rows
+            return self.k
+
+    with pytest.raises(RuntimeError, match="static number of at most 256 positions"):
+        aot.export(DynamicCount).compile()
