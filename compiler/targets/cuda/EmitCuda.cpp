@@ -82,11 +82,15 @@ void appendAligned(std::string &library, const std::string &bytes, artifact::Cod
 
 Result<std::string> findCudaToolkit() {
   std::vector<std::string> tried;
+  // A toolkit named explicitly is the one to use: a wrong one is an error,
+  // not a reason to fall back to another.
   for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
     if (const char *value = std::getenv(variable); value && *value) {
       if (isToolkit(value))
         return std::string(value);
-      tried.push_back(std::string("$") + variable + "=" + value);
+      return Status::error(std::string("$") + variable + "='" + value +
+                           "' is not a CUDA toolkit (the cuda target needs its bin/ptxas "
+                           "and nvvm/libdevice/libdevice.10.bc)");
     }
   if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
     llvm::SmallString<256> root(*ptxas);
@@ -168,6 +172,15 @@ Status emitCudaKernels(ModuleOp kernels, const CompileOptions &options, artifact
     return Status::error("internal error: gpu-module-to-binary made no PTX");
   auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
   std::string ptx = object.getObject().str();
+  if (!options.dumpPhasesDir.empty()) {
+    llvm::SmallString<256> path(options.dumpPhasesDir);
+    llvm::sys::path::append(path, "kernels.ptx");
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return Status::error("cannot write " + std::string(path.str()) + ": " + ec.message());
+    os << ptx;
+  }
   // gpu.binary has no meaning past the link; keep the container as it was
   // for anything that prints it.
   binary.erase();

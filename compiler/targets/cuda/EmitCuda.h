@@ -4,8 +4,10 @@
 // upstream's convert-gpu-to-nvvm) becomes PTX through upstream's
 // gpu-module-to-binary (format=isa: LLVM's NVPTX backend, libdevice linked
 // from the toolkit), and the PTX a cubin per architecture through the
-// toolkit's ptxas. The CUDA toolkit is looked for in $CUDA_HOME, $CUDA_PATH,
-// the directory above a `ptxas` on $PATH, then /usr/local/cuda.
+// toolkit's ptxas. The CUDA toolkit is $CUDA_HOME or $CUDA_PATH when set
+// (an error if it is not a toolkit), else the directory above a `ptxas` on
+// $PATH, else /usr/local/cuda. With --dump-phases the PTX is also written to
+// DIR/kernels.ptx.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_CUDA_EMITCUDA_H
 #define TURBINE_COMPILER_CUDA_EMITCUDA_H

@@ -85,7 +85,8 @@ struct CompileOptions {
 
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
-  /// the kernels' LLVM IR as kernels.ll at link).
+  /// the kernels' LLVM IR as kernels.ll at link on cpu, their PTX as
+  /// kernels.ptx on cuda).
   std::string dumpPhasesDir;
   /// Collect per-phase and per-pass wall times into CompileOutput::timings
   /// (the report of MLIR's -mlir-timing).
