@@ -599,3 +599,17 @@ TEST(Runtime, DispatchObserverErrorsStopTheCall) {
             std::string::npos)
       << r.message();
 }
+
+// The runtime has no cuda device yet: a cuda artifact (PTX and cubins in its
+// library) is refused at load with the target named, never dlopen'ed.
+TEST(Runtime, CudaArtifactIsRefusedByTheCpuRuntime) {
+  artifact::Module m = makeAddModule(std::string(".version 8.0\n") + '\0');
+  m.target = "cuda";
+  m.images = {{"ptx", "sm_80", 0, 14}};
+  m.kernelLaunch.assign(m.kernels.size(), artifact::KernelLaunch{});
+  std::string error = loadError(m);
+  EXPECT_NE(error.find("artifact 'test.tmod' was compiled for target 'cuda', which this "
+                       "runtime's devices (local-sync, local-task) do not run"),
+            std::string::npos)
+      << error;
+}

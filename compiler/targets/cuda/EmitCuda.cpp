@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -148,6 +149,25 @@ Status emitCudaKernels(ModuleOp kernels, const CompileOptions &options, artifact
     return out.kernelLaunch.empty()
                ? Status::success()
                : Status::error("internal error: kernels but no gpu.module after codegen");
+
+  // Everything must have reached the LLVM/NVVM dialects; name what did not
+  // (e.g. complex arithmetic, which no pass here lowers) and its kernel.
+  std::string unlowered;
+  gpuModule.walk([&](Operation *op) {
+    if (op == gpuModule.getOperation() || !unlowered.empty())
+      return;
+    StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (dialect == "llvm" || dialect == "nvvm" || dialect == "builtin")
+      return;
+    auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+    unlowered = "the cuda target cannot lower '" + op->getName().getStringRef().str() + "'" +
+                (func ? " in kernel '" + func.getSymName().str() + "'" : std::string()) +
+                " to NVVM";
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      unlowered += " (" + loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ")";
+  });
+  if (!unlowered.empty())
+    return Status::error(unlowered);
 
   Result<std::string> toolkit = findCudaToolkit();
   if (!toolkit)
