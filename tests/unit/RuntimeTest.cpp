@@ -613,3 +613,12 @@ TEST(Runtime, CudaArtifactIsRefusedByTheCpuRuntime) {
             std::string::npos)
       << error;
 }
+
+TEST(Runtime, CudaDeviceIsAClearErrorUntilItExists) {
+  Result<std::unique_ptr<Device>> device = Device::create("cuda");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.message().find("device 'cuda' is not available: this runtime has no CUDA "
+                                  "device yet"),
+            std::string::npos)
+      << device.message();
+}
