@@ -288,6 +288,23 @@ json metaToJson(const Module &module) {
   meta["target"] = module.target;
   meta["kernels"] = module.kernels;
   meta["parameters"] = std::move(parameters);
+  if (!module.images.empty()) {
+    json images = json::array();
+    for (const CodeImage &image : module.images)
+      images.push_back({{"format", image.format},
+                        {"arch", image.arch},
+                        {"offset", image.offset},
+                        {"size", image.size}});
+    meta["images"] = std::move(images);
+  }
+  if (!module.kernelLaunch.empty()) {
+    json launches = json::array();
+    for (const KernelLaunch &launch : module.kernelLaunch)
+      launches.push_back({{"bindings", launch.bindings},
+                          {"constants", launch.constants},
+                          {"max_threads", launch.maxThreads}});
+    meta["kernel_launch"] = std::move(launches);
+  }
   if (!module.globals.empty()) {
     json globals = json::array();
     for (const Global &g : module.globals) {
@@ -767,6 +784,41 @@ void readMeta(const json &meta, Module &module) {
       corrupt("metadata.kernels[" + std::to_string(i) +
               "]: expected a non-empty symbol name");
     module.kernels.push_back(kernels[i].get<std::string>());
+  }
+
+  if (meta.contains("images")) {
+    const json &images = arrayField(meta, "images", "metadata");
+    for (size_t i = 0; i < images.size(); ++i) {
+      std::string path = "metadata.images[" + std::to_string(i) + "]";
+      CodeImage image;
+      image.format = stringField(images[i], "format", path);
+      if (image.format != "ptx" && image.format != "cubin")
+        corrupt(path + ".format: expected ptx or cubin, got '" + image.format + "'");
+      image.arch = stringField(images[i], "arch", path);
+      image.offset = static_cast<uint64_t>(intField(images[i], "offset", path, 0));
+      image.size = static_cast<uint64_t>(intField(images[i], "size", path, 0));
+      if (image.offset > module.library.size() ||
+          image.size > module.library.size() - image.offset)
+        corrupt(path + ": bytes [" + std::to_string(image.offset) + ", +" +
+                std::to_string(image.size) + ") lie outside the " +
+                std::to_string(module.library.size()) + "-byte library section");
+      module.images.push_back(std::move(image));
+    }
+  }
+  if (meta.contains("kernel_launch")) {
+    const json &launches = arrayField(meta, "kernel_launch", "metadata");
+    if (launches.size() != module.kernels.size())
+      corrupt("metadata.kernel_launch: " + std::to_string(launches.size()) +
+              " entries for " + std::to_string(module.kernels.size()) + " kernels");
+    for (size_t i = 0; i < launches.size(); ++i) {
+      std::string path = "metadata.kernel_launch[" + std::to_string(i) + "]";
+      KernelLaunch launch;
+      launch.bindings = static_cast<int32_t>(intField(launches[i], "bindings", path, 0, 4096));
+      launch.constants = static_cast<int32_t>(intField(launches[i], "constants", path, 0, 4096));
+      launch.maxThreads =
+          static_cast<int32_t>(intField(launches[i], "max_threads", path, 1, 1024));
+      module.kernelLaunch.push_back(launch);
+    }
   }
 
   const json &parameters = arrayField(meta, "parameters", "metadata");

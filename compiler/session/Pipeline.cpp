@@ -79,6 +79,43 @@ std::string_view strategyModeName(StrategyMode mode) {
   return "?";
 }
 
+Result<std::vector<std::string>> parseCudaArchs(std::string_view text) {
+  std::vector<std::pair<int, std::string>> archs;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view entry =
+        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    std::string_view digits;
+    bool ok = entry.size() >= 5 && entry.size() <= 7 && entry.substr(0, 3) == "sm_";
+    int number = 0;
+    if (ok) {
+      digits = entry.substr(3);
+      for (char c : digits)
+        ok = ok && c >= '0' && c <= '9';
+      if (ok)
+        number = std::stoi(std::string(digits));
+    }
+    if (!ok || number < 75)
+      return Status::error("bad CUDA architecture '" + std::string(entry) +
+                           "' in '" + std::string(text) +
+                           "' (expected sm_NN with NN >= 75, e.g. sm_80,sm_90)");
+    for (const auto &seen : archs)
+      if (seen.first == number)
+        return Status::error("CUDA architecture '" + std::string(entry) + "' given twice in '" +
+                             std::string(text) + "'");
+    archs.emplace_back(number, std::string(entry));
+    if (comma == std::string_view::npos)
+      break;
+    start = comma + 1;
+  }
+  std::sort(archs.begin(), archs.end());
+  std::vector<std::string> names;
+  for (auto &arch : archs)
+    names.push_back(std::move(arch.second));
+  return names;
+}
+
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value) {
   std::string key(name);
   std::replace(key.begin(), key.end(), '_', '-');
@@ -94,6 +131,11 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
     options.target = std::string(value);
   } else if (key == "target-cpu") {
     options.targetCpu = std::string(value);
+  } else if (key == "cuda-arch") {
+    Result<std::vector<std::string>> archs = parseCudaArchs(value);
+    if (!archs)
+      return archs.status();
+    options.cudaArchs = *archs;
   } else if (key == "opt-level") {
     if (value.size() != 1 || value[0] < '0' || value[0] > '3')
       return Status::error("option 'opt-level' expects 0-3, got '" + std::string(value) + "'");
@@ -127,7 +169,7 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
     options.dumpPhasesDir = std::string(value);
   } else {
     return Status::error("unknown compile option '" + std::string(name) +
-                         "' (target, target-cpu, opt-level, matmul-data-tiling, "
+                         "' (target, target-cpu, cuda-arch, opt-level, matmul-data-tiling, "
                          "matmul-kernel-pack, reference-kernels, quantize-weights, group-size, "
                          "dump-phases)");
   }

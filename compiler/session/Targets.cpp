@@ -6,6 +6,7 @@
 #include "turbine/compiler/Target.h"
 
 #include "targets/cpu/CpuTarget.h"
+#include "targets/cuda/CudaTarget.h"
 
 namespace turbine::compiler {
 namespace {
@@ -14,6 +15,7 @@ const std::vector<std::unique_ptr<Target>> &registry() {
   static const std::vector<std::unique_ptr<Target>> targets = [] {
     std::vector<std::unique_ptr<Target>> list;
     list.push_back(createCpuTarget());
+    list.push_back(createCudaTarget());
     return list;
   }();
   return targets;

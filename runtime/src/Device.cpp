@@ -95,6 +95,10 @@ Result<std::unique_ptr<Device>> Device::create(const std::string &name,
   std::string valid;
   for (const std::string &n : availableNames())
     valid += (valid.empty() ? "" : ", ") + n;
+  if (name == "cuda")
+    return Status::error("device 'cuda' is not available: this runtime has no CUDA device "
+                         "yet, so artifacts compiled with --target=cuda cannot run (valid "
+                         "devices: " + valid + ")");
   return Status::error("unknown device '" + name + "' (valid devices: " + valid + ")");
 }
 

@@ -66,7 +66,28 @@ except ImportError:
 # A minimal, predictable environment for the tools under test.
 config.environment["LC_ALL"] = "C"
 # The sanitizer builds' options and suppressions (tests/sanitizers) too.
-for var in ["HOME", "TMPDIR", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
+for var in ["HOME", "TMPDIR", "CUDA_HOME", "CUDA_PATH", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
             "TSAN_OPTIONS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# Feature `cuda-toolkit`: the CUDA toolkit the cuda target's link needs
+# (ptxas, libdevice) is where the compiler looks for it (EmitCuda.h):
+# $CUDA_HOME / $CUDA_PATH, the directory above ptxas on PATH, /usr/local/cuda.
+# Tests that assemble cubins say `REQUIRES: cuda-toolkit`; without it they
+# are reported UNSUPPORTED, not passed.
+def _cuda_toolkit():
+    def is_toolkit(root):
+        return (os.access(os.path.join(root, "bin", "ptxas"), os.X_OK) and
+                os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")))
+    for var in ["CUDA_HOME", "CUDA_PATH"]:
+        if os.environ.get(var):
+            return is_toolkit(os.environ[var])
+    ptxas = shutil.which("ptxas")
+    if ptxas and is_toolkit(os.path.dirname(os.path.dirname(ptxas))):
+        return True
+    return is_toolkit("/usr/local/cuda")
+
+
+if _cuda_toolkit():
+    config.available_features.add("cuda-toolkit")

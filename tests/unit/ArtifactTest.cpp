@@ -596,3 +596,68 @@ TEST(Artifact, ReleasePositionsRespectLoops) {
   EXPECT_EQ(releasePositionAcrossLoops(nested, 6, 8), 8);
   EXPECT_EQ(releasePositionAcrossLoops(nested, 11, 12), 12);
 }
+
+// GPU targets (cuda): the library holds code images listed in `images`, and
+// `kernel_launch` gives each kernel's parameter counts; both round-trip and
+// are validated like the rest of the metadata.
+namespace {
+Module cudaModule() {
+  Module m = sampleModule();
+  m.target = "cuda";
+  m.library = std::string(".version 8.0\n", 13) + '\0' + std::string(50, '\0') +
+              std::string(100, '\x7f');
+  m.images = {{"ptx", "sm_80", 0, 14}, {"cubin", "sm_90", 64, 100}};
+  m.kernelLaunch.assign(m.kernels.size(), KernelLaunch{});
+  m.kernelLaunch[0].bindings = 3;
+  m.kernelLaunch[0].constants = 1;
+  return m;
+}
+} // namespace
+
+TEST(Artifact, CudaImagesAndLaunchRoundTrip) {
+  Module m = cudaModule();
+  Result<Module> back = deserialize(serialize(m));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->target, "cuda");
+  ASSERT_EQ(back->images.size(), 2u);
+  EXPECT_EQ(back->images[0].format, "ptx");
+  EXPECT_EQ(back->images[0].arch, "sm_80");
+  EXPECT_EQ(back->images[0].size, 14u);
+  EXPECT_EQ(back->images[1].format, "cubin");
+  EXPECT_EQ(back->images[1].arch, "sm_90");
+  EXPECT_EQ(back->images[1].offset, 64u);
+  ASSERT_EQ(back->kernelLaunch.size(), m.kernels.size());
+  EXPECT_EQ(back->kernelLaunch[0].bindings, 3);
+  EXPECT_EQ(back->kernelLaunch[0].constants, 1);
+  EXPECT_EQ(back->kernelLaunch[0].maxThreads, 256);
+  EXPECT_EQ(back->library, m.library);
+  // A CPU artifact has neither.
+  Result<Module> cpu = deserialize(serialize(sampleModule()));
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_TRUE(cpu->images.empty());
+  EXPECT_TRUE(cpu->kernelLaunch.empty());
+}
+
+TEST(Artifact, CudaMetadataChecks) {
+  Module m = cudaModule();
+  m.images[1].size = 101; // one byte past the library
+  EXPECT_NE(errorFor(serialize(m)).find("metadata.images[1]: bytes [64, +101) lie outside the "
+                                        "164-byte library section"),
+            std::string::npos);
+  m = cudaModule();
+  m.images[0].format = "fatbin";
+  EXPECT_NE(errorFor(serialize(m)).find("metadata.images[0].format: expected ptx or cubin, got "
+                                        "'fatbin'"),
+            std::string::npos);
+  m = cudaModule();
+  m.kernelLaunch.pop_back();
+  EXPECT_NE(errorFor(serialize(m)).find("metadata.kernel_launch: " +
+                                        std::to_string(m.kernelLaunch.size()) + " entries for " +
+                                        std::to_string(m.kernels.size()) + " kernels"),
+            std::string::npos);
+  m = cudaModule();
+  m.kernelLaunch[0].maxThreads = 2048;
+  EXPECT_NE(errorFor(serialize(m)).find("kernel_launch[0].max_threads: value 2048 out of range "
+                                        "[1, 1024]"),
+            std::string::npos);
+}

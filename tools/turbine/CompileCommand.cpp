@@ -50,6 +50,7 @@ struct CompileArgs {
   std::string dumpPhases;
   std::string target = "cpu";
   std::string targetCpu = "host";
+  std::string cudaArch = "sm_80,sm_90";
   int optLevel = 3;
   std::string matmulDataTiling = "auto";
   std::string matmulKernelPack = "auto";
@@ -152,6 +153,10 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   options.dumpPhasesDir = args.dumpPhases;
   options.target = args.target;
   options.targetCpu = args.targetCpu;
+  Result<std::vector<std::string>> cudaArchs = compiler::parseCudaArchs(args.cudaArch);
+  if (!cudaArchs)
+    return Status::error("--cuda-arch: " + cudaArchs.message());
+  options.cudaArchs = *cudaArchs;
   options.optLevel = args.optLevel;
   options.timings = args.timings;
   options.printIRAfterAll = args.printIRAfterAll;
@@ -284,6 +289,10 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->targetCpu,
                   "cpu target: LLVM CPU name for kernels ('host' = this machine)");
+  cmd->add_option("--cuda-arch", args->cudaArch,
+                  "cuda target: GPU architectures to assemble cubins for (sm_NN list, NN >= 75; "
+                  "the PTX is made for the oldest)")
+      ->capture_default_str();
   cmd->add_option("--opt-level", args->optLevel, "cpu target: LLVM optimization level 0-3")
       ->check(CLI::Range(0, 3));
   cmd->add_option("--matmul-data-tiling", args->matmulDataTiling,

@@ -23,6 +23,7 @@
 #include "ConformanceTestRunner.h"
 #include "CoverageReport.h"
 #include "IsolatedJobRunner.h"
+#include "turbine/compiler/Target.h"
 
 #include <CLI/CLI.hpp>
 
@@ -49,6 +50,9 @@ struct ConformanceArgs {
   bool requireAll = false;
   size_t minPassed = 0;
   bool keepChildOutput = false;
+  std::string target = "cpu";
+  std::string cudaArch = "sm_80,sm_90";
+  bool compileOnly = false;
 };
 
 int reportError(const std::string &message) {
@@ -123,6 +127,23 @@ int runConformance(const ConformanceArgs &args) {
     return reportError("invalid --filter regex '" + args.filter + "': " + e.what());
   }
 
+  ConformanceRunOptions runOptions;
+  runOptions.target = args.target;
+  runOptions.compileOnly = args.compileOnly;
+  if (!compiler::findTarget(args.target))
+    return reportError("unknown --target '" + args.target + "'");
+  Result<std::vector<std::string>> cudaArchs = compiler::parseCudaArchs(args.cudaArch);
+  if (!cudaArchs)
+    return reportError("--cuda-arch: " + cudaArchs.message());
+  runOptions.cudaArchs = *cudaArchs;
+  if (args.target != "cpu" && !args.compileOnly)
+    return reportError("--target=" + args.target +
+                       " runs nothing yet: the runtime has no device for it; "
+                       "add --compile-only to check that every test compiles");
+  if (args.compileOnly && !args.coveragePath.empty())
+    return reportError("--coverage reports results of runs; it cannot be combined with "
+                       "--compile-only");
+
   std::vector<ConformanceTestCase> tests;
   std::string error;
   if (!discoverConformanceTests(args.dataDir, suites, *filter, tests, error))
@@ -143,7 +164,7 @@ int runConformance(const ConformanceArgs &args) {
   size_t nextToPrint = 0;
   runIsolatedJobs(
       tests.size(), options,
-      [&](size_t i) { return runConformanceTest(tests[i]).encode(); },
+      [&](size_t i) { return runConformanceTest(tests[i], runOptions).encode(); },
       [&](size_t i, const IsolatedJobResult &result) {
         outcomes[i] = outcomeOfJob(result, args);
         while (nextToPrint < tests.size() && outcomes[nextToPrint]) {
@@ -217,6 +238,15 @@ void registerConformanceCommand(CLI::App &app, int &exitCode) {
                 "Exit with 1 if any test failed (default: 0 when the run completed)");
   cmd->add_option("--min-passed", args->minPassed,
                   "Exit with 1 if fewer tests than this passed");
+  cmd->add_option("--target", args->target,
+                  "Compile target (cpu, cuda); cuda needs --compile-only for now")
+      ->capture_default_str();
+  cmd->add_option("--cuda-arch", args->cudaArch,
+                  "cuda target: architectures to assemble cubins for")
+      ->capture_default_str();
+  cmd->add_flag("--compile-only", args->compileOnly,
+                "A test passes when it compiles (cuda: every kernel through ptxas); "
+                "nothing runs");
   cmd->add_flag("--show-test-output", args->keepChildOutput,
                 "Let the tests' own stdout/stderr through (debugging)");
   cmd->callback([args, &exitCode] {

@@ -154,7 +154,8 @@ readDataSetValues(const std::string &dataSet, const std::string &prefix,
   return values;
 }
 
-ConformanceOutcome runChecked(const ConformanceTestCase &test) {
+ConformanceOutcome runChecked(const ConformanceTestCase &test,
+                              const ConformanceRunOptions &options) {
   if (test.usesTrainingOps)
     return ConformanceOutcome::skip("training op");
   if (!test.modelError.empty())
@@ -177,8 +178,11 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
       return std::nullopt;
     std::vector<std::unique_ptr<compiler::Importer>> importers;
     importers.push_back(onnx_frontend::createOnnxImporter(spec));
+    compiler::CompileOptions compileOptions;
+    compileOptions.target = options.target;
+    compileOptions.cudaArchs = options.cudaArchs;
     Result<std::unique_ptr<compiler::Session>> session =
-        tools::createModelSession(compiler::CompileOptions(), std::move(importers));
+        tools::createModelSession(compileOptions, std::move(importers));
     if (!session)
       return ConformanceOutcome::fail("compile error: " + firstLine(session.message()));
     Result<compiler::CompileOutput> compiled =
@@ -188,6 +192,10 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
     const artifact::Module &artifact = *compiled->artifact;
     if (!test.unsupportedInterface.empty())
       return ConformanceOutcome::fail("unsupported: " + test.unsupportedInterface);
+    if (options.compileOnly) {
+      compiledFor = spec;
+      return std::nullopt;
+    }
     Result<std::shared_ptr<Module>> loaded =
         Module::loadFromBytes(artifact::serialize(artifact), test.name);
     if (!loaded)
@@ -200,9 +208,12 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
     compiledFor = spec;
     return std::nullopt;
   };
-  if (!specialized)
+  if (!specialized) {
     if (std::optional<ConformanceOutcome> failure = compileFor({}))
       return *failure;
+    if (options.compileOnly)
+      return ConformanceOutcome::pass();
+  }
   Result<std::unique_ptr<Device>> created = Device::create("local-sync");
   if (!created)
     return ConformanceOutcome::fail("runtime error: " + created.message());
@@ -229,6 +240,8 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test) {
       if (std::optional<ConformanceOutcome> failure =
               compileFor(specializationFor(test, *inputValues)))
         return *failure;
+    if (options.compileOnly)
+      continue;
     const Function &function = module->functions().front();
     std::vector<Tensor> inputs = flatten(*inputValues);
     std::vector<Tensor> expected = flatten(*expectedValues);
@@ -299,10 +312,11 @@ ConformanceTolerance toleranceFor(const std::string &testName) {
   return it == overrides.end() ? ConformanceTolerance{} : it->second;
 }
 
-ConformanceOutcome runConformanceTest(const ConformanceTestCase &test) {
+ConformanceOutcome runConformanceTest(const ConformanceTestCase &test,
+                                      const ConformanceRunOptions &options) {
   ConformanceOutcome outcome;
   try {
-    outcome = runChecked(test);
+    outcome = runChecked(test, options);
   } catch (const std::exception &e) {
     outcome = ConformanceOutcome::fail(std::string("exception: ") + e.what());
   }

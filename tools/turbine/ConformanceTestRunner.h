@@ -17,6 +17,7 @@
 #include "ConformanceSuite.h"
 
 #include <string>
+#include <vector>
 
 namespace turbine::tools {
 
@@ -47,9 +48,21 @@ struct ConformanceTolerance {
 /// The tolerance for `testName`: the ONNX defaults unless overridden.
 ConformanceTolerance toleranceFor(const std::string &testName);
 
+/// How tests are compiled and whether they run.
+struct ConformanceRunOptions {
+  /// The compile target ("cpu", "cuda") and, for cuda, its architectures.
+  std::string target = "cpu";
+  std::vector<std::string> cudaArchs = {"sm_80", "sm_90"};
+  /// Compile only: a test passes when it compiles (for cuda: PTX made and
+  /// accepted by ptxas for every architecture); nothing runs. What a machine
+  /// without the target's device can check.
+  bool compileOnly = false;
+};
+
 /// Compiles and runs `test`, comparing every output of every data set.
 /// Training-domain tests are skipped without compiling.
-ConformanceOutcome runConformanceTest(const ConformanceTestCase &test);
+ConformanceOutcome runConformanceTest(const ConformanceTestCase &test,
+                                      const ConformanceRunOptions &options = {});
 
 } // namespace turbine::tools
 

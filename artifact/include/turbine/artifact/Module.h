@@ -191,17 +191,41 @@ struct Global {
 std::string_view globalInitName(GlobalInit init);
 std::optional<GlobalInit> parseGlobalInit(std::string_view name);
 
+/// GPU targets: one device code image inside Module::library.
+struct CodeImage {
+  std::string format;  ///< "ptx" (text, JIT-compiled by the driver) or "cubin"
+  std::string arch;    ///< the GPU architecture it was made for ("sm_80")
+  uint64_t offset = 0; ///< into Module::library
+  uint64_t size = 0;   ///< bytes
+};
+
+/// GPU targets: how to launch kernel #i (parallel to Module::kernels). The
+/// kernel's parameters are the first `bindings` buffer pointers of a
+/// dispatch, its first `constants` push constants (int64), then the grid's
+/// three workgroup counts (int64); one thread per workgroup, the body
+/// guarded by the counts, so any block shape of at most `maxThreads` threads
+/// whose blocks cover the counts is correct.
+struct KernelLaunch {
+  int32_t bindings = 0;
+  int32_t constants = 0;
+  int32_t maxThreads = 256;
+};
+
 /// The whole artifact in memory.
 struct Module {
   /// The compiler target the kernels were generated for ("cpu": `library`
-  /// is an ELF shared object for x86-64). Artifacts written before targets
+  /// is an ELF shared object for x86-64; "cuda": `library` holds the PTX
+  /// and cubins listed in `images`, launched as `kernelLaunch` says). Artifacts written before targets
   /// existed have none in their metadata and read as "cpu".
   std::string target = "cpu";
   std::vector<Function> functions;
   std::vector<std::string> kernels;   // exported symbol names in `library`
   std::vector<Parameter> parameters;
   std::vector<Global> globals;        // module variables (see Global)
-  std::string library;                // ELF shared object bytes
+  std::string library;                // ELF shared object bytes (cpu), code
+                                      // images (cuda: see `images`)
+  std::vector<CodeImage> images;      // GPU targets: PTX and cubins in `library`
+  std::vector<KernelLaunch> kernelLaunch; // GPU targets: one per kernel
   std::string paramData;              // parameter bytes (offsets above)
 };
 

@@ -60,6 +60,10 @@ struct CompileOptions {
   std::string targetCpu = "host";
   /// CPU target: LLVM optimization level for kernels (0-3).
   int optLevel = 3;
+  /// CUDA target: the GPU architectures to assemble cubins for ("sm_80",
+  /// "sm_90", ...; sm_75 or newer). The PTX, stored beside the cubins, is
+  /// generated for the first (oldest) one, so a newer GPU can JIT it.
+  std::vector<std::string> cudaArchs = {"sm_80", "sm_90"};
 
   //===--- Strategy switches (CPU target) ----------------------------------===//
   /// Matmul B packed into 32-column panels in global-opt.
@@ -81,7 +85,8 @@ struct CompileOptions {
 
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
-  /// the kernels' LLVM IR as kernels.ll at link).
+  /// the kernels' LLVM IR as kernels.ll at link on cpu, their PTX as
+  /// kernels.ptx on cuda).
   std::string dumpPhasesDir;
   /// Collect per-phase and per-pass wall times into CompileOutput::timings
   /// (the report of MLIR's -mlir-timing).
@@ -99,11 +104,17 @@ struct CompileOptions {
 
 /// Sets one option of `options` by name, for APIs that pass options as text
 /// (the Python extension): "target", "target-cpu", "opt-level",
-/// "matmul-data-tiling", "matmul-kernel-pack", "reference-kernels" (true or
+/// "cuda-arch" (comma-separated sm_NN list), "matmul-data-tiling",
+/// "matmul-kernel-pack", "reference-kernels" (true or
 /// false), "quantize-weights" (none, int8), "group-size" (a positive
 /// integer), "dump-phases" ('_' may stand for '-'). An error names an
 /// unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
+
+/// Parses a comma-separated list of CUDA architectures ("sm_80,sm_90"):
+/// each sm_NN with NN >= 75 (what CUDA 13's ptxas assembles), no
+/// duplicates, sorted oldest first. An error names a bad entry.
+Result<std::vector<std::string>> parseCudaArchs(std::string_view text);
 
 } // namespace turbine::compiler
 

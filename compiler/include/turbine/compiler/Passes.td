@@ -294,4 +294,30 @@ def CpuLowerKernelAbi : Pass<"turbine-cpu-lower-kernel-abi", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// codegen: the CUDA target (targets/cuda)
+//===----------------------------------------------------------------------===//
+
+def CudaOutlineKernels : Pass<"turbine-cuda-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Kernel functions (bufferized loops) become gpu.func kernels of one gpu.module";
+  let description = [{
+    Runs on the kernel container after workgroup tiling, bufferization and
+    the lowering of linalg to loops. Every kernel function `@k(%state,
+    %wg_x, %wg_y, %wg_z)` becomes `gpu.func @k(ptr b0, ..., ptr bN-1,
+    i64 c0, ..., i64 cM-1, i64 count_x, i64 count_y, i64 count_z) kernel`
+    in `gpu.module @turbine_cuda_kernels`: one CUDA thread per workgroup of
+    the CPU ABI. The workgroup id along axis d is the global thread id
+    (blockIdx * blockDim + threadIdx; z: blockIdx.z), the workgroup count is
+    the count_d parameter (the host program's grid, passed by the runtime),
+    and the body runs only in threads whose ids are below the counts.
+    `turbine.binding %state[i]` becomes a dense row-major memref over
+    parameter bi, `turbine.push_constant %state[i]` parameter ci. A
+    body-less `func.func private @k` with `turbine.kernel`,
+    `turbine.cuda.bindings = N` and `turbine.cuda.constants = M` stays in
+    the container for the host program and the artifact.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 #endif // TURBINE_COMPILER_PASSES
