@@ -14,7 +14,8 @@
 //   P      = exp(E) / sum_s exp(E)       (two generics: the reduction and
 //   E      = S - max_s S                  the division; max a reduction)
 //   S      = X + mask   (optional; mask [T, L] read at (t, s))
-//   X      = Y * c  or  Y / c             (optional; c a scalar constant)
+//   X      = Y * c  or  Y / c             (optional; c a scalar constant or
+//                                          torch.jit.trace's 0-d constant)
 //   Y      = expand(batch_matmul(collapse(Q), collapse(transpose(Kx))))
 //
 // Kx and Vx may be read through gathers that only take a prefix of dim 2
@@ -212,6 +213,30 @@ KeyValueSource resolveKeyValue(Value value) {
   }
 }
 
+/// The value of `v`, a scalar in `generic`'s body: a float constant, a
+/// block argument reading a 0-d (or splat) constant tensor input through a
+/// map with no results, or an extf / truncf of one of those.
+std::optional<double> constantScalar(linalg::GenericOp generic, Value v) {
+  FloatAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.getValueAsDouble();
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+    return constantScalar(generic, trunc.getIn());
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    return constantScalar(generic, ext.getIn());
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != &generic.getRegion().front() ||
+      arg.getArgNumber() >= generic.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *input = generic.getDpsInputOperand(arg.getArgNumber());
+  DenseElementsAttr dense;
+  if (generic.getMatchingIndexingMap(input).getNumResults() != 0 ||
+      !matchPattern(input->get(), m_Constant(&dense)) || !dense.isSplat() ||
+      !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
 /// One match of the pattern (see the file comment).
 struct AttentionMatch {
   linalg::BatchMatmulOp output;
@@ -295,28 +320,33 @@ std::optional<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv) {
     if (!m.mask)
       return std::nullopt; // An addition of something else: not this pattern.
   }
-  // X = Y * c or Y / c (optional).
+  // X = Y * c or Y / c (optional); c a constant scalar, or a 0-d constant
+  // tensor input (torch.jit.trace's f64 scalar, truncated in the body).
   Value y = x;
   if (auto scale = x.getDefiningOp<linalg::GenericOp>();
-      scale && scale.getNumDpsInputs() == 1 && scale.getNumReductionLoops() == 0 &&
-      scale.getNumLoops() == 4 && isIdentity4(scale, scale.getDpsInputOperand(0))) {
+      scale && scale.getNumDpsInputs() >= 1 && scale.getNumReductionLoops() == 0 &&
+      scale.getNumLoops() == 4) {
+    OpOperand *data = nullptr;
+    for (OpOperand *input : scale.getDpsInputOperands())
+      if (isIdentity4(scale, input))
+        data = data ? nullptr : input; // exactly one identity-mapped input
+    if (!data)
+      return std::nullopt;
     Block &body = scale.getRegion().front();
-    Value in = body.getArgument(0);
-    FloatAttr c;
+    Value in = body.getArgument(data->getOperandNumber());
+    std::optional<double> c;
     if (auto mul = yieldedOp<arith::MulFOp>(scale)) {
       Value other = mul.getLhs() == in ? mul.getRhs() : mul.getRhs() == in ? mul.getLhs() : Value();
-      if (!other || !matchPattern(other, m_Constant(&c)))
-        return std::nullopt;
-      m.scale = c.getValueAsDouble();
+      c = other ? constantScalar(scale, other) : std::nullopt;
     } else if (auto div = yieldedOp<arith::DivFOp>(scale)) {
-      if (div.getLhs() != in || !matchPattern(div.getRhs(), m_Constant(&c)) ||
-          c.getValueAsDouble() == 0.0)
-        return std::nullopt;
-      m.scale = 1.0 / c.getValueAsDouble();
-    } else {
-      return std::nullopt;
+      if (div.getLhs() == in)
+        if ((c = constantScalar(scale, div.getRhs())) && *c != 0.0)
+          c = 1.0 / *c;
     }
-    y = scale.getDpsInputs()[0];
+    if (!c)
+      return std::nullopt;
+    m.scale = *c;
+    y = data->get();
   }
   // Y = expand(batch_matmul(collapse(Q), collapse(transpose(Kx)))).
   Value qkFlat = throughHeadExpand(y);

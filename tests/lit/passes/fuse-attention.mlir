@@ -5,7 +5,7 @@
 // through a prefix gather (a KV cache's [:, :, :L]) and a head gather
 // (repeat_interleave, grouped-query attention) are read from the cache
 // itself, with L as key_length: the gathers, the matmuls and the softmax are
-// gone. A softmax over another axis, or a mask that is multiplied rather
+// gone (also with torch.jit.trace's 0-d f64 scale). A softmax over another axis, or a mask that is multiplied rather
 // than added, is not attention: left alone.
 
 // RUN: turbine-opt %s --turbine-fuse-attention | FileCheck %s
@@ -14,6 +14,7 @@
 #row = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 #col = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #mask = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#scalar = affine_map<(d0, d1, d2, d3) -> ()>
 
 // A plain attention: no cache, as many KV heads as query heads, 8 keys.
 // CHECK-LABEL: func.func @plain(
@@ -185,6 +186,70 @@ func.func @cache_gqa(%q: tensor<1x4x1x16xf32>, %k: tensor<1x2x32x16xf32>, %v: te
   %of = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x1x16xf32>) -> tensor<4x1x16xf32>
   %o = linalg.batch_matmul ins(%pc, %vc : tensor<4x1x?xf32>, tensor<4x?x16xf32>) outs(%of : tensor<4x1x16xf32>) -> tensor<4x1x16xf32>
   return %o : tensor<4x1x16xf32>
+}
+
+// torch.jit.trace's scale: a 0-d f64 constant tensor read by the generic and
+// truncated to f32 in its body.
+// CHECK-LABEL: func.func @traced_scale(
+// CHECK:         turbine.attention %{{.*}} scale(2.500000e-01)
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         return
+func.func @traced_scale(%q: tensor<1x4x3x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>, %m: tensor<3x8xf32>) -> tensor<4x3x16xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant dense<2.500000e-01> : tensor<f64>
+  %c0 = arith.constant 0 : index
+  %kte = tensor.empty() : tensor<1x4x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x4x8x16xf32>) outs(%kte : tensor<1x4x16x8xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x4x3x16xf32> into tensor<4x3x16xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x4x16x8xf32> into tensor<4x16x8xf32>
+  %se = tensor.empty() : tensor<4x3x8xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %qk = linalg.batch_matmul ins(%qc, %ktc : tensor<4x3x16xf32>, tensor<4x16x8xf32>) outs(%sf : tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %qk4 = tensor.expand_shape %qk [[0, 1], [2], [3]] output_shape [1, 4, 3, 8] : tensor<4x3x8xf32> into tensor<1x4x3x8xf32>
+  %e = tensor.empty() : tensor<1x4x3x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk4, %scale : tensor<1x4x3x8xf32>, tensor<f64>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %s: f64, %out: f32):
+    %s32 = arith.truncf %s : f64 to f32
+    %x = arith.mulf %in, %s32 : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #mask, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %m : tensor<1x4x3x8xf32>, tensor<3x8xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = arith.addf %in, %in1 : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %re = tensor.empty() : tensor<1x4x3xf32>
+  %mf = linalg.fill ins(%ninf : f32) outs(%re : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x4x3x8xf32>) outs(%mf : tensor<1x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = arith.maximumf %out, %in : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<1x4x3x8xf32>, tensor<1x4x3xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = arith.subf %in, %in1 : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %sumf = linalg.fill ins(%zero : f32) outs(%re : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%shifted : tensor<1x4x3x8xf32>) outs(%sumf : tensor<1x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    %y = arith.addf %out, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x3xf32>
+  %probs = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%shifted, %sum : tensor<1x4x3x8xf32>, tensor<1x4x3xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = math.exp %in : f32
+    %y = arith.divf %x, %in1 : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x3x8xf32>
+  %pc = tensor.collapse_shape %probs [[0, 1], [2], [3]] : tensor<1x4x3x8xf32> into tensor<4x3x8xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x4x8x16xf32> into tensor<4x8x16xf32>
+  %oe = tensor.empty() : tensor<4x3x16xf32>
+  %of = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x3x16xf32>) -> tensor<4x3x16xf32>
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<4x3x8xf32>, tensor<4x8x16xf32>) outs(%of : tensor<4x3x16xf32>) -> tensor<4x3x16xf32>
+  return %o : tensor<4x3x16xf32>
 }
 
 // Softmax over the query rows (dim 2), not the keys: not attention.
