@@ -10,6 +10,8 @@
 //     m = -inf, l = 0, acc = 0                            running max, sum,
 //     for key blocks [j, j + n) of [0, key_length):       vector<D> output
 //       (n = 8 while 8 keys are left, then 1 at a time)
+//       (a block whose mask is all -inf is skipped: causal prefill reads
+//       only the keys at or below its diagonal)
 //       s[i] = q . key[b, h / g, j + i, :] (+ mask[t, j + i])   vector<n>
 //       m' = max(m, max_i s);  c = exp(m - m');  p = exp(s - m')
 //       l = l * c + sum_i p;  acc = acc * c + sum_i p[i] * value[b, h / g, j + i, :]
@@ -72,7 +74,8 @@ public:
   void row(Value batch, Value head, Value kvHead, Value t, Value keyLength, Value out);
 
 private:
-  RowState block(int64_t n, Value j, Value batch, Value kvHead, Value t, Value q, RowState s);
+  RowState block(int64_t n, Value j, Value batch, Value kvHead, Value t, Value q, Value maskRow,
+                 RowState s);
   Value f32(double v) { return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v)); }
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
@@ -84,7 +87,7 @@ private:
 };
 
 RowState AttentionLowering::block(int64_t n, Value j, Value batch, Value kvHead, Value t,
-                                  Value q, RowState s) {
+                                  Value q, Value maskRow, RowState s) {
   auto blockType = VectorType::get({n}, b.getF32Type());
   auto reassoc = arith::FastMathFlags::reassoc;
   Value c0 = idx(0);
@@ -97,11 +100,10 @@ RowState AttentionLowering::block(int64_t n, Value j, Value batch, Value kvHead,
     Value prod = arith::MulFOp::create(b, loc, q, k);
     Value score =
         vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, prod, reassoc);
-    if (mask)
-      score = arith::AddFOp::create(b, loc, score,
-                                    memref::LoadOp::create(b, loc, mask, ValueRange{t, row}));
     scores = vector::InsertOp::create(b, loc, score, scores, ArrayRef<int64_t>{i});
   }
+  if (maskRow)
+    scores = arith::AddFOp::create(b, loc, scores, maskRow);
   Value blockMax =
       vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF, scores, reassoc);
   Value newMax = arith::MaximumFOp::create(b, loc, s.max, blockMax);
@@ -144,8 +146,28 @@ void AttentionLowering::row(Value batch, Value head, Value kvHead, Value t, Valu
         [&](OpBuilder &nested, Location, Value j, ValueRange args) {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-          RowState next = block(n, j, batch, kvHead, t, q, {args[0], args[1], args[2]});
+          RowState state{args[0], args[1], args[2]};
+          if (!mask) {
+            RowState next = block(n, j, batch, kvHead, t, q, Value(), state);
+            scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
+            return;
+          }
+          // The block's mask first: a block it drops entirely (above a
+          // causal diagonal) is skipped, its keys never read.
+          Value maskRow = vector::LoadOp::create(b, loc, VectorType::get({n}, b.getF32Type()),
+                                                 mask, ValueRange{t, j});
+          Value maskMax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF,
+                                                      maskRow);
+          Value dropped = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maskMax,
+                                                f32(-INFINITY));
+          auto skip = scf::IfOp::create(b, loc, TypeRange(args), dropped, /*withElse=*/true);
+          b.setInsertionPointToStart(&skip.getThenRegion().front());
+          scf::YieldOp::create(b, loc, args);
+          b.setInsertionPointToStart(&skip.getElseRegion().front());
+          RowState next = block(n, j, batch, kvHead, t, q, maskRow, state);
           scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
+          b.setInsertionPointAfter(skip);
+          scf::YieldOp::create(b, loc, skip.getResults());
         });
     return loop.getResults();
   };

@@ -5,8 +5,9 @@
 // head h / (H / KH)) and query-row tiles (y); each row carries a running max,
 // sum and a vector<16> accumulator through 8-key blocks, then single keys up
 // to key_length (a push constant), reading K and V rows with vector.load from
-// their bindings (the whole cache, no copy), and stores acc / sum. No tensor
-// op is left.
+// their bindings (the whole cache, no copy), and stores acc / sum. A block
+// whose mask is all -inf (above a causal diagonal) is skipped before its
+// keys are read. No tensor op is left.
 
 // RUN: turbine-opt %s --turbine-cpu-lower-attention | FileCheck %s
 
@@ -24,11 +25,17 @@
 // CHECK:             scf.for
 // CHECK:               scf.for %[[T:.*]] =
 // CHECK:                 vector.load %[[Q]][%[[B]], %[[H]], %[[T]], %{{.*}}] : memref<1x4x1x16xf32>, vector<16xf32>
-// CHECK:                 %[[FULL:.*]]:3 = scf.for %[[J:.*]] = %{{.*}} step %{{.*}} iter_args({{.*}}) -> (f32, f32, vector<16xf32>) {
+// CHECK:                 %[[FULL:.*]]:3 = scf.for %[[J:.*]] = %{{.*}} step %{{.*}} iter_args(%[[M0:.*]] = %{{.*}}, %[[S0:.*]] = %{{.*}}, %[[A0:.*]] = %{{.*}}) -> (f32, f32, vector<16xf32>) {
+// CHECK:                   %[[MROW:.*]] = vector.load %[[MASK]][%[[T]], %[[J]]] : memref<1x?xf32>, vector<8xf32>
+// CHECK:                   %[[MMAX:.*]] = vector.reduction <maximumf>, %[[MROW]]
+// CHECK:                   %[[DROP:.*]] = arith.cmpf oeq, %[[MMAX]]
+// CHECK:                   scf.if %[[DROP]] -> (f32, f32, vector<16xf32>) {
+// CHECK-NEXT:                scf.yield %[[M0]], %[[S0]], %[[A0]]
+// CHECK-NEXT:              } else {
 // CHECK:                   vector.load %[[K]][%[[B]], %[[KVH]], %[[J]], %{{.*}}] : memref<1x2x32x16xf32>, vector<16xf32>
 // CHECK:                   vector.reduction <add>, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
-// CHECK:                   memref.load %[[MASK]][%[[T]], %[[J]]]
 // CHECK-COUNT-7:           vector.reduction <add>
+// CHECK:                   arith.addf %{{.*}}, %[[MROW]] : vector<8xf32>
 // CHECK:                   vector.reduction <maximumf>, %{{.*}} : vector<8xf32> into f32
 // CHECK:                   math.exp %{{.*}} : f32
 // CHECK:                   math.exp %{{.*}} : vector<8xf32>
