@@ -164,9 +164,11 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createCanonicalizerPass());
     return Status::success();
   case Phase::GlobalOpt:
-    // First, on the importers' form (before transposes become generics).
+    // First, on the importers' form (before transposes become generics;
+    // f32 attention only, so before the f16/bf16 accumulators change).
     if (options.fuseAttention)
       pm.addPass(createFuseAttention());
+    pm.addPass(createAccumulateInF32());
     pm.addPass(createConvertToChannelsLast());
     pm.addPass(createLowerPads());
     pm.addPass(createGeneralizeElementwise());
