@@ -93,6 +93,11 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("query heads (") << q.getDimSize(1)
                                         << ") are not a multiple of key heads ("
                                         << k.getDimSize(1) << ")";
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (!llvm::all_of(llvm::seq<int64_t>(0, 4), [&](int64_t i) {
+        return compatible(q.getDimSize(i), out.getDimSize(i));
+      }))
+    return emitOpError("result ") << out << " does not have the query's shape " << q;
   if (auto m = getMask()) {
     auto mask = cast<RankedTensorType>(m.getType());
     if (!compatible(mask.getDimSize(0), q.getDimSize(2)))
