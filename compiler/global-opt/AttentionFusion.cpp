@@ -319,6 +319,14 @@ std::optional<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv) {
     }
     if (!m.mask)
       return std::nullopt; // An addition of something else: not this pattern.
+    // A splat mask adds one value to every score: softmax does not see it
+    // (a finite one), or it drops every key (-inf: left to the unfused form).
+    DenseElementsAttr splat;
+    if (matchPattern(m.mask, m_Constant(&splat)) && splat.isSplat()) {
+      if (!std::isfinite(splat.getSplatValue<APFloat>().convertToDouble()))
+        return std::nullopt;
+      m.mask = Value();
+    }
   }
   // X = Y * c or Y / c (optional); c a constant scalar, or a 0-d constant
   // tensor input (torch.jit.trace's f64 scalar, truncated in the body).

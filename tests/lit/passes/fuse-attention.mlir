@@ -252,6 +252,70 @@ func.func @traced_scale(%q: tensor<1x4x3x16xf32>, %k: tensor<1x4x8x16xf32>, %v: 
   return %o : tensor<4x3x16xf32>
 }
 
+// A splat mask (here zeros) adds the same value to every score: the fused op
+// needs no mask.
+// CHECK-LABEL: func.func @zero_mask(
+// CHECK:         turbine.attention %{{.*}}, %{{.*}}, %{{.*}} key_length(%{{.*}}) scale(2.500000e-01)
+// CHECK-NOT:     linalg.batch_matmul
+// CHECK:         return
+func.func @zero_mask(%q: tensor<1x4x3x16xf32>, %k: tensor<1x4x8x16xf32>, %v: tensor<1x4x8x16xf32>) -> tensor<4x3x16xf32> {
+  %zero = arith.constant 0.000000e+00 : f32
+  %m = arith.constant dense<0.000000e+00> : tensor<3x8xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %scale = arith.constant 2.500000e-01 : f32
+  %c0 = arith.constant 0 : index
+  %kte = tensor.empty() : tensor<1x4x16x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x4x8x16xf32>) outs(%kte : tensor<1x4x16x8xf32>) permutation = [0, 1, 3, 2]
+  %qc = tensor.collapse_shape %q [[0, 1], [2], [3]] : tensor<1x4x3x16xf32> into tensor<4x3x16xf32>
+  %ktc = tensor.collapse_shape %kt [[0, 1], [2], [3]] : tensor<1x4x16x8xf32> into tensor<4x16x8xf32>
+  %se = tensor.empty() : tensor<4x3x8xf32>
+  %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %qk = linalg.batch_matmul ins(%qc, %ktc : tensor<4x3x16xf32>, tensor<4x16x8xf32>) outs(%sf : tensor<4x3x8xf32>) -> tensor<4x3x8xf32>
+  %qk4 = tensor.expand_shape %qk [[0, 1], [2], [3]] output_shape [1, 4, 3, 8] : tensor<4x3x8xf32> into tensor<1x4x3x8xf32>
+  %e = tensor.empty() : tensor<1x4x3x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%qk4 : tensor<1x4x3x8xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = arith.mulf %in, %scale : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id, #mask, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%scaled, %m : tensor<1x4x3x8xf32>, tensor<3x8xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = arith.addf %in, %in1 : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %re = tensor.empty() : tensor<1x4x3xf32>
+  %mf = linalg.fill ins(%ninf : f32) outs(%re : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%masked : tensor<1x4x3x8xf32>) outs(%mf : tensor<1x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = arith.maximumf %out, %in : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%masked, %max : tensor<1x4x3x8xf32>, tensor<1x4x3xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = arith.subf %in, %in1 : f32
+    linalg.yield %x : f32
+  } -> tensor<1x4x3x8xf32>
+  %sumf = linalg.fill ins(%zero : f32) outs(%re : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%shifted : tensor<1x4x3x8xf32>) outs(%sumf : tensor<1x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    %y = arith.addf %out, %x : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x3xf32>
+  %probs = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%shifted, %sum : tensor<1x4x3x8xf32>, tensor<1x4x3xf32>) outs(%e : tensor<1x4x3x8xf32>) {
+  ^bb0(%in: f32, %in1: f32, %out: f32):
+    %x = math.exp %in : f32
+    %y = arith.divf %x, %in1 : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x3x8xf32>
+  %pc = tensor.collapse_shape %probs [[0, 1], [2], [3]] : tensor<1x4x3x8xf32> into tensor<4x3x8xf32>
+  %vc = tensor.collapse_shape %v [[0, 1], [2], [3]] : tensor<1x4x8x16xf32> into tensor<4x8x16xf32>
+  %oe = tensor.empty() : tensor<4x3x16xf32>
+  %of = linalg.fill ins(%zero : f32) outs(%oe : tensor<4x3x16xf32>) -> tensor<4x3x16xf32>
+  %o = linalg.batch_matmul ins(%pc, %vc : tensor<4x3x8xf32>, tensor<4x8x16xf32>) outs(%of : tensor<4x3x16xf32>) -> tensor<4x3x16xf32>
+  return %o : tensor<4x3x16xf32>
+}
+
 // Softmax over the query rows (dim 2), not the keys: not attention.
 // CHECK-LABEL: func.func @softmax_other_axis(
 // CHECK-NOT:     turbine.attention
