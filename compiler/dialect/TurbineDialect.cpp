@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -69,6 +70,40 @@ LogicalResult StringNormalizeOp::verify() {
     return emitOpError("takes and gives [C] or [1, C] string tensors");
   if (in.getRank() == 2 && (in.getDimSize(0) > 1 || out.getDimSize(0) > 1))
     return emitOpError("a 2-D input must be [1, C]");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = cast<RankedTensorType>(getQuery().getType());
+  auto k = cast<RankedTensorType>(getKey().getType());
+  auto v = cast<RankedTensorType>(getValue().getType());
+  auto compatible = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if (!llvm::all_of(llvm::seq<int64_t>(0, 4), [&](int64_t i) {
+        return compatible(k.getDimSize(i), v.getDimSize(i));
+      }))
+    return emitOpError("key ") << k << " and value " << v << " differ in shape";
+  if (!compatible(q.getDimSize(0), k.getDimSize(0)))
+    return emitOpError("query and key differ in batch: ") << q << " vs " << k;
+  if (!compatible(q.getDimSize(3), k.getDimSize(3)))
+    return emitOpError("query and key differ in head_dim: ") << q << " vs " << k;
+  if (!q.isDynamicDim(1) && !k.isDynamicDim(1) &&
+      (k.getDimSize(1) == 0 || q.getDimSize(1) % k.getDimSize(1) != 0))
+    return emitOpError("query heads (") << q.getDimSize(1)
+                                        << ") are not a multiple of key heads ("
+                                        << k.getDimSize(1) << ")";
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (!llvm::all_of(llvm::seq<int64_t>(0, 4), [&](int64_t i) {
+        return compatible(q.getDimSize(i), out.getDimSize(i));
+      }))
+    return emitOpError("result ") << out << " does not have the query's shape " << q;
+  if (auto m = getMask()) {
+    auto mask = cast<RankedTensorType>(m.getType());
+    if (!compatible(mask.getDimSize(0), q.getDimSize(2)))
+      return emitOpError("mask ") << mask << " does not have the query's " << q.getDimSize(2)
+                                  << " rows";
+  }
   return success();
 }
 

@@ -33,6 +33,9 @@
 //    not an input binding but the `in_place` operand of the dispatch, whose
 //    storage is the result's output binding (a KV cache global updated by
 //    one step's slice, no copy of the whole tensor).
+//  * A fused attention (turbine.attention, AttentionFusion.cpp) is a region
+//    of its own, its destination's tensor.empty cloned in; its K / V (a KV
+//    cache global) are input bindings like any tensor, read in place.
 //  * Kernels are named after their root op and shapes (DispatchNames.h).
 //===----------------------------------------------------------------------===//
 #include "dispatch/DispatchNames.h"
@@ -151,13 +154,16 @@ SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
   for (Block *block : blocks)
   for (Operation &opRef : *block) {
     Operation *root = &opRef;
-    if (!isa<linalg::LinalgOp>(root) || assigned.contains(root) ||
+    // A fused attention (turbine.attention) is a region of its own: the
+    // target lowers it as a whole, nothing fuses into it.
+    bool attention = isa<AttentionOp>(root);
+    if ((!isa<linalg::LinalgOp>(root) && !attention) || assigned.contains(root) ||
         initializesOnlyADestination(root) || padsOnlyAWindowInput(root))
       continue;
     llvm::SetVector<Operation *> ops;
     ops.insert(root);
     Operation *current = root;
-    while (current->getNumResults() == 1 && current->getResult(0).hasOneUse()) {
+    while (!attention && current->getNumResults() == 1 && current->getResult(0).hasOneUse()) {
       Operation *user = *current->getResult(0).getUsers().begin();
       if (user->getBlock() != root->getBlock() || assigned.contains(user) ||
           !isElementwiseConsumerOf(user, current->getResult(0)))
@@ -166,7 +172,7 @@ SmallVector<DispatchRegion> formRegions(func::FuncOp func) {
       current = user;
     }
     // The producer of a padded result writes it (PaddedResults.cpp).
-    if (current->getNumResults() == 1 && current->getResult(0).hasOneUse()) {
+    if (!attention && current->getNumResults() == 1 && current->getResult(0).hasOneUse()) {
       Operation *user = *current->getResult(0).getUsers().begin();
       if (isPaddedResult(user) && user->getBlock() == root->getBlock() &&
           !assigned.contains(user))

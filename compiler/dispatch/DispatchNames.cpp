@@ -3,6 +3,8 @@
 
 #include "global-opt/LowerPads.h"
 
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -102,6 +104,8 @@ bool isTranspose(linalg::GenericOp op) {
 
 /// How strongly `op` characterizes its region (higher names it).
 int rank(Operation *op) {
+  if (isa<AttentionOp>(op))
+    return 7;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp)
     return 0;
@@ -121,6 +125,12 @@ int rank(Operation *op) {
 }
 
 std::string describe(Operation *root) {
+  if (auto attention = dyn_cast<AttentionOp>(root)) {
+    // attention_BxHxTxD_kvKH_T: query shape, key / value heads.
+    auto key = cast<ShapedType>(attention.getKey().getType());
+    return "attention_" + resultShape(root) + "_kv" + formatExtents(key.getDimSize(1)) + "_" +
+           resultElementTypeName(root);
+  }
   auto op = cast<linalg::LinalgOp>(root);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   std::string type = resultElementTypeName(root);

@@ -9,6 +9,7 @@
 //   maxpool_KHxKWsS_OHxOWxC_T   sumpool_...
 //   reduce_<sum|max|min|prod>_<loop ranges>_T
 //   pad_<shape>_T  transpose_<shape>_T  fill_<shape>_T  elementwise_<shape>_T
+//   attention_BxHxTxD_kvKH_T   (turbine.attention: query shape, KV heads)
 //
 // Dynamic sizes print as `D`; T is the root's result element type. Names
 // are made unique in the kernel container by a `_N` suffix.

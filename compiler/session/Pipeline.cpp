@@ -149,6 +149,11 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
       return Status::error("option 'reference-kernels' expects true or false, got '" +
                            std::string(value) + "'");
     options.referenceKernels = value == "true";
+  } else if (key == "fuse-attention") {
+    if (value != "on" && value != "off")
+      return Status::error("option 'fuse-attention' expects on or off, got '" +
+                           std::string(value) + "'");
+    options.fuseAttention = value == "on";
   } else if (key == "quantize-weights") {
     if (value != "none" && value != "int8")
       return Status::error("option 'quantize-weights' expects none or int8, got '" +
@@ -170,7 +175,8 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
   } else {
     return Status::error("unknown compile option '" + std::string(name) +
                          "' (target, target-cpu, cuda-arch, opt-level, matmul-data-tiling, "
-                         "matmul-kernel-pack, reference-kernels, quantize-weights, group-size, "
+                         "matmul-kernel-pack, reference-kernels, fuse-attention, quantize-weights, "
+                         "group-size, "
                          "dump-phases)");
   }
   return Status::success();
@@ -201,6 +207,10 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createCanonicalizerPass());
     return Status::success();
   case Phase::GlobalOpt:
+    // First, on the importers' form (before transposes become generics;
+    // f32 attention only, so before the f16/bf16 accumulators change).
+    if (options.fuseAttention)
+      pm.addPass(createFuseAttention());
     pm.addPass(createAccumulateInF32());
     pm.addPass(createConvertToChannelsLast());
     pm.addPass(createLowerPads());

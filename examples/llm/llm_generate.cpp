@@ -18,7 +18,10 @@
 // For benchmarks (benchmarks/llm/run_llm_benchmark.py): --warmup untimed and
 // --rounds timed generations, each a new sequence (Instance::reset), and
 // --json prints one line in the format of benchmarks/llm/llama_cpp_bench.js:
-// {"tokens" (last round), "prefill_s" / "decode_s" (per round), "threads",
+// {"tokens" (last round), "prefill_s" / "decode_s" (per round),
+// "decode_step_s" (each decode step of the last round: step i is position
+// prompt_len + i, so one long generation shows decode time against cache
+// length), "threads",
 // "prompt_len", "new_tokens", "top_logits" (per step, the K largest as
 // [id, logit], with --top-logits=K)}.
 //===----------------------------------------------------------------------===//
@@ -185,6 +188,8 @@ struct Generation {
   std::vector<int64_t> tokens;
   double prefillSeconds = 0;
   double decodeSeconds = 0;
+  /// Seconds of each decode step (invoke + choosing the token), in order.
+  std::vector<double> stepSeconds;
   /// Per step, the --top-logits largest logits as (id, value).
   std::vector<std::vector<std::pair<int64_t, float>>> topLogits;
 };
@@ -230,6 +235,7 @@ Result<Generation> generate(Instance &instance, const Function &prefill, const F
 
   start = std::chrono::steady_clock::now();
   for (int64_t step = 1; step < options.newTokens; ++step) {
+    auto stepStart = std::chrono::steady_clock::now();
     Result<Tensor> token = int64Tensor({1, 1}, {out.tokens.back()});
     if (!token)
       return token.status();
@@ -243,6 +249,7 @@ Result<Generation> generate(Instance &instance, const Function &prefill, const F
     if (!logits)
       return logits.status();
     choose(*logits);
+    out.stepSeconds.push_back(secondsSince(stepStart));
   }
   out.decodeSeconds = secondsSince(start);
   return out;
@@ -317,8 +324,18 @@ int main(int argc, char **argv) {
       }
       return text + "]";
     };
+    auto stepList = [](const std::vector<double> &values) {
+      std::string text = "[";
+      for (size_t i = 0; i < values.size(); ++i) {
+        char value[32];
+        std::snprintf(value, sizeof(value), "%.6g", values[i]);
+        text += (i ? ", " : "") + std::string(value);
+      }
+      return text + "]";
+    };
     out += "], \"prefill_s\": " + list(&Generation::prefillSeconds) +
            ", \"decode_s\": " + list(&Generation::decodeSeconds) +
+           ", \"decode_step_s\": " + stepList(last.stepSeconds) +
            ", \"threads\": " + std::to_string((*device)->workerCount()) +
            ", \"prompt_len\": " + std::to_string(promptLength) +
            ", \"new_tokens\": " + std::to_string(options.newTokens);

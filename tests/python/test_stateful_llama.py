@@ -9,7 +9,10 @@
 # instance give the logits of torch eager on the same weights (atol 1e-4,
 # rtol 1e-4) and the same greedy tokens; a second instance replays the same
 # sequence independently; decode at a position past the context raises the
-# model's own check (its `raise` becomes a run-time assert).
+# model's own check (its `raise` becomes a run-time assert). Attention is
+# fused (turbine-fuse-attention): the dispatch IR of both functions holds one
+# attention dispatch per layer and no batch_matmul, so the logits above are
+# those of the fused kernel (decode key lengths 6..13 cross its 8-key block).
 # Environment (set by ctest): TURBINE_BIN, TURBINE_TORCH_LIBRARY, PYTHONPATH.
 # ===---------------------------------------------------------------------=== #
 import copy
@@ -89,6 +92,18 @@ def test_prefill_and_decode_match_eager(compiled):
     assert again_tokens == want_tokens
     for got, want in zip(again_logits, want_logits):
         torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+
+
+def test_attention_is_fused(compiled):
+    _, path = compiled
+    ir = subprocess.run([TURBINE, "compile", str(path.parent / "tiny.pt"), "--compile-to=dispatch",
+                         "--function-shapes=prefill:1x%dxi64" % PROMPT,
+                         "--function-shapes=decode:1x1xi64,i64"],
+                        capture_output=True, text=True, check=True).stdout
+    for function in ("prefill", "decode"):
+        body = ir.split("func.func @" + function + "(")[1].split("func.func @")[0]
+        assert body.count("turbine.dispatch @attention_") == CONFIG.n_layers, function
+    assert "batch_matmul" not in ir
 
 
 def test_position_past_the_context_raises(compiled):

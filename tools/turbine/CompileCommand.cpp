@@ -55,6 +55,7 @@ struct CompileArgs {
   std::string matmulDataTiling = "auto";
   std::string matmulKernelPack = "auto";
   bool referenceKernels = false;
+  std::string fuseAttention = "on";
   std::string quantizeWeights = "none";
   std::string groupSize = "32";
   bool timings = false;
@@ -181,6 +182,8 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   options.matmulDataTiling = *dataTiling;
   options.matmulKernelPack = *kernelPack;
   options.referenceKernels = args.referenceKernels;
+  if (Status s = compiler::setCompileOption(options, "fuse-attention", args.fuseAttention); !s)
+    return Status::error("--fuse-attention: " + s.message());
   if (Status s = compiler::setCompileOption(options, "quantize-weights", args.quantizeWeights); !s)
     return Status::error("--quantize-weights: " + s.message());
   if (Status s = compiler::setCompileOption(options, "group-size", args.groupSize); !s)
@@ -304,6 +307,10 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--reference-kernels", args->referenceKernels,
                 "cpu target: plain scalar kernels (workgroup tiling only; what `turbine "
                 "bisect` compares against)");
+  cmd->add_option("--fuse-attention", args->fuseAttention,
+                  "q.k^T.scale (+mask) -> softmax -> .v as one fused attention dispatch "
+                  "(online softmax, reads a KV cache in place): on, off")
+      ->capture_default_str();
   cmd->add_option("--quantize-weights", args->quantizeWeights,
                   "Matmuls by constant f32 weights read them group-quantized: none, int8 "
                   "(one f32 scale per --group-size elements of K; accuracy: docs/performance.md)")

@@ -57,6 +57,9 @@ public:
                             const CompileOptions &options) const override {
     CpuTileAndVectorizeOptions tiling;
     tiling.reference = options.referenceKernels;
+    // Fused attention kernels first: written on their bindings directly,
+    // nothing left for the generic strategies.
+    kernelsPm.addPass(createCpuLowerAttention());
     kernelsPm.addPass(createCpuTileAndVectorize(tiling));
     kernelsPm.addPass(createCpuLowerVectorMasks());
     OpPassManager &kernels = kernelsPm.nest<func::FuncOp>();

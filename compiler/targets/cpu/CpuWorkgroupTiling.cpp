@@ -16,6 +16,8 @@
 #include <algorithm>
 #include <array>
 
+#include "turbine/compiler/Dialect/TurbineDialect.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -24,6 +26,9 @@ using namespace mlir;
 
 namespace turbine::compiler {
 namespace {
+
+/// Query rows per workgroup of a fused attention.
+constexpr int64_t kAttentionRowTile = 16;
 
 /// What a dispatch region's root is, for tile size choices. Convolution is an
 /// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
@@ -180,6 +185,22 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
 } // namespace
 
 WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value tiled) {
+  // Fused attention [B, H, T, D]: one head x up to 16 query rows per
+  // workgroup (each row walks all keys; rows of one head share K / V rows
+  // in cache); x walks heads, y row tiles, z the batch
+  // (AttentionCodegen.cpp's loops).
+  if (llvm::any_of(regionOps, [](Operation *op) { return isa<AttentionOp>(op); })) {
+    auto type = cast<RankedTensorType>(tiled.getType());
+    WorkgroupTiling tiling;
+    int64_t rows = type.isDynamicDim(2) ? kAttentionRowTile
+                                        : std::clamp<int64_t>(type.getDimSize(2), 1,
+                                                              kAttentionRowTile);
+    tiling.tileSizes = {1, 1, rows, 0};
+    tiling.gridDims[0] = 1;
+    tiling.gridDims[1] = 2;
+    tiling.gridDims[2] = 0;
+    return tiling;
+  }
   return chooseWorkgroupTiling(tiled, classify(regionOps));
 }
 

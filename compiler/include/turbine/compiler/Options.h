@@ -76,6 +76,11 @@ struct CompileOptions {
   /// strategies. What `turbine bisect` compares a normal build against.
   bool referenceKernels = false;
 
+  //===--- Attention (global-opt, every target) ----------------------------===//
+  /// Scaled-dot-product attention becomes one turbine.attention dispatch
+  /// (turbine-fuse-attention); off keeps the importer's matmuls and softmax.
+  bool fuseAttention = true;
+
   //===--- Low precision (global-opt, every target) ------------------------===//
   /// Weight quantization of matmuls by constant f32 weights
   /// (turbine-quantize-weights): "none" or "int8" (group-quantized, one f32

@@ -60,6 +60,21 @@ def InlineConstantGlobals : Pass<"turbine-inline-constant-globals", "mlir::Modul
 // global-opt
 //===----------------------------------------------------------------------===//
 
+def FuseAttention : Pass<"turbine-fuse-attention", "mlir::ModuleOp"> {
+  let summary = "q.k^T.scale (+mask) -> softmax -> .v becomes one turbine.attention";
+  let description = [{
+    Matches scaled-dot-product attention as the frontends lower it (two
+    linalg.batch_matmul around a last-axis softmax, an optional constant
+    scale and an optional additive [T, L] mask), reading K and V through
+    prefix gathers / extract_slices (a KV cache's used part) and head
+    gathers (repeat_interleave for grouped-query attention), and replaces it
+    with one turbine.attention on the gathers' sources with the prefix
+    length as key_length: no prefix copy, no repeated heads, no score
+    matrix. Runs first in global-opt, on the importers' form.
+  }];
+  let dependentDialects = ["::turbine::compiler::TurbineDialect", "mlir::tensor::TensorDialect"];
+}
+
 def ConvertToChannelsLast : Pass<"turbine-convert-to-channels-last", "mlir::ModuleOp"> {
   let summary = "NCHW convolutions and pooling become NHWC ones between transposes";
   let description = [{
@@ -241,6 +256,20 @@ def FormDispatches : Pass<"turbine-form-dispatches", "mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 // codegen (CPU target; anchored on the kernel container)
 //===----------------------------------------------------------------------===//
+
+def CpuLowerAttention : Pass<"turbine-cpu-lower-attention", "mlir::ModuleOp"> {
+  let summary = "turbine.attention kernels become an online-softmax loop nest on the bindings";
+  let description = [{
+    Per kernel holding a turbine.attention (its own dispatch): workgroups
+    walk (head, query-row tile, batch); each query row keeps a running max,
+    sum and a vector<head_dim> accumulator while it walks the keys [0,
+    key_length) in blocks of 8 (then one at a time), reading K and V rows of
+    head h / (H / KH) straight from their bindings (a KV cache), vectorized
+    over head_dim. Runs before turbine-cpu-tile-and-vectorize, which then
+    finds nothing left to tile in that kernel.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
 
 def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp"> {
   let summary = "Per kernel: workgroup tile-and-fuse, a vector-level strategy per op";

@@ -10,7 +10,10 @@
 // and, for ONNX's string tensors (upstream has no string type), the element
 // type !turbine.string and the host ops on it: turbine.string_normalize,
 // turbine.to_string, turbine.from_string. Strings live on the host only: no
-// dispatch region ever takes a string tensor.
+// dispatch region ever takes a string tensor. And one compute op upstream
+// lacks: turbine.attention (fused scaled-dot-product attention on tensors,
+// made by turbine-fuse-attention, one dispatch of its own, lowered by the
+// target into an online-softmax loop nest).
 // Kernel functions take (!llvm.ptr state, index wg_x, index wg_y, index wg_z);
 // `state` points at a turbine_dispatch_state_t (artifact/KernelABI.h).
 //===----------------------------------------------------------------------===//
@@ -20,6 +23,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 
 def Turbine_Dialect : Dialect {
@@ -159,6 +163,53 @@ def Turbine_FromStringOp : Turbine_Op<"from_string",
   let arguments = (ins Turbine_StringTensor:$input, UnitAttr:$is_unsigned);
   let results = (outs Turbine_NumberTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Turbine_F32Tensor4 : RankedTensorOf<[F32], [HasAnyRankOfPred<[4]>]>;
+def Turbine_F32Tensor2 : RankedTensorOf<[F32], [HasAnyRankOfPred<[2]>]>;
+
+def Turbine_AttentionOp : Turbine_Op<"attention",
+    [Pure, DestinationStyleOpInterface, AllTypesMatch<["init", "result"]>]> {
+  let summary = "Fused scaled-dot-product attention with grouped-query heads";
+  let description = [{
+    For query [B, H, T, D] and key / value [B, KH, S, D] (H a multiple of
+    KH; query head h reads key / value head h / (H / KH)), with L =
+    `key_length` <= S keys used (the prefix [0, L) of a KV cache: key and
+    value may be the whole cache, no copy of the prefix is made):
+
+      result[b, h, t, :] = sum_{s < L} p[s] * value[b, h / (H/KH), s, :]
+      p = softmax_s(scale * query[b, h, t, :] . key[b, h / (H/KH), s, :]
+                    + mask[t, s])
+
+    `mask` (optional, [T, L]) is additive: 0 keeps a key, -inf drops it (a
+    causal mask). `init` is the destination ([B, H, T, D], only its shape is
+    used). Made by turbine-fuse-attention from the
+    q.k^T.scale (+mask) -> softmax -> .v pattern; dispatch formation gives it
+    a dispatch of its own and the CPU target lowers it into an online-softmax
+    loop over key blocks (turbine-cpu-lower-attention): no score matrix is
+    materialized.
+
+    ```mlir
+    %o = turbine.attention %q, %k, %v key_length(%L) mask(%m : tensor<1x?xf32>)
+           scale(0.125) outs(%init) : tensor<1x12x1x64xf32>, tensor<1x4x512x64xf32>,
+           tensor<1x4x512x64xf32> -> tensor<1x12x1x64xf32>
+    ```
+  }];
+  let arguments = (ins Turbine_F32Tensor4:$query, Turbine_F32Tensor4:$key,
+                   Turbine_F32Tensor4:$value, Index:$key_length,
+                   Turbine_F32Tensor4:$init, Optional<Turbine_F32Tensor2>:$mask,
+                   F32Attr:$scale);
+  let results = (outs Turbine_F32Tensor4:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `key_length` `(` $key_length `)`
+    (`mask` `(` $mask^ `:` type($mask) `)`)? `scale` `(` $scale `)`
+    `outs` `(` $init `)` attr-dict `:` type($query) `,` type($key) `,` type($value)
+    `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    ::mlir::MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TURBINE_OPS_TD
