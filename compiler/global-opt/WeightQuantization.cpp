@@ -72,7 +72,8 @@ DenseElementsAttr quantizableB(linalg::LinalgOp op, arith::ConstantOp &constant)
   if (!constant)
     return {};
   auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-  if (!dense || !cast<ShapedType>(dense.getType()).hasStaticShape())
+  if (!dense || !cast<ShapedType>(dense.getType()).hasStaticShape() ||
+      cast<ShapedType>(dense.getType()).getNumElements() == 0)
     return {};
   return dense;
 }
@@ -155,8 +156,9 @@ void quantizeInt4(DenseElementsAttr b, int64_t group, std::vector<int8_t> &q,
 }
 
 /// The indexing maps of the fused generic (WeightQuantization.h) for
-/// `batchDims` batch loops: A', q, s, C.
-SmallVector<AffineMap> quantizedMatmulMaps(MLIRContext *ctx, unsigned batchDims, int bits) {
+/// `batchDims` batch loops and column blocks of `block`: A', q, s, C.
+SmallVector<AffineMap> quantizedMatmulMaps(MLIRContext *ctx, unsigned batchDims, int bits,
+                                           int64_t block) {
   unsigned loops = batchDims + (bits == 8 ? 4 : 5);
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   SmallVector<AffineExpr> batch;
@@ -169,7 +171,23 @@ SmallVector<AffineMap> quantizedMatmulMaps(MLIRContext *ctx, unsigned batchDims,
     return AffineMap::get(loops, 0, exprs, ctx);
   };
   AffineMap aMap = bits == 8 ? with({d(m), d(g), d(i)}) : with({d(m), d(g), d(i), d(i + 1)});
-  return {aMap, with({d(g), d(i), d(n)}), with({d(g), d(n)}), with({d(m), d(n)})};
+  AffineMap qMap = with({d(n).floorDiv(block), d(g), d(i), d(n) % block});
+  return {aMap, qMap, with({d(g), d(n)}), with({d(m), d(n)})};
+}
+
+/// `q` [batch][groups][rows][n] repacked column-block-major:
+/// [batch][ceil(n / block)][groups][rows][block], the columns past n zero.
+std::vector<int8_t> blockColumns(const std::vector<int8_t> &q, int64_t batch, int64_t groups,
+                                 int64_t rows, int64_t n, int64_t block) {
+  int64_t blocks = (n + block - 1) / block;
+  std::vector<int8_t> out(batch * blocks * groups * rows * block, 0);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          out[(((b * blocks + j / block) * groups + g) * rows + r) * block + j % block] =
+              q[((b * groups + g) * rows + r) * n + j];
+  return out;
 }
 
 /// Rewrites `op` (C = A * B, B the constant `b`) into the fused
@@ -195,8 +213,14 @@ LogicalResult rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElem
   const int64_t k = shape[rank - 2], n = shape[rank - 1];
   const int64_t rows = bits == 8 ? group : group / 2; // q rows per group
 
+  // Column blocks of kQuantizedColumnBlock: a workgroup's strip of columns
+  // is one contiguous stream over all of K.
+  const int64_t block = std::min<int64_t>(n, kQuantizedColumnBlock);
+  const int64_t blocks = (n + block - 1) / block;
+  const int64_t batch = type.getNumElements() / std::max<int64_t>(k * n, 1);
+  q = blockColumns(q, k * n == 0 ? 0 : batch, groups, rows, n, block);
   SmallVector<int64_t> qShape(shape.begin(), shape.end() - 2);
-  qShape.append({groups, rows, n});
+  qShape.append({blocks, groups, rows, block});
   SmallVector<int64_t> scaleShape(shape.begin(), shape.end() - 2);
   scaleShape.append({groups, n});
   auto qType = RankedTensorType::get(qShape, IntegerType::get(ctx, 8));
@@ -250,7 +274,7 @@ LogicalResult rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElem
       rewriter, constant.getLoc(),
       DenseElementsAttr::get(scaleType, llvm::ArrayRef<float>(scales)));
 
-  SmallVector<AffineMap> maps = quantizedMatmulMaps(ctx, batchDims, bits);
+  SmallVector<AffineMap> maps = quantizedMatmulMaps(ctx, batchDims, bits, block);
   unsigned loops = maps.front().getNumDims();
   SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::reduction);
   for (unsigned d = 0; d < batchDims + 2; ++d)
@@ -357,8 +381,22 @@ std::optional<QuantizedMatmul> matchQuantizedMatmul(Operation *op) {
   for (unsigned d = 0; d < loops; ++d)
     if ((d < info.batchDims + 2) != (iterators[d] == utils::IteratorType::parallel))
       return std::nullopt;
+  // The column block P from q's map (its last result is n mod P; a tile's
+  // q may have a dynamic last dim).
+  AffineMap qMap = generic.getIndexingMapsArray()[1];
+  if (qMap.getNumResults() != info.batchDims + 4)
+    return std::nullopt;
+  // (P = 1, N = 1: n floordiv 1 folds to n and n mod 1 to 0.)
+  AffineExpr last = qMap.getResult(qMap.getNumResults() - 1);
+  int64_t block = 1;
+  if (auto mod = dyn_cast<AffineBinaryOpExpr>(last)) {
+    auto rhs = dyn_cast<AffineConstantExpr>(mod.getRHS());
+    if (mod.getKind() != AffineExprKind::Mod || !rhs || rhs.getValue() <= 0)
+      return std::nullopt;
+    block = rhs.getValue();
+  }
   if (generic.getIndexingMapsArray() !=
-      quantizedMatmulMaps(op->getContext(), info.batchDims, info.bits))
+      quantizedMatmulMaps(op->getContext(), info.batchDims, info.bits, block))
     return std::nullopt;
   auto elementType = [&](Value v) { return getElementTypeOrSelf(v.getType()); };
   if (!elementType(generic.getDpsInputs()[0]).isF32() ||

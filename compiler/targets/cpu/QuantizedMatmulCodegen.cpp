@@ -14,9 +14,10 @@
 //   for g in groups:
 //     s = scales[g, 0:cols]
 //     for i in rows of a group (int4: pairs of K):
-//       q = weights[g, i, 0:cols] : vector<cols x i8>      (1 byte per weight)
+//       q = weights[block, g, i, 0:cols] : vector<cols x i8>  (1 byte per weight,
+//                                  contiguous along K within a column block)
 //       w = sitofp(q) * s         (int4: low and high nibbles, shifted out
-//                                  and sign-extended in registers: w0, w1)
+//                                  of the sign-extended i32 lanes: w0, w1)
 //       acc[r] = fma(broadcast(A[r, g, i(, h)]), w(h), acc[r])
 //   C[r, 0:cols] = acc[r]
 //
@@ -149,8 +150,9 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
   SmallVector<Value> accumulators;
   for (int64_t r = 0; r < rows; ++r)
     accumulators.push_back(read(rewriter, c, prefix({rowIndex[r], zeroIndex}), fVec, zeroF));
-  Value groups = index(rewriter, qType.getDimSize(nb));
-  Value rowsPerGroup = index(rewriter, qType.getDimSize(nb + 1));
+  // q tile [batch..., 1 block, groups, rows, columns].
+  Value groups = index(rewriter, qType.getDimSize(nb + 1));
+  Value rowsPerGroup = index(rewriter, qType.getDimSize(nb + 2));
   auto groupLoop = scf::ForOp::create(
       rewriter, loc, zeroIndex, groups, one, accumulators,
       [&](OpBuilder &b, Location, Value g, ValueRange groupAccs) {
@@ -158,16 +160,23 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
         auto rowLoop = scf::ForOp::create(
             b, loc, zeroIndex, rowsPerGroup, one, groupAccs,
             [&](OpBuilder &ib, Location, Value i, ValueRange accs) {
-              Value packed = read(ib, q, prefix({g, i, zeroIndex}), qVec, zeroI8);
+              Value packed = read(ib, q, prefix({zeroIndex, g, i, zeroIndex}), qVec, zeroI8);
               SmallVector<Value> nibbles;
               if (info.bits == 8) {
                 nibbles.push_back(packed);
               } else {
-                Value four = arith::ConstantOp::create(
-                    ib, loc, DenseElementsAttr::get(qVec, ib.getI8IntegerAttr(4)));
+                // In i32 lanes (x86 has no byte shifts): sign-extend the
+                // byte; its low nibble is (x << 28) >> 28, its high one x >> 4.
+                auto iVec = VectorType::get({columns}, ib.getI32Type());
+                Value x = arith::ExtSIOp::create(ib, loc, iVec, packed);
+                auto splat = [&](int32_t v) -> Value {
+                  return arith::ConstantOp::create(
+                      ib, loc, DenseElementsAttr::get(iVec, ib.getI32IntegerAttr(v)));
+                };
+                Value c28 = splat(28);
                 nibbles.push_back(arith::ShRSIOp::create(
-                    ib, loc, arith::ShLIOp::create(ib, loc, packed, four), four));
-                nibbles.push_back(arith::ShRSIOp::create(ib, loc, packed, four));
+                    ib, loc, arith::ShLIOp::create(ib, loc, x, c28), c28));
+                nibbles.push_back(arith::ShRSIOp::create(ib, loc, x, splat(4)));
               }
               SmallVector<Value> weights;
               for (Value nibble : nibbles)
@@ -250,7 +259,7 @@ void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
     // Anything else (a tile this strategy did not make) stays scalar loops.
     if (!unitBatch || rows < 1 || rows > kMatmulRegisterM || columns < 1 ||
         columns > kGemvColumns || (rows > 1 && columns > kMatmulRegisterN) ||
-        qType.isDynamicDim(nb) || qType.isDynamicDim(nb + 1))
+        qType.isDynamicDim(nb + 1) || qType.isDynamicDim(nb + 2))
       continue;
     emitQuantizedTile(rewriter, op, info, rows, columns);
   }

@@ -1,7 +1,8 @@
 // quantize-weights.mlir - turbine-quantize-weights: a matmul / batch_matmul
 // by a constant f32 B [K, N] becomes one fused linalg.generic that reads
 // group-quantized weights and dequantizes them in its body
-// (global-opt/WeightQuantization.h): int8 q [K/G, G, N] with f32 scales
+// (global-opt/WeightQuantization.h): int8 q [N/P, K/G, G, P] (P = min(N,
+// 128) columns per block, read with n floordiv P, n mod P) with f32 scales
 // [K/G, N] (q = round(w / s), s = max|w| / 127 over the group); int4 packs
 // two K rows per byte (low nibble k = 2i, high k = 2i + 1; s = m / -8 for
 // the group's value m of largest magnitude, q = clamp(round(w / s), -8, 7)).
@@ -31,14 +32,14 @@
 // REGEX: error: quantize-exclude: '(' is not a valid regular expression
 
 // CHECK-DAG:   #[[AMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG:   #[[QMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3, d1)>
+// CHECK-DAG:   #[[QMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1 floordiv 2, d2, d3, d1 mod 2)>
 // CHECK-DAG:   #[[SMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d1)>
 // CHECK-DAG:   #[[CMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 // CHECK-LABEL: func.func @matmul
-// CHECK-DAG:     %[[Q:.*]] = arith.constant dense<{{\[}}{{\[}}[127, 127], [50, 64]], {{\[}}[-127, -127], [0, 0]]]> : tensor<2x2x2xi8>
+// CHECK-DAG:     %[[Q:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[127, 127], [50, 64]], {{\[}}[-127, -127], [0, 0]]]]> : tensor<1x2x2x2xi8>
 // CHECK-DAG:     %[[S:.*]] = arith.constant dense<{{\[}}[2.000000e-02, 0.00393700786], [4.000000e+00, 0.00787401571]]> : tensor<2x2xf32>
 // CHECK-DAG:     %[[A:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [%{{.*}}, 2, 2] : tensor<?x4xf32> into tensor<?x2x2xf32>
-// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[AMAP]], #[[QMAP]], #[[SMAP]], #[[CMAP]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[A]], %[[Q]], %[[S]] : tensor<?x2x2xf32>, tensor<2x2x2xi8>, tensor<2x2xf32>) outs(%{{.*}} : tensor<?x2xf32>)
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#[[AMAP]], #[[QMAP]], #[[SMAP]], #[[CMAP]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[A]], %[[Q]], %[[S]] : tensor<?x2x2xf32>, tensor<1x2x2x2xi8>, tensor<2x2xf32>) outs(%{{.*}} : tensor<?x2xf32>)
 // CHECK:         ^bb0(%[[a:.*]]: f32, %[[q:.*]]: i8, %[[s:.*]]: f32, %[[c:.*]]: f32):
 // CHECK:           %[[x:.*]] = arith.sitofp %[[q]] : i8 to f32
 // CHECK:           %[[w:.*]] = arith.mulf %[[x]], %[[s]] : f32
@@ -51,9 +52,9 @@
 // NONE-NOT:      i8
 // NONE:          linalg.matmul
 // INT4-DAG:    #[[AMAP4:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4)>
-// INT4-DAG:    #[[QMAP4:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d1)>
+// INT4-DAG:    #[[QMAP4:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1 floordiv 2, d2, d3, d1 mod 2)>
 // INT4-LABEL:  func.func @matmul
-// INT4-DAG:      %[[Q4:.*]] = arith.constant dense<{{\[}}{{\[}}[0, 36], [8, 8]]]> : tensor<1x2x2xi8>
+// INT4-DAG:      %[[Q4:.*]] = arith.constant dense<{{\[}}{{\[}}{{\[}}[0, 36], [8, 8]]]]> : tensor<1x1x2x2xi8>
 // INT4-DAG:      %[[S4:.*]] = arith.constant dense<{{\[}}[6.350000e+01, 1.250000e-01]]> : tensor<1x2xf32>
 // INT4-DAG:      %[[A4:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2, 3]] output_shape [%{{.*}}, 1, 2, 2] : tensor<?x4xf32> into tensor<?x1x2x2xf32>
 // INT4:          linalg.generic {indexing_maps = [#[[AMAP4]], #[[QMAP4]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[A4]], %[[Q4]], %[[S4]] :
@@ -82,7 +83,7 @@ func.func @matmul(%a: tensor<?x4xf32>) -> tensor<?x2xf32> {
 // CHECK:         %[[P:[0-9]+]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK:           tensor.extract %arg0
 // CHECK:         tensor.expand_shape %[[P]] {{\[}}[0], [1, 2]] output_shape [2, 2, 2] : tensor<2x4xf32> into tensor<2x2x2xf32>
-// CHECK-DAG:     arith.constant dense<{{\[}}{{\[}}[127], [-50]], {{\[}}[-127], [0]]]> : tensor<2x2x1xi8>
+// CHECK-DAG:     arith.constant dense<{{\[}}{{\[}}{{\[}}[127], [-50]], {{\[}}[-127], [0]]]]> : tensor<1x2x2x1xi8>
 // CHECK-DAG:     arith.constant dense<{{\[}}[2.000000e-02], [1.000000e+00]]> : tensor<2x1xf32>
 // CHECK:         linalg.generic
 // CHECK-NOT:     linalg.matmul
@@ -98,9 +99,9 @@ func.func @partial_group(%a: tensor<2x3xf32>) -> tensor<2x1xf32> {
 // -----
 
 // CHECK-DAG:   #[[BAMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
-// CHECK-DAG:   #[[BQMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4, d2)>
+// CHECK-DAG:   #[[BQMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d3, d4, 0)>
 // CHECK-LABEL: func.func @batch_matmul
-// CHECK-DAG:     arith.constant dense<{{\[}}{{\[}}{{\[}}[127], [50]]], {{\[}}{{\[}}[0], [0]]]]> : tensor<2x1x2x1xi8>
+// CHECK-DAG:     arith.constant dense<{{\[}}{{\[}}{{\[}}{{\[}}[127], [50]]]], {{\[}}{{\[}}{{\[}}[0], [0]]]]]> : tensor<2x1x1x2x1xi8>
 // CHECK-DAG:     arith.constant dense<{{\[}}{{\[}}[2.000000e-02]], {{\[}}[0.000000e+00]]]> : tensor<2x1x1xf32>
 // CHECK-DAG:       tensor.expand_shape %arg0 {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 1, 2] : tensor<2x3x2xf32> into tensor<2x3x1x2xf32>
 // CHECK:         linalg.generic {indexing_maps = [#[[BAMAP]], #[[BQMAP]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
@@ -132,7 +133,7 @@ func.func @runtime_b(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>) -> tensor<2x2xf32
 // Weights named skip.* stay f32 with exclude=^skip\. (keep.weight is
 // quantized either way).
 // EXCLUDE-LABEL: func.func @excluded
-// EXCLUDE-DAG:     arith.constant {{.*}} : tensor<1x2x2xi8>
+// EXCLUDE-DAG:     arith.constant {{.*}} : tensor<1x1x2x2xi8>
 // EXCLUDE-DAG:     %[[SKIP:.*]] = arith.constant {turbine.param_name = "skip.weight"} {{.*}} : tensor<2x2xf32>
 // EXCLUDE:         linalg.generic
 // EXCLUDE:         linalg.matmul ins(%{{.*}}, %[[SKIP]] :

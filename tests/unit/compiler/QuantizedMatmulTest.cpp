@@ -220,6 +220,8 @@ TEST(QuantizedMatmul, OddShapes) {
   runCase({4, 64, 70, 130, {1, 2, 17}});
   runCase({8, 4, 10, 7, {1, 8, 11}});
   runCase({4, 2, 3, 10, {1, 5}});
+  runCase({8, 4, 10, 1, {1, 9}}); // N = 1: one-column blocks
+  runCase({4, 4, 10, 1, {1, 9}});
 }
 
 TEST(QuantizedMatmul, BiasEpilogueAndBatch) {
