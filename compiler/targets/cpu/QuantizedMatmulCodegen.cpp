@@ -21,10 +21,18 @@
 //       acc[r] = fma(broadcast(A[r, g, i(, h)]), w(h), acc[r])
 //   C[r, 0:cols] = acc[r]
 //
+// A one-row tile (GEMV) sums a * sitofp(q) over the group in accumulators
+// of its own and adds that sum times s once per group (per weight: a
+// conversion and an FMA; the 8-row tiles share each dequantized weight
+// between 8 rows instead, and have no registers for a second set of 16
+// accumulators).
+//
 // so the weights are read once per tile as int8 (or packed int4) and
 // dequantized in vector registers; there is never an f32 copy of B. The sum
-// runs over k in the same order as the scalar reference (g, i, h), each term
-// a(k) * (q(k) * s(g)) rounded once by the FMA. A tile with a dynamic row
+// runs over k in the same order as the scalar reference (g, i, h); the 8-row
+// tiles round each term a(k) * (q(k) * s(g)) once by the FMA, the GEMV tile
+// rounds sum_group(a * q) * s (a different rounding of the same sum: f32
+// summation error either way, no quantization of the activations). A tile with a dynamic row
 // count (a dynamic M's last, peeled tile; at most 8 rows) reads and writes
 // row min(r, rows - 1) for its lanes r past the end: they recompute and
 // rewrite the last row's values exactly, so nothing is out of bounds.
@@ -151,14 +159,23 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
   for (int64_t r = 0; r < rows; ++r)
     accumulators.push_back(read(rewriter, c, prefix({rowIndex[r], zeroIndex}), fVec, zeroF));
   // q tile [batch..., 1 block, groups, rows, columns].
+  const bool factored = rows == 1;
   Value groups = index(rewriter, qType.getDimSize(nb + 1));
   Value rowsPerGroup = index(rewriter, qType.getDimSize(nb + 2));
   auto groupLoop = scf::ForOp::create(
       rewriter, loc, zeroIndex, groups, one, accumulators,
       [&](OpBuilder &b, Location, Value g, ValueRange groupAccs) {
         Value scale = read(b, s, prefix({g, zeroIndex}), fVec, zeroF);
+        // One row (GEMV): the group's sum of a * q in its own accumulators,
+        // scaled once per group (one multiply per group, not per weight).
+        SmallVector<Value> inner(groupAccs.begin(), groupAccs.end());
+        Value zeros;
+        if (factored) {
+          zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(fVec, b.getF32FloatAttr(0)));
+          inner.assign(rows, zeros);
+        }
         auto rowLoop = scf::ForOp::create(
-            b, loc, zeroIndex, rowsPerGroup, one, groupAccs,
+            b, loc, zeroIndex, rowsPerGroup, one, inner,
             [&](OpBuilder &ib, Location, Value i, ValueRange accs) {
               Value packed = read(ib, q, prefix({zeroIndex, g, i, zeroIndex}), qVec, zeroI8);
               SmallVector<Value> nibbles;
@@ -179,9 +196,10 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
                 nibbles.push_back(arith::ShRSIOp::create(ib, loc, x, splat(4)));
               }
               SmallVector<Value> weights;
-              for (Value nibble : nibbles)
-                weights.push_back(arith::MulFOp::create(
-                    ib, loc, arith::SIToFPOp::create(ib, loc, fVec, nibble), scale));
+              for (Value nibble : nibbles) {
+                Value w = arith::SIToFPOp::create(ib, loc, fVec, nibble);
+                weights.push_back(factored ? w : arith::MulFOp::create(ib, loc, w, scale));
+              }
               SmallVector<Value> next(accs.begin(), accs.end());
               for (int64_t r = 0; r < rows; ++r)
                 for (auto [h, w] : llvm::enumerate(weights)) {
@@ -195,7 +213,11 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
                 }
               scf::YieldOp::create(ib, loc, next);
             });
-        scf::YieldOp::create(b, loc, rowLoop.getResults());
+        SmallVector<Value> results(rowLoop.getResults());
+        if (factored)
+          for (int64_t r = 0; r < rows; ++r)
+            results[r] = vector::FMAOp::create(b, loc, results[r], scale, groupAccs[r]);
+        scf::YieldOp::create(b, loc, results);
       });
   Value result = c;
   AffineMap map = AffineMap::getMinorIdentityMap(cType.getRank(), 1, ctx);
