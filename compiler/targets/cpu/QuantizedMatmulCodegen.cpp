@@ -21,21 +21,19 @@
 //       acc[r] = fma(broadcast(A[r, g, i(, h)]), w(h), acc[r])
 //   C[r, 0:cols] = acc[r]
 //
-// A one-row tile (GEMV) sums a * sitofp(q) over the group in accumulators
-// of its own and adds that sum times s once per group (per weight: a
-// conversion and an FMA; the 8-row tiles share each dequantized weight
-// between 8 rows instead, and have no registers for a second set of 16
-// accumulators).
-//
 // so the weights are read once per tile as int8 (or packed int4) and
-// dequantized in vector registers; there is never an f32 copy of B. The sum
-// runs over k in the same order as the scalar reference (g, i, h); the 8-row
-// tiles round each term a(k) * (q(k) * s(g)) once by the FMA, the GEMV tile
-// rounds sum_group(a * q) * s (a different rounding of the same sum: f32
-// summation error either way, no quantization of the activations). A tile with a dynamic row
-// count (a dynamic M's last, peeled tile; at most 8 rows) reads and writes
-// row min(r, rows - 1) for its lanes r past the end: they recompute and
-// rewrite the last row's values exactly, so nothing is out of bounds.
+// dequantized in vector registers; there is never an f32 copy of B. A
+// one-row tile (GEMV) instead sums a * sitofp(q) over the group in
+// accumulators of its own and adds that sum times s once per group (per
+// weight a conversion and an FMA; the 8-row tiles share each dequantized
+// weight between 8 rows and have no registers for a second set of 16
+// accumulators). The sum runs over k in the scalar reference's order
+// (g, i, h); the 8-row tiles round each term a(k) * (q(k) * s(g)) once by
+// the FMA, the GEMV tile rounds sum_group(a * q) * s: f32 summation error
+// either way, the activations are never quantized. A tile with a dynamic
+// row count (a dynamic M's last, peeled tile; at most 8 rows) reads and
+// writes row min(r, rows - 1) for its lanes r past the end: they recompute
+// and rewrite the last row's values exactly, so nothing is out of bounds.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 
