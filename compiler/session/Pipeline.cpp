@@ -161,6 +161,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createCanonicalizerPass());
     return Status::success();
   case Phase::GlobalOpt:
+    pm.addPass(createAccumulateInF32());
     pm.addPass(createConvertToChannelsLast());
     pm.addPass(createLowerPads());
     pm.addPass(createGeneralizeElementwise());

@@ -9,14 +9,18 @@
 //       torch.jit.save), input_shapes: List[str], dynamic_dims: List[str],
 //       compile_to: str, externalize_params: str = "",
 //       externalize_min_bytes: int = 256, options: List[str]? = None,
-//       externalize_names: List[str]? = None, renames: List[str]? = None)
+//       externalize_names: List[str]? = None, renames: List[str]? = None,
+//       function_shapes: List[str]? = None)
 //       -> Tensor (uint8: the .tmod bytes, or the IR text after phase
 //       `compile_to`; with externalize_params, weights of at least
 //       externalize_min_bytes, or exactly those externalize_names names, go
 //       to that .irpa or .safetensors file instead of the artifact, renamed
 //       by the "old=new" renames; options are compile options "NAME=VALUE",
-//       compiler/Options.h setCompileOption). (A list argument of strings
-//       cannot default to [] in a torch schema: the lists are optional.)
+//       compiler/Options.h setCompileOption; function_shapes "METHOD:SHAPE,..."
+//       import those methods of a stateful module instead of forward, and
+//       dynamic_dims are then "METHOD:INPUT:DIM"). (A list argument of
+//       strings cannot default to [] in a torch schema: the lists are
+//       optional.)
 // Turbine's kernel ops (torch.ops.turbine.softmax, ...): KernelOps.cpp.
 //===----------------------------------------------------------------------===//
 #include "TorchModule.h"
@@ -39,7 +43,8 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
                                 int64_t externalizeMinBytes,
                                 const c10::optional<std::vector<std::string>> &options,
                                 const c10::optional<std::vector<std::string>> &externalizeNames,
-                                const c10::optional<std::vector<std::string>> &renames) {
+                                const c10::optional<std::vector<std::string>> &renames,
+                                const c10::optional<std::vector<std::string>> &functionShapes) {
   TORCH_CHECK(archive.scalar_type() == at::kByte && archive.dim() == 1,
               "turbine: compile_torchscript expects a 1-D uint8 tensor of archive bytes");
   at::Tensor bytes = archive.contiguous();
@@ -47,6 +52,7 @@ at::Tensor compileTorchScriptOp(const at::Tensor &archive,
   request.archive.assign(reinterpret_cast<const char *>(bytes.data_ptr<uint8_t>()),
                          static_cast<size_t>(bytes.numel()));
   request.inputShapes = inputShapes;
+  request.functionShapes = functionShapes.value_or(std::vector<std::string>{});
   request.dynamicDims = dynamicDims;
   request.compileTo = compileTo;
   TORCH_CHECK(externalizeMinBytes >= 0, "turbine: externalize_min_bytes must be >= 0");
@@ -78,6 +84,7 @@ TORCH_LIBRARY(turbine, m) {
       .def("read_global", &TorchModule::readGlobal);
   m.def("compile_torchscript(Tensor archive, str[] input_shapes, str[] dynamic_dims, "
         "str compile_to, str externalize_params=\"\", int externalize_min_bytes=256, "
-        "str[]? options=None, str[]? externalize_names=None, str[]? renames=None) -> Tensor",
+        "str[]? options=None, str[]? externalize_names=None, str[]? renames=None, "
+        "str[]? function_shapes=None) -> Tensor",
         &compileTorchScriptOp);
 }

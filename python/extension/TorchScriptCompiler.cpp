@@ -59,19 +59,11 @@ void addCustomOpHooks(torch_frontend::ImportOptions &options) {
 } // namespace
 
 Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request) {
-  torch_frontend::ImportOptions torchOptions;
-  for (const std::string &text : request.inputShapes) {
-    Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
-    if (!spec)
-      return spec.status();
-    torchOptions.inputs.push_back(*spec);
-  }
-  for (const std::string &text : request.dynamicDims) {
-    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(text);
-    if (!dim)
-      return dim.status();
-    torchOptions.dynamicDims.push_back(*dim);
-  }
+  Result<torch_frontend::ImportOptions> parsed = torch_frontend::parseImportOptions(
+      request.inputShapes, request.functionShapes, request.dynamicDims);
+  if (!parsed)
+    return parsed.status();
+  torch_frontend::ImportOptions torchOptions = std::move(*parsed);
   addCustomOpHooks(torchOptions);
   compiler::CompileOptions options;
   for (const std::string &option : request.options) {

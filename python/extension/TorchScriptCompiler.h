@@ -22,7 +22,10 @@ namespace turbine::torch_ext {
 struct TorchScriptCompileRequest {
   std::string archive;                  ///< torch.jit.save bytes
   std::vector<std::string> inputShapes; ///< "2x16xf32", one per forward input
-  std::vector<std::string> dynamicDims; ///< "<input index or name>:<dim>"
+  /// A stateful import instead: "METHOD:SHAPE,SHAPE,..." per method.
+  std::vector<std::string> functionShapes;
+  /// "<input index or name>:<dim>"; with functionShapes "METHOD:<input>:<dim>".
+  std::vector<std::string> dynamicDims;
   std::string compileTo;                ///< "" = artifact; else a phase name
   /// Compile options as "NAME=VALUE" (compiler::setCompileOption).
   std::vector<std::string> options;

@@ -11,6 +11,8 @@
 #   exported = turbine_torch.export(model, x, dynamic_dims={0: 0})
 #   exported.print_readable(); m = exported.compile(save_to="m.tmod"); m(x)
 #   m = turbine_torch.load("mlp.tmod", device="local-task")
+#   from turbine_torch import aot              # stateful programs (prefill/decode
+#   class P(aot.CompiledModule): ...           # over globals), as in iree-turbine
 #
 #   turbine_torch.save_module_parameters("w.irpa", model)
 #   archive = turbine_torch.ParameterArchive("w.irpa")
@@ -26,6 +28,7 @@ from .parameters import stored_tensor, stored_tensors
 from .runtime import CompiledModule, library_path, load, load_library, native
 
 _LAZY = {
+    "aot": ("aot", None),
     "kernel": ("kernel", None),
     "CustomOp": ("custom_op", "CustomOp"),
     "KernelSelection": ("custom_op", "KernelSelection"),
@@ -45,7 +48,7 @@ def __getattr__(name):
     return module if attribute is None else getattr(module, attribute)
 
 
-__all__ = ["CompiledModule", "CustomOp", "ExportedProgram", "KernelSelection",
+__all__ = ["CompiledModule", "aot", "CustomOp", "ExportedProgram", "KernelSelection",
            "ParameterArchive", "ParameterArchiveBuilder", "ParameterEntry", "export",
            "kernel", "library_path", "load", "load_library", "native",
            "register_custom_op", "save_module_parameters", "stored_tensor", "stored_tensors"]

@@ -38,6 +38,13 @@ _DTYPE_NAMES = {
 }
 
 
+def dtype_name(dtype):
+    """Turbine's name of a torch dtype ("f32", "i64", ...)."""
+    if dtype not in _DTYPE_NAMES:
+        raise TypeError("dtype %s is not supported by Turbine" % dtype)
+    return _DTYPE_NAMES[dtype]
+
+
 def _input_spec(index, value):
     if not isinstance(value, torch.Tensor):
         raise TypeError("example input %d is a %s; export takes tensors"
@@ -61,11 +68,18 @@ def _dynamic_dim_specs(dynamic_dims):
 class ExportedProgram:
     """A module captured as TorchScript, ready to be compiled by Turbine."""
 
-    def __init__(self, archive, input_shapes, dynamic_dims, state_dict=None):
+    def __init__(self, archive, input_shapes, dynamic_dims, state_dict=None,
+                 function_shapes=(), externalize=(), immutable_globals=()):
         self._archive = archive
         self._input_shapes = input_shapes
         self._dynamic_dims = dynamic_dims
         self._state_dict = state_dict or {}
+        # A program of several procedures (aot.py): "METHOD:SHAPE,..." each.
+        self._function_shapes = list(function_shapes)
+        # What goes to the parameter file when compile() names none.
+        self._externalize = list(externalize)
+        # Globals declared immutable (aot.export_global(mutable=False)).
+        self._immutable_globals = list(immutable_globals)
 
     def _compile(self, compile_to, externalize_params="", externalize_min_bytes=256,
                  options=None, externalize_names=(), renames=()):
@@ -75,7 +89,7 @@ class ExportedProgram:
         out = torch.ops.turbine.compile_torchscript(
             data, self._input_shapes, self._dynamic_dims, compile_to,
             externalize_params, externalize_min_bytes, flags, list(externalize_names),
-            list(renames))
+            list(renames), self._function_shapes)
         return out.numpy().tobytes()
 
     def _state_key(self, tensor):
@@ -125,6 +139,8 @@ class ExportedProgram:
             externalize_params = os.fspath(externalize_params)
         if externalize_min_bytes < 0:
             raise ValueError("externalize_min_bytes must be >= 0")
+        if externalize is None and externalize_params:
+            externalize = self._externalize
         names = [k if isinstance(k, str) else self._state_key(k) for k in (externalize or [])]
         renames = ["%s=%s" % (k, v) for k, v in (rename or {}).items()]
         if (names or renames) and not externalize_params:
@@ -132,18 +148,23 @@ class ExportedProgram:
         artifact = self._compile("", externalize_params or "", externalize_min_bytes,
                                  options, names, renames)
         parameters = [externalize_params] if externalize_params else []
-        if save_to is not None:
-            with open(save_to, "wb") as f:
-                f.write(artifact)
-            return CompiledModule(save_to, device, parameters)
         # The runtime reads the whole file at load; the copy can go after.
         fd, path = tempfile.mkstemp(suffix=".tmod")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(artifact)
-            return CompiledModule(path, device, parameters)
+            compiled = CompiledModule(path, device, parameters)
         finally:
             os.unlink(path)
+        written = [g.name for g in compiled.globals()
+                   if g.mutable and g.name in self._immutable_globals]
+        if written:
+            raise ValueError("global(s) %s are declared export_global(mutable=False) but a "
+                             "procedure writes them" % ", ".join(written))
+        if save_to is not None:
+            with open(save_to, "wb") as f:
+                f.write(artifact)
+        return compiled
 
 
 def export(module, *example_args, dynamic_dims=None):

@@ -9,6 +9,8 @@
 # ===---------------------------------------------------------------------=== #
 import collections
 
+from .runtime import as_tensors
+
 GlobalInfo = collections.namedtuple("GlobalInfo", "name type mutable initial")
 
 
@@ -31,7 +33,7 @@ class Instance:
         self._handle = handle
 
     def call(self, function, *inputs):
-        results = self._compiled._module.call_in(self._handle, function, list(inputs))
+        results = self._compiled._module.call_in(self._handle, function, as_tensors(inputs))
         return results[0] if len(results) == 1 else tuple(results)
 
     def reset(self):

@@ -55,6 +55,19 @@ def native():
     return _native[0]
 
 
+def as_tensors(inputs):
+    """Call arguments as tensors: a Python int (an index argument, e.g. a
+    decode position) becomes a 0-d int64 tensor, a float a 0-d f32 one."""
+    out = []
+    for value in inputs:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            out.append(value)
+        else:
+            out.append(torch.tensor(value, dtype=torch.int64 if isinstance(value, int)
+                                    else torch.float32))
+    return out
+
+
 def load_library():
     """Loads the native library once (the torch ops and classes)."""
     native()
@@ -100,7 +113,7 @@ class CompiledModule:
         return self._module.signature(self._function_name(function))
 
     def call(self, function, *inputs):
-        results = self._module.call(function, list(inputs))
+        results = self._module.call(function, as_tensors(inputs))
         return results[0] if len(results) == 1 else tuple(results)
 
     def __call__(self, *inputs):

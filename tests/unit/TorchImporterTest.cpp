@@ -202,6 +202,39 @@ TEST(TorchImporter, RecurrentLayersNeedAStaticSequenceLength) {
   EXPECT_NE(error.find("at: "), std::string::npos) << error;
 }
 
+TEST(TorchImportOptions, ParsesFunctionShapesAndTheirDynamicDims) {
+  Result<ImportOptions> options = parseImportOptions(
+      {}, {"prefill:1x8xi64", "decode:1x1xi64,i64", "reset:"}, {"prefill:0:1", "decode:token:0"});
+  ASSERT_TRUE(options.ok()) << options.message();
+  ASSERT_EQ(options->functions.size(), 3u);
+  EXPECT_EQ(options->functions[0].name, "prefill");
+  EXPECT_EQ(options->functions[0].inputs[0].shape, (std::vector<int64_t>{1, 8}));
+  ASSERT_EQ(options->functions[0].dynamicDims.size(), 1u);
+  EXPECT_EQ(options->functions[0].dynamicDims[0].input, "0");
+  EXPECT_EQ(options->functions[0].dynamicDims[0].dim, 1);
+  ASSERT_EQ(options->functions[1].inputs.size(), 2u);
+  EXPECT_TRUE(options->functions[1].inputs[1].shape.empty());
+  EXPECT_EQ(options->functions[1].dynamicDims[0].input, "token");
+  EXPECT_TRUE(options->functions[2].inputs.empty());
+  EXPECT_TRUE(options->inputs.empty());
+}
+
+TEST(TorchImportOptions, RejectsMalformedOrConflictingOptions) {
+  auto error = [](std::vector<std::string> inputs, std::vector<std::string> functions,
+                  std::vector<std::string> dims) {
+    Result<ImportOptions> options = parseImportOptions(inputs, functions, dims);
+    EXPECT_FALSE(options.ok());
+    return options.ok() ? std::string() : options.message();
+  };
+  EXPECT_NE(error({}, {"1x8xi64"}, {}).find("expected METHOD:SHAPE"), std::string::npos);
+  EXPECT_NE(error({}, {"f:i64", "f:1xi64"}, {}).find("'f' are given twice"), std::string::npos);
+  EXPECT_NE(error({}, {"f:1xq"}, {}).find("method 'f': malformed input shape"),
+            std::string::npos);
+  EXPECT_NE(error({"1xf32"}, {"f:1xf32"}, {}).find("not both"), std::string::npos);
+  EXPECT_NE(error({}, {"f:1xf32"}, {"g:0:0"}).find("must name a method"), std::string::npos);
+  EXPECT_NE(error({"1xf32"}, {}, {"0"}).find("malformed dynamic dim"), std::string::npos);
+}
+
 TEST(TorchImporter, LooksLikeTorchScriptFile) {
   EXPECT_TRUE(looksLikeTorchScriptFile("model.pt"));
   EXPECT_TRUE(looksLikeTorchScriptFile(modelPath("mlp/traced.pt")));

@@ -141,66 +141,11 @@ Result<onnx_frontend::ImportOptions> onnxOptions(const CompileArgs &args) {
   return options;
 }
 
-/// The TorchScript frontend's options from --input-shape / --dynamic-dim.
+/// The TorchScript frontend's options from --input-shape / --function-shapes
+/// / --dynamic-dim.
 Result<torch_frontend::ImportOptions> torchOptions(const CompileArgs &args) {
-  torch_frontend::ImportOptions options;
-  for (const std::string &text : args.inputShapes) {
-    Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);
-    if (!spec)
-      return Status::error("--input-shape: " + spec.message());
-    options.inputs.push_back(*spec);
-  }
-  // A stateful module: --function-shapes=NAME:SPEC,SPEC,... per method.
-  for (const std::string &text : args.functionShapes) {
-    size_t colon = text.find(':');
-    if (colon == std::string::npos || colon == 0)
-      return Status::error("--function-shapes: malformed '" + text +
-                           "': expected METHOD:SHAPE,SHAPE,... (e.g. decode:1x1xi64,i64)");
-    torch_frontend::FunctionSpec f;
-    f.name = text.substr(0, colon);
-    for (const auto &other : options.functions)
-      if (other.name == f.name)
-        return Status::error("--function-shapes: method '" + f.name + "' given twice");
-    std::string list = text.substr(colon + 1);
-    for (size_t start = 0; start <= list.size() && !list.empty();) {
-      size_t comma = list.find(',', start);
-      std::string item = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                       : comma - start);
-      Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(item);
-      if (!spec)
-        return Status::error("--function-shapes " + f.name + ": " + spec.message());
-      f.inputs.push_back(*spec);
-      if (comma == std::string::npos)
-        break;
-      start = comma + 1;
-    }
-    options.functions.push_back(std::move(f));
-  }
-  if (!options.functions.empty() && !options.inputs.empty())
-    return Status::error("give either --input-shape (forward) or --function-shapes (methods), "
-                         "not both");
-  for (const std::string &text : args.dynamicDims) {
-    std::string dimText = text;
-    torch_frontend::FunctionSpec *function = nullptr;
-    if (!options.functions.empty()) {
-      // METHOD:INPUT:DIM
-      size_t colon = text.find(':');
-      std::string name = colon == std::string::npos ? "" : text.substr(0, colon);
-      for (auto &f : options.functions)
-        if (f.name == name)
-          function = &f;
-      if (!function)
-        return Status::error("--dynamic-dim: '" + text +
-                             "' must name a method given with --function-shapes "
-                             "(METHOD:INPUT:DIM, e.g. prefill:0:1)");
-      dimText = text.substr(colon + 1);
-    }
-    Result<torch_frontend::DynamicDim> dim = torch_frontend::parseDynamicDim(dimText);
-    if (!dim)
-      return Status::error("--dynamic-dim: " + dim.message());
-    (function ? function->dynamicDims : options.dynamicDims).push_back(*dim);
-  }
-  return options;
+  return torch_frontend::parseImportOptions(args.inputShapes, args.functionShapes,
+                                            args.dynamicDims);
 }
 
 Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
@@ -282,7 +227,7 @@ int runCompile(const CompileArgs &args) {
     return fail(onnx.message());
   Result<torch_frontend::ImportOptions> torch = torchOptions(args);
   if (!torch)
-    return fail(torch.message());
+    return fail(withFlagHints(torch.message()));
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(onnx_frontend::createOnnxImporter(std::move(*onnx)));
   importers.push_back(torch_frontend::createTorchScriptImporter(std::move(*torch)));

@@ -16,6 +16,8 @@ constexpr Hint kHints[] = {
     {"give its element shapes at compile time", "--sequence-shapes=NAME=2x3,4x3"},
     {"give one input shape per input", "--input-shape=1x3x224x224xf32, once per input"},
     {"dynamic dim ", "--dynamic-dim=<input>:<dim>"},
+    {"function shapes", "--function-shapes=METHOD:SHAPE,SHAPE,..."},
+    {"malformed input shape", "--input-shape=1x3x224x224xf32"},
     {"needs a parameter file", "--parameters=FILE.irpa"},
     {"in the tensor text syntax", "--input='2xstring=\"a\" \"b\"'"},
 };

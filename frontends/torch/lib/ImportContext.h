@@ -253,6 +253,10 @@ bool writesState(ImportContext &ctx, const TorchNode &node);
 mlir::LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node);
 /// After `node` converted: a slice/select of a state view is a view too.
 void recordStateView(ImportContext &ctx, const TorchNode &node);
+/// x[..., start : start + size*step : step, ...] along `dim` as a gather
+/// generic (ShapeOps.cpp).
+mlir::Value sliceAlong(ImportContext &ctx, mlir::Value x, int64_t dim, SymInt start,
+                       mlir::OpFoldResult size, int64_t step);
 /// `aten::add_`-style in-place kinds (TorchImporter.cpp).
 bool isInplaceKind(const std::string &kind);
 

@@ -270,7 +270,8 @@ LogicalResult convertPermute(ImportContext &ctx, const TorchNode &node) {
   return success();
 }
 
-/// x[..., start : start + size*step : step, ...] along `dim` as a gather generic.
+} // namespace
+
 Value sliceAlong(ImportContext &ctx, Value x, int64_t dim, SymInt start, OpFoldResult size, int64_t step) {
   SmallVector<OpFoldResult> outSizes = ctx.dims(x);
   if (start == SymInt::of(0) && step == 1 && ctx.toSymDim(size) == ctx.toSymDim(outSizes[dim]))
@@ -299,6 +300,8 @@ Value sliceAlong(ImportContext &ctx, Value x, int64_t dim, SymInt start, OpFoldR
   ctx.recordDims(g.getResult(0), outSizes);
   return g.getResult(0);
 }
+
+namespace {
 
 LogicalResult convertSlice(ImportContext &ctx, const TorchNode &node) {
   auto x = ctx.tensorInput(node, 0);

@@ -17,8 +17,11 @@
 // shape, offsets/sizes from the chain (slices of step 1 and selects). A view
 // read after its global was stored is re-read: a fresh load and the chain's
 // nodes converted again, so every read sees the writes before it in program
-// order (TorchScript's aliasing semantics for these views). Other in-place
-// ops on state (add_, index_put_, ...) are errors naming the op.
+// order (TorchScript's aliasing semantics for these views).
+// `buffer[:, :, positions] = values` (aten::index_put_ with one index
+// tensor) and `index_copy_(dim, positions, values)` write one row update per
+// position (a static count, at most 256). Other in-place ops on state
+// (add_, accumulating index_put_, ...) are errors naming the op.
 // The compiler makes the update one kernel writing the global's storage in
 // place, bounds-checked at run time (turbine-update-slices-in-place).
 //===----------------------------------------------------------------------===//
@@ -137,31 +140,33 @@ bool writesState(ImportContext &ctx, const TorchNode &node) {
          ctx.state->views.count(node.inputs[0]);
 }
 
-LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node) {
-  const StateView view = ctx.state->views.at(node.inputs[0]);
-  if (node.kind != "aten::copy_")
-    return ctx.unsupported(node, "in-place '" + node.kind + "' on module state '" + view.global +
-                                     "' (only slice assignment, `buffer[...] = value`, "
-                                     "updates module state)");
+namespace {
+
+/// Where a view lies in its global: offset and size per global dim, and the
+/// global dims the view still has (selects drop theirs).
+struct ViewPlacement {
+  std::vector<SymInt> offsets, sizes;
+  std::vector<int64_t> live;
+};
+
+FailureOr<ViewPlacement> placeView(ImportContext &ctx, const StateView &view) {
   RankedTensorType globalType = ctx.state->globals.at(view.global);
   int64_t rank = globalType.getRank();
-  // Where the view lies in the global: offset and size per global dim, and
-  // which global dims the view still has (selects drop theirs).
-  std::vector<SymInt> offsets(rank, SymInt::of(0)), sizes;
-  for (int64_t d = 0; d < rank; ++d)
-    sizes.push_back(SymInt::of(globalType.getDimSize(d)));
-  std::vector<int64_t> live;
-  for (int64_t d = 0; d < rank; ++d)
-    live.push_back(d);
+  ViewPlacement p;
+  p.offsets.assign(rank, SymInt::of(0));
+  for (int64_t d = 0; d < rank; ++d) {
+    p.sizes.push_back(SymInt::of(globalType.getDimSize(d)));
+    p.live.push_back(d);
+  }
   for (const TorchNode *step : view.chain) {
     auto dimArg = ctx.intInput(*step, 1);
     if (failed(dimArg))
       return failure();
-    auto dim = normalizeDim(*dimArg, static_cast<int64_t>(live.size()));
+    auto dim = normalizeDim(*dimArg, static_cast<int64_t>(p.live.size()));
     if (!dim)
       return ctx.fail(*step, "dim out of range");
-    int64_t g = live[*dim];
-    SymInt extent = sizes[g];
+    int64_t g = p.live[*dim];
+    SymInt extent = p.sizes[g];
     auto bound = [&](size_t i, SymInt def) -> FailureOr<SymInt> {
       if (ctx.isNoneInput(*step, i))
         return def;
@@ -180,9 +185,9 @@ LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node) {
       auto index = bound(2, SymInt::of(0));
       if (failed(index))
         return failure();
-      offsets[g] = addSym(ctx, offsets[g], *index);
-      sizes[g] = SymInt::of(1);
-      live.erase(live.begin() + *dim);
+      p.offsets[g] = addSym(ctx, p.offsets[g], *index);
+      p.sizes[g] = SymInt::of(1);
+      p.live.erase(p.live.begin() + *dim);
       continue;
     }
     auto stepArg = ctx.intInput(*step, 4);
@@ -203,28 +208,31 @@ LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node) {
       count = SymInt::of((Value)arith::SubIOp::create(
           ctx.builder, ctx.loc, ctx.toIndexValue(ctx.toFoldResult(e)),
           ctx.toIndexValue(ctx.toFoldResult(*start))));
-    offsets[g] = addSym(ctx, offsets[g], *start);
-    sizes[g] = count;
+    p.offsets[g] = addSym(ctx, p.offsets[g], *start);
+    p.sizes[g] = count;
   }
-  // The value: cast to the global's dtype, broadcast to the view's shape.
-  auto src = ctx.tensorInput(node, 1);
-  if (failed(src))
-    return failure();
-  Value value = ctx.castTensor(*src, globalType.getElementType());
-  SmallVector<OpFoldResult> viewSizes;
-  for (int64_t g : live)
-    viewSizes.push_back(ctx.toFoldResult(sizes[g]));
-  int64_t srcRank = tensorType(value).getRank();
-  if (srcRank > static_cast<int64_t>(live.size()))
-    return ctx.fail(node, "assigning a rank-" + std::to_string(srcRank) + " value to a rank-" +
-                              std::to_string(live.size()) + " slice of module state '" +
-                              view.global + "'");
-  value = ctx.broadcastTo(value, viewSizes);
+  return p;
+}
+
+/// The sizes of the view, one per live dim.
+SmallVector<OpFoldResult> viewSizes(ImportContext &ctx, const ViewPlacement &p) {
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t g : p.live)
+    sizes.push_back(ctx.toFoldResult(p.sizes[g]));
+  return sizes;
+}
+
+/// `value` (the global's dtype, the view's shape) written over the view:
+/// an insert_slice into a fresh load of the global, stored back.
+void storeIntoView(ImportContext &ctx, const std::string &global, const ViewPlacement &p,
+                   Value value) {
+  RankedTensorType globalType = ctx.state->globals.at(global);
+  int64_t rank = globalType.getRank();
   // Back to the global's rank (selected dims are 1).
   SmallVector<OpFoldResult> fullSizes;
   for (int64_t g = 0; g < rank; ++g)
-    fullSizes.push_back(ctx.toFoldResult(sizes[g]));
-  if (live.size() != static_cast<size_t>(rank))
+    fullSizes.push_back(ctx.toFoldResult(p.sizes[g]));
+  if (p.live.size() != static_cast<size_t>(rank))
     value = ctx.reshape(value, fullSizes);
   SmallVector<int64_t> staticSizes;
   for (OpFoldResult f : fullSizes) {
@@ -235,17 +243,140 @@ LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node) {
   if (value.getType() != sliceType)
     value = tensor::CastOp::create(ctx.builder, ctx.loc, sliceType, value);
   SmallVector<OpFoldResult> offsetFolds, strides(rank, ctx.builder.getIndexAttr(1));
-  for (const SymInt &o : offsets)
+  for (const SymInt &o : p.offsets)
     offsetFolds.push_back(ctx.toFoldResult(o));
-  Value current = loadGlobal(ctx, view.global);
+  Value current = loadGlobal(ctx, global);
   Value updated = tensor::InsertSliceOp::create(ctx.builder, ctx.loc, value, current, offsetFolds,
                                                 fullSizes, strides);
   ml_program::GlobalStoreOp::create(ctx.builder, ctx.loc,
-                                    SymbolRefAttr::get(ctx.builder.getStringAttr(view.global)),
+                                    SymbolRefAttr::get(ctx.builder.getStringAttr(global)),
                                     updated);
-  ++ctx.state->epochs[view.global];
-  // copy_ returns the view (now holding the value): re-read on use.
-  ctx.setTensor(node, 0, *src);
+  ++ctx.state->epochs[global];
+}
+
+/// `source` cast to the global's dtype and broadcast to `sizes`; fails when
+/// its rank exceeds theirs.
+FailureOr<Value> valueFor(ImportContext &ctx, const TorchNode &node, const StateView &view,
+                          Value source, ArrayRef<OpFoldResult> sizes) {
+  RankedTensorType globalType = ctx.state->globals.at(view.global);
+  Value value = ctx.castTensor(source, globalType.getElementType());
+  int64_t srcRank = tensorType(value).getRank();
+  if (srcRank > static_cast<int64_t>(sizes.size()))
+    return ctx.fail(node, "assigning a rank-" + std::to_string(srcRank) + " value to a rank-" +
+                              std::to_string(sizes.size()) + " view of module state '" +
+                              view.global + "'");
+  return ctx.broadcastTo(value, sizes);
+}
+
+/// The most positions one index_put_ / index_copy_ on module state writes:
+/// each is its own in-place row update.
+constexpr int64_t kMaxIndexedRows = 256;
+
+/// `view[..., index[i], ...] = source[..., i, ...]` along view dim `dim` for
+/// every i of the 1-D integer tensor `index` (index_copy_, and index_put_
+/// with one index tensor): one in-place row update per position, negative
+/// positions counted from the end, out-of-range positions a run-time error
+/// (the update's bounds check).
+LogicalResult storeIndexedRows(ImportContext &ctx, const TorchNode &node, const StateView &view,
+                               int64_t dim, Value index, Value source) {
+  FailureOr<ViewPlacement> placed = placeView(ctx, view);
+  if (failed(placed))
+    return failure();
+  auto indexType = tensorType(index);
+  if (indexType.getRank() != 1 || !isa<IntegerType>(indexType.getElementType()) ||
+      indexType.getElementType().isInteger(1))
+    return ctx.unsupported(node, "an index into module state that is not a 1-D integer tensor");
+  int64_t count = indexType.getDimSize(0);
+  if (ShapedType::isDynamic(count) || count > kMaxIndexedRows)
+    return ctx.unsupported(node, "indexed writes into module state take a static number of at "
+                                 "most " + std::to_string(kMaxIndexedRows) +
+                                 " positions (use slice assignment, buffer[:, pos:pos + n] = "
+                                 "value, for a run of positions)");
+  auto dimIndex = normalizeDim(dim, static_cast<int64_t>(placed->live.size()));
+  if (!dimIndex)
+    return ctx.fail(node, "dim " + std::to_string(dim) + " out of range");
+  int64_t g = placed->live[*dimIndex];
+  SmallVector<OpFoldResult> sizes = viewSizes(ctx, *placed);
+  sizes[*dimIndex] = ctx.builder.getIndexAttr(count);
+  FailureOr<Value> value = valueFor(ctx, node, view, source, sizes);
+  if (failed(value))
+    return failure();
+  OpBuilder &b = ctx.builder;
+  Value extent = ctx.toIndexValue(ctx.toFoldResult(placed->sizes[g]));
+  Value zero = arith::ConstantIndexOp::create(b, ctx.loc, 0);
+  for (int64_t i = 0; i < count; ++i) {
+    Value at = arith::ConstantIndexOp::create(b, ctx.loc, i);
+    Value position = tensor::ExtractOp::create(b, ctx.loc, index, ValueRange{at});
+    position = arith::IndexCastOp::create(b, ctx.loc, b.getIndexType(), position);
+    Value negative = arith::CmpIOp::create(b, ctx.loc, arith::CmpIPredicate::slt, position, zero);
+    Value wrapped = arith::AddIOp::create(b, ctx.loc, position, extent);
+    position = arith::SelectOp::create(b, ctx.loc, negative, wrapped, position);
+    Value row = sliceAlong(ctx, *value, *dimIndex, SymInt::of(i), b.getIndexAttr(1), 1);
+    ViewPlacement p = *placed;
+    p.offsets[g] = addSym(ctx, p.offsets[g], SymInt::of(position));
+    p.sizes[g] = SymInt::of(1);
+    storeIntoView(ctx, view.global, p, row);
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult importStateWrite(ImportContext &ctx, const TorchNode &node) {
+  const StateView view = ctx.state->views.at(node.inputs[0]);
+  if (node.kind == "aten::copy_") {
+    FailureOr<ViewPlacement> placed = placeView(ctx, view);
+    auto src = ctx.tensorInput(node, 1);
+    if (failed(placed) || failed(src))
+      return failure();
+    FailureOr<Value> value = valueFor(ctx, node, view, *src, viewSizes(ctx, *placed));
+    if (failed(value))
+      return failure();
+    storeIntoView(ctx, view.global, *placed, *value);
+  } else if (node.kind == "aten::index_copy_") {
+    // index_copy_(self, dim, index, source)
+    auto dim = ctx.intInput(node, 1);
+    auto index = ctx.tensorInput(node, 2);
+    auto src = ctx.tensorInput(node, 3);
+    if (failed(dim) || failed(index) || failed(src) ||
+        failed(storeIndexedRows(ctx, node, view, *dim, *index, *src)))
+      return failure();
+  } else if (node.kind == "aten::index_put_") {
+    // index_put_(self, indices: Tensor?[], values, accumulate): one index
+    // tensor, the other entries None (`buffer[:, :, positions] = values`).
+    auto accumulate = ctx.boolInput(node, 3);
+    if (failed(accumulate))
+      return failure();
+    if (*accumulate)
+      return ctx.unsupported(node, "index_put_ with accumulate=True on module state");
+    const TValue &indices = ctx.input(node, 1);
+    int64_t dim = -1;
+    Value index;
+    for (size_t i = 0; indices.kind == TValue::Kind::List && i < indices.elements.size(); ++i) {
+      const TValue &e = indices.elements[i];
+      if (e.isNone())
+        continue;
+      if (dim >= 0 || !e.isTensor())
+        return ctx.unsupported(node, "indexed writes into module state take one index tensor "
+                                     "(the other dims sliced with ':')");
+      dim = static_cast<int64_t>(i);
+      index = e.tensor;
+    }
+    if (dim < 0)
+      return ctx.unsupported(node, "index_put_ on module state without an index tensor");
+    auto src = ctx.tensorInput(node, 2);
+    if (failed(src) || failed(storeIndexedRows(ctx, node, view, dim, index, *src)))
+      return failure();
+  } else {
+    return ctx.unsupported(node, "in-place '" + node.kind + "' on module state '" + view.global +
+                                     "' (slice assignment `buffer[...] = value`, copy_, "
+                                     "index_copy_ and index_put_ update module state)");
+  }
+  // The op returns the view (now holding the value): re-read on use.
+  auto out = ctx.tensorInput(node, 0);
+  if (failed(out))
+    return failure();
+  ctx.setTensor(node, 0, *out);
   ctx.state->views[node.outputs.at(0)] = view;
   ctx.state->views[node.outputs.at(0)].epoch = -1;
   return success();

@@ -554,6 +554,64 @@ Result<DynamicDim> parseDynamicDim(const std::string &text) {
   return out;
 }
 
+Result<ImportOptions> parseImportOptions(const std::vector<std::string> &inputShapes,
+                                         const std::vector<std::string> &functionShapes,
+                                         const std::vector<std::string> &dynamicDims) {
+  ImportOptions options;
+  for (const std::string &text : inputShapes) {
+    Result<InputSpec> spec = parseInputSpec(text);
+    if (!spec)
+      return spec.status();
+    options.inputs.push_back(*spec);
+  }
+  for (const std::string &text : functionShapes) {
+    size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0)
+      return Status::error("malformed function shapes '" + text +
+                           "': expected METHOD:SHAPE,SHAPE,... (e.g. decode:1x1xi64,i64)");
+    FunctionSpec f;
+    f.name = text.substr(0, colon);
+    for (const FunctionSpec &other : options.functions)
+      if (other.name == f.name)
+        return Status::error("the shapes of method '" + f.name + "' are given twice");
+    llvm::SmallVector<llvm::StringRef> items;
+    llvm::StringRef(text).substr(colon + 1).split(items, ',');
+    for (llvm::StringRef item : items) {
+      if (item.empty() && items.size() == 1)
+        break; // "METHOD:" declares a method without arguments
+      Result<InputSpec> spec = parseInputSpec(item.str());
+      if (!spec)
+        return Status::error("method '" + f.name + "': " + spec.message());
+      f.inputs.push_back(*spec);
+    }
+    options.functions.push_back(std::move(f));
+  }
+  if (!options.functions.empty() && !options.inputs.empty())
+    return Status::error("give either input shapes (forward) or function shapes (methods), "
+                         "not both");
+  for (const std::string &text : dynamicDims) {
+    std::string dimText = text;
+    FunctionSpec *function = nullptr;
+    if (!options.functions.empty()) {
+      size_t colon = text.find(':');
+      std::string name = colon == std::string::npos ? "" : text.substr(0, colon);
+      for (FunctionSpec &f : options.functions)
+        if (f.name == name)
+          function = &f;
+      if (!function)
+        return Status::error("dynamic dim '" + text +
+                             "' must name a method whose shapes are given "
+                             "(METHOD:INPUT:DIM, e.g. prefill:0:1)");
+      dimText = text.substr(colon + 1);
+    }
+    Result<DynamicDim> dim = parseDynamicDim(dimText);
+    if (!dim)
+      return dim.status();
+    (function ? function->dynamicDims : options.dynamicDims).push_back(*dim);
+  }
+  return options;
+}
+
 namespace {
 
 bool hasTorchScriptExtension(const std::string &path) {

@@ -27,6 +27,8 @@
 
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
+#include <torch/csrc/jit/passes/frozen_graph_optimizations.h>
 #include <torch/csrc/jit/passes/inliner.h>
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
@@ -343,7 +345,13 @@ bool loadMethods(torch::jit::Module &module, const std::string &origin, TorchGra
       return false;
     }
   NamedTensors names(module);
-  torch::jit::Module frozen = torch::jit::freeze(module, out.requestedMethods);
+  // torch::jit::freeze, for each requested method rather than `forward`
+  // only (which it requires: a program of procedures need not have one).
+  torch::jit::Module frozen = torch::jit::freeze_module(module, out.requestedMethods);
+  for (const std::string &name : out.requestedMethods) {
+    std::shared_ptr<torch::jit::Graph> graph = frozen.get_method(name).graph();
+    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+  }
   GraphCopier copier(out, names);
   // Kept alive while copying: the copier numbers values by address.
   std::vector<std::shared_ptr<torch::jit::Graph>> graphs;

@@ -81,6 +81,22 @@ def LowerPads : Pass<"turbine-lower-pads", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def AccumulateInF32 : Pass<"turbine-accumulate-in-f32", "mlir::ModuleOp"> {
+  let summary = "f16/bf16 matmuls and convolutions accumulate in f32";
+  let description = [{
+    A named contraction or convolution (matmul, batch_matmul, matvec, vecmat,
+    batch_matvec, the 1-D/2-D/3-D and depthwise convolutions) whose inputs
+    and result are f16 or bf16 sums its products in f32, as PyTorch and ONNX
+    Runtime do on CPUs: the op is rebuilt with an f32 accumulator (a fill
+    of the same value, or the low-precision init extended) and its result
+    rounded back to the original type by a linalg.generic (arith.truncf),
+    which elementwise fusion then merges into the consumers. Without it, a
+    K = 4096 reduction in bf16 keeps 8 significant bits of a running sum.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def GeneralizeElementwise : Pass<"turbine-generalize-elementwise", "mlir::ModuleOp"> {
   let summary = "Elementwise-like named linalg ops become linalg.generic";
   let description = [{

@@ -93,6 +93,15 @@ Result<InputSpec> parseInputSpec(const std::string &text);
 /// Parses `<input index or name>:<dim>`.
 Result<DynamicDim> parseDynamicDim(const std::string &text);
 
+/// The import options from their text forms, as `turbine compile` and
+/// turbine_torch take them: input shapes of `forward` ("1x3x224x224xf32"),
+/// or, for a stateful import, function shapes ("METHOD:SHAPE,SHAPE,...",
+/// e.g. "decode:1x1xi64,i64"); dynamic dims "<input>:<dim>" (forward) or
+/// "METHOD:<input>:<dim>" (methods). An error names the malformed text.
+Result<ImportOptions> parseImportOptions(const std::vector<std::string> &inputShapes,
+                                         const std::vector<std::string> &functionShapes,
+                                         const std::vector<std::string> &dynamicDims);
+
 /// True when `path` looks like a TorchScript archive: a .pt/.pth/.torchscript
 /// extension, or a zip file whose entries TorchScript writes (`*/data.pkl`).
 bool looksLikeTorchScriptFile(const std::string &path);
