@@ -96,11 +96,13 @@ llm-demo: build
 	@bash examples/llm/run_llm_demo.sh $(BUILD)
 
 # Side-by-side benchmarks (see benchmarks/README.md): sgemm vs OpenBLAS,
-# per-dispatch overhead, whole models vs ONNX Runtime and torch, the LLM
+# per-dispatch overhead, quantized GEMV vs read bandwidth, whole models vs
+# ONNX Runtime and torch, the LLM
 # (prefill/decode tok/s) vs llama.cpp and torch.
 bench: build
 	bash benchmarks/run_matmul_benchmark.sh $(BUILD)
 	bash benchmarks/run_dispatch_benchmark.sh $(BUILD)
+	/usr/bin/python3 benchmarks/run_gemv_benchmark.py $(BUILD)
 	/usr/bin/python3 benchmarks/models/run_model_benchmark.py $(BUILD)
 	/usr/bin/python3 benchmarks/llm/run_llm_benchmark.py $(BUILD)
 

@@ -26,9 +26,7 @@ namespace turbine::compiler {
 
 #define GEN_PASS_DEF_LOWERPADS
 #include "turbine/compiler/Passes.h.inc"
-namespace {
-
-LogicalResult lowerPad(IRRewriter &rewriter, tensor::PadOp pad) {
+FailureOr<Value> lowerPad(IRRewriter &rewriter, tensor::PadOp pad) {
   Value padValue = pad.getConstantPaddingValue();
   if (!padValue)
     return pad.emitError("tensor.pad whose padding value is not constant");
@@ -87,10 +85,9 @@ LogicalResult lowerPad(IRRewriter &rewriter, tensor::PadOp pad) {
         linalg::YieldOp::create(b, l, v);
       });
   rewriter.replaceOp(pad, generic.getResult(0));
-  return success();
+  return generic.getResult(0);
 }
 
-} // namespace
 
 bool isPadGather(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);

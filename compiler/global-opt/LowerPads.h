@@ -16,7 +16,20 @@
 
 #include <optional>
 
+namespace mlir {
+class IRRewriter;
+namespace tensor {
+class PadOp;
+} // namespace tensor
+} // namespace mlir
+
 namespace turbine::compiler {
+
+/// Replaces `pad` (a constant padding value) by the gather generic
+/// lowerPadsToGathers makes of it (also used by turbine-quantize-weights to
+/// pad activations to whole groups after LowerPads ran). Returns the
+/// gather's result.
+mlir::FailureOr<mlir::Value> lowerPad(mlir::IRRewriter &rewriter, mlir::tensor::PadOp pad);
 
 /// True for a linalg.generic that lowerPadsToGathers made of a tensor.pad: no
 /// inputs, yields select(in bounds, tensor.extract(source, clamped indices),

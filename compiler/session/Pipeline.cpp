@@ -155,11 +155,12 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
                            std::string(value) + "'");
     options.fuseAttention = value == "on";
   } else if (key == "quantize-weights") {
-    if (value != "none" && value != "int8")
-      return Status::error("option 'quantize-weights' expects none or int8, got '" +
-                           std::string(value) + "'" +
-                           (value == "int4" ? " (int4 is not implemented yet)" : ""));
+    if (value != "none" && value != "int8" && value != "int4")
+      return Status::error("option 'quantize-weights' expects none, int8 or int4, got '" +
+                           std::string(value) + "'");
     options.quantizeWeights = std::string(value);
+  } else if (key == "quantize-exclude") {
+    options.quantizeExclude = std::string(value);
   } else if (key == "group-size") {
     int64_t size = 0;
     bool digits = !value.empty() && value.size() <= 9 &&
@@ -176,7 +177,7 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
     return Status::error("unknown compile option '" + std::string(name) +
                          "' (target, target-cpu, cuda-arch, opt-level, matmul-data-tiling, "
                          "matmul-kernel-pack, reference-kernels, fuse-attention, quantize-weights, "
-                         "group-size, "
+                         "group-size, quantize-exclude, "
                          "dump-phases)");
   }
   return Status::success();
@@ -222,6 +223,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
       QuantizeWeightsOptions quantize;
       quantize.weights = options.quantizeWeights;
       quantize.groupSize = options.quantizeGroupSize;
+      quantize.exclude = options.quantizeExclude;
       pm.addPass(createQuantizeWeights(quantize));
     }
     target.buildGlobalOptPasses(pm, options);

@@ -132,7 +132,9 @@ class ExportedProgram:
 
         Other keyword arguments are compile options, as `turbine compile`
         has them: target, target_cpu, opt_level, matmul_data_tiling and
-        matmul_kernel_pack ("auto", "off", "all"), dump_phases."""
+        matmul_kernel_pack ("auto", "off", "all"), quantize_weights ("none",
+        "int8", "int4"), group_size, quantize_exclude (a regular expression
+        over parameter names: those weights stay f32), dump_phases."""
         if externalize_params is not None:
             externalize_params = os.fspath(externalize_params)
         if externalize_min_bytes < 0:

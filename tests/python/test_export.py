@@ -78,38 +78,52 @@ def test_compile_options(model):
         exported.compile(matmul_data_tiling="sometimes")
 
 
-def _dequantized(weight, group):
-    """torch Linear weight [out, in] through int8 groups of `group` inputs, as
-    turbine-quantize-weights stores it (s = max|w| / 127, q = round(w / s))."""
+def _dequantized(weight, group, bits=8):
+    """torch Linear weight [out, in] through int8 / int4 groups of `group`
+    inputs, as turbine-quantize-weights stores it (int8 s = max|w| / 127;
+    int4 s = m / -8 for the group's value m of largest magnitude; q =
+    round(w / s) clamped)."""
     out = torch.empty_like(weight)
+    lo, hi = (-127, 127) if bits == 8 else (-8, 7)
     for g0 in range(0, weight.shape[1], group):
         block = weight[:, g0:g0 + group]
-        scale = block.abs().amax(dim=1) / 127
+        if bits == 8:
+            scale = block.abs().amax(dim=1) / 127
+        else:
+            m = block.gather(1, block.abs().argmax(dim=1, keepdim=True))[:, 0]
+            scale = m / -8
         inverse = torch.where(scale != 0, 1 / torch.where(scale != 0, scale, torch.ones_like(scale)),
                               torch.zeros_like(scale))
         v = (block * inverse[:, None]).double()
-        q = (torch.sign(v) * torch.floor(v.abs() + 0.5)).clamp(-127, 127).float()
+        q = (torch.sign(v) * torch.floor(v.abs() + 0.5)).clamp(lo, hi).float()
         out[:, g0:g0 + group] = q * scale[:, None]
     return out
 
 
 def test_quantize_weights_option(model):
-    """quantize_weights / group_size reach turbine-quantize-weights: the
-    weights become int8 constants with f32 scales, and the compiled module
-    equals eager on the dequantized weights."""
+    """quantize_weights / group_size / quantize_exclude reach
+    turbine-quantize-weights: the weights become i8 constants (column blocks
+    [N/P, groups, G, P]) with f32 scales, and the compiled module equals
+    eager on the dequantized weights (int8, int4; fc2 excluded by name)."""
     exported = turbine_torch.export(model, torch.randn(2, 32))
     ir = exported.import_to("global-opt", quantize_weights="int8", group_size=16)
-    assert "tensor<2x16x64xi8>" in ir and "tensor<2x64xf32>" in ir  # fc1: K=32, G=16, N=64
-    compiled = exported.compile(quantize_weights="int8", group_size=16)
+    assert "tensor<1x2x16x64xi8>" in ir and "tensor<2x64xf32>" in ir  # fc1: K=32, G=16, N=64
+    ir = exported.import_to("global-opt", quantize_weights="int4", group_size=16)
+    assert "tensor<1x2x8x64xi8>" in ir  # fc1 int4: two K rows per byte
     reference = Mlp().eval()
-    reference.load_state_dict(model.state_dict())
-    with torch.no_grad():
-        for layer in (reference.fc1, reference.fc2):
-            layer.weight.copy_(_dequantized(layer.weight, 16))
-        x = torch.randn(2, 32)
-        torch.testing.assert_close(compiled(x), reference(x), atol=1e-6, rtol=1e-5)
-    with pytest.raises(RuntimeError, match="'quantize-weights' expects none or int8, got 'int4'"):
-        exported.compile(quantize_weights="int4")
+    x = torch.randn(2, 32)
+    for bits, exclude in ((8, None), (4, None), (8, "^fc2[.]")):
+        options = dict(quantize_weights="int%d" % bits, group_size=16)
+        if exclude:
+            options["quantize_exclude"] = exclude
+        compiled = exported.compile(**options)
+        reference.load_state_dict(model.state_dict())
+        with torch.no_grad():
+            for layer in (reference.fc1,) if exclude else (reference.fc1, reference.fc2):
+                layer.weight.copy_(_dequantized(layer.weight, 16, bits))
+            torch.testing.assert_close(compiled(x), reference(x), atol=1e-5, rtol=1e-5)
+    with pytest.raises(RuntimeError, match="'quantize-weights' expects none, int8 or int4, got 'int3'"):
+        exported.compile(quantize_weights="int3")
     with pytest.raises(RuntimeError, match="'group-size' expects a positive integer, got '0'"):
         exported.compile(quantize_weights="int8", group_size=0)
 

@@ -57,6 +57,7 @@ struct CompileArgs {
   bool referenceKernels = false;
   std::string fuseAttention = "on";
   std::string quantizeWeights = "none";
+  std::string quantizeExclude;
   std::string groupSize = "32";
   bool timings = false;
   bool printIRAfterAll = false;
@@ -188,6 +189,7 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
     return Status::error("--quantize-weights: " + s.message());
   if (Status s = compiler::setCompileOption(options, "group-size", args.groupSize); !s)
     return Status::error("--group-size: " + s.message());
+  options.quantizeExclude = args.quantizeExclude;
   // On a terminal, one status line that the next one overwrites.
   if (::isatty(STDERR_FILENO))
     options.progress = [](const std::string &status) {
@@ -312,9 +314,13 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "(online softmax, reads a KV cache in place): on, off")
       ->capture_default_str();
   cmd->add_option("--quantize-weights", args->quantizeWeights,
-                  "Matmuls by constant f32 weights read them group-quantized: none, int8 "
-                  "(one f32 scale per --group-size elements of K; accuracy: docs/performance.md)")
+                  "Matmuls by constant f32 weights multiply by group-quantized weights, "
+                  "dequantized in the kernel: none, int8, int4 (symmetric, one f32 scale per "
+                  "--group-size elements of K; accuracy and speed: docs/performance.md)")
       ->capture_default_str();
+  cmd->add_option("--quantize-exclude", args->quantizeExclude,
+                  "Regular expression: weights whose parameter name (state_dict key, or "
+                  "`turbine params list`) matches anywhere stay f32 with --quantize-weights");
   cmd->add_option("--group-size", args->groupSize,
                   "Elements of K per scale for --quantize-weights")
       ->capture_default_str();

@@ -85,6 +85,18 @@ void vectorizeRegisterEpilogues(mlir::RewriterBase &rewriter, mlir::func::FuncOp
 /// Vectorizes the matmul register tiles of `kernel` (masked where partial).
 void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
 
+// Group-quantized matmuls (QuantizedMatmulCodegen.cpp).
+
+/// The fused dequantize-and-multiply generic of turbine-quantize-weights
+/// (global-opt/WeightQuantization.h) inside a workgroup tile: 8x32 register
+/// tiles for full rows, 1x128 (then 1x32) for leftover rows, reductions
+/// whole. Does nothing to any other op.
+void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// Writes the register tiles tileQuantizedMatmul made as vector code that
+/// reads the int8 / int4 weights and dequantizes them in registers.
+void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
 // Convolutions and pooling (ConvolutionCodegen.cpp).
 
 /// 2-D NCHW convolution inside a workgroup tile: 1-D convolution tiles.

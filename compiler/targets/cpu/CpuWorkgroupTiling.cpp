@@ -12,6 +12,7 @@
 #include "targets/cpu/ConvolutionReductionBlocking.h"
 #include "targets/cpu/MatmulDataTiling.h"
 #include "targets/cpu/MatmulKernelPacking.h"
+#include "global-opt/WeightQuantization.h"
 
 #include <algorithm>
 #include <array>
@@ -40,7 +41,8 @@ enum class RegionKind {
   Convolution,
   ChannelsLastWindow,
   PackedContraction,
-  PanelPack
+  PanelPack,
+  QuantizedContraction
 };
 
 RegionKind classify(llvm::ArrayRef<Operation *> regionOps) {
@@ -57,6 +59,8 @@ RegionKind classify(llvm::ArrayRef<Operation *> regionOps) {
       kind = RegionKind::PackedContraction;
     else if (isPanelPack(op))
       kind = RegionKind::PanelPack;
+    else if (matchQuantizedMatmul(op))
+      kind = RegionKind::QuantizedContraction;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))
       kind = RegionKind::Contraction;
@@ -121,7 +125,9 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
 
   // Preferred tiles for the innermost three dims, innermost first.
   int64_t preferred[3];
-  if (kind == RegionKind::Contraction) {
+  if (kind == RegionKind::Contraction || kind == RegionKind::QuantizedContraction) {
+    // Group-quantized matmuls (WeightQuantization.h) too: 128 columns are
+    // one GEMV register strip (QuantizedMatmulCodegen.cpp).
     preferred[0] = 128; // N
     preferred[1] = 64;  // M
     preferred[2] = 1;   // batch

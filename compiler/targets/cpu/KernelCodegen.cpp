@@ -15,6 +15,9 @@
 //       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
 //       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
 //       are vectorized with masks;
+//       group-quantized matmuls (turbine-quantize-weights): the same row
+//       split and register tiles, written as vector code that dequantizes
+//       the int8 / int4 weights in registers (QuantizedMatmulCodegen.cpp);
 //       NHWC convolutions and pooling: register tiles of 8 pixels x 32
 //       channels (16 x 16 for narrow layers), decomposed to 1-D and
 //       vectorized; packed-filter convolutions (ConvolutionFilterPacking.cpp)
@@ -43,6 +46,7 @@
 #include "targets/cpu/ConvolutionFilterPacking.h"
 #include "targets/cpu/ConvolutionReductionBlocking.h"
 #include "global-opt/LowerPads.h"
+#include "global-opt/WeightQuantization.h"
 #include "targets/cpu/MatmulDataTiling.h"
 #include "targets/cpu/MatmulEpilogueInPlace.h"
 #include "targets/cpu/MatmulKernelPacking.h"
@@ -517,6 +521,8 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference) {
       continue;
     if (isMatmulLike(op))
       tileMatmul(rewriter, op);
+    else if (matchQuantizedMatmul(op))
+      tileQuantizedMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
@@ -533,6 +539,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
+  vectorizeQuantizedMatmuls(rewriter, kernel);
   vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.

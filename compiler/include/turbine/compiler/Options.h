@@ -83,10 +83,13 @@ struct CompileOptions {
 
   //===--- Low precision (global-opt, every target) ------------------------===//
   /// Weight quantization of matmuls by constant f32 weights
-  /// (turbine-quantize-weights): "none" or "int8" (group-quantized, one f32
-  /// scale per `quantizeGroupSize` elements of K).
+  /// (turbine-quantize-weights): "none", "int8" or "int4" (group-quantized,
+  /// one f32 scale per `quantizeGroupSize` elements of K, multiplied by a
+  /// fused dequantize-and-multiply kernel). Weights whose parameter name
+  /// matches the regular expression `quantizeExclude` stay f32.
   std::string quantizeWeights = "none";
   int64_t quantizeGroupSize = 32;
+  std::string quantizeExclude;
 
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and
@@ -111,7 +114,7 @@ struct CompileOptions {
 /// (the Python extension): "target", "target-cpu", "opt-level",
 /// "cuda-arch" (comma-separated sm_NN list), "matmul-data-tiling",
 /// "matmul-kernel-pack", "reference-kernels" (true or
-/// false), "quantize-weights" (none, int8), "group-size" (a positive
+/// false), "quantize-weights" (none, int8, int4), "group-size" (a positive
 /// integer), "dump-phases" ('_' may stand for '-'). An error names an
 /// unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);

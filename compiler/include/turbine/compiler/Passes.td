@@ -133,25 +133,29 @@ def FuseElementwise : Pass<"turbine-fuse-elementwise", "mlir::ModuleOp"> {
 }
 
 def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
-  let summary = "Matmuls by constant f32 weights read group-quantized int8 weights";
+  let summary = "Matmuls by constant f32 weights multiply by group-quantized int8 / int4 weights";
   let description = [{
     For linalg.matmul and linalg.batch_matmul (default indexing maps, f32)
-    whose B is a dense f32 constant [..., K, N]: B becomes an int8 constant
-    [..., K/G, G, N] plus f32 scales [..., K/G, N], one per group of G =
-    `group-size` consecutive K elements of a column (symmetric: scale =
-    max|w| / 127, q = round(w / scale), half away from zero), and a
-    linalg.generic that dequantizes (sitofp(q) * scale), collapsed back to
-    [..., K, N], feeds the matmul. A K that is not a multiple of G is padded
-    with zeros to whole groups and the dequantized B sliced back to K.
-    Correct first: the dequantization is its own elementwise computation
-    (no fused int8 kernel yet). weights=none (the default) leaves the
-    module as it is; int4 is refused (not implemented).
+    whose B is a dense f32 constant [..., K, N]: B becomes an i8 constant
+    (int8: [..., K/G, G, N]; int4: [..., K/G, G/2, N], two weights of K per
+    byte) plus f32 scales [..., K/G, N], one per group of G = `group-size`
+    consecutive K elements of a column, and the matmul becomes one fused
+    linalg.generic C += A' * (sitofp(q) * scale) over A expanded to groups
+    (global-opt/WeightQuantization.h): the dequantized weight is never
+    stored. int8: scale = max|w| / 127, q = round(w / scale); int4
+    (llama.cpp Q4_0's scheme): scale = m / -8 for the group's value m of
+    largest magnitude, q = clamp(round(w / scale), -8, 7). A K that is not a
+    multiple of G gets zero rows in q and A is zero-padded to whole groups.
+    Weights whose parameter name matches `exclude` (llvm::Regex, anywhere in
+    the name) stay f32. weights=none (the default) leaves the module as it is.
   }];
   let options = [
     Option<"weights", "weights", "std::string", "\"none\"",
-           "Weight quantization: none or int8">,
+           "Weight quantization: none, int8 or int4">,
     Option<"groupSize", "group-size", "int64_t", "32",
-           "Elements of K per scale (> 0)">,
+           "Elements of K per scale (> 0; even for int4)">,
+    Option<"exclude", "exclude", "std::string", "\"\"",
+           "Regular expression: weights whose parameter name matches stay f32">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
