@@ -237,6 +237,38 @@ std::optional<double> constantScalar(linalg::GenericOp generic, Value v) {
   return dense.getSplatValue<APFloat>().convertToDouble();
 }
 
+/// Canonicalization composes `k.transpose(1, 2)` (heads out of [B, S, H, D])
+/// and `.transpose(2, 3)` (kᵀ) into one [0, 2, 3, 1] transpose, as
+/// nn.MultiheadAttention's import has it. Where such a transpose feeds a
+/// batch_matmul's right-hand side it is split back into the two, so the
+/// match sees kᵀ of a [B, H, S, D] key; unfused, fusion composes them again.
+void splitComposedKeyTransposes(ModuleOp module) {
+  SmallVector<linalg::TransposeOp> composed;
+  module.walk([&](linalg::TransposeOp t) {
+    if (t.getPermutation() != ArrayRef<int64_t>{0, 2, 3, 1} || !t->hasOneUse())
+      return;
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(*t->getUsers().begin());
+    if (collapse && collapse->hasOneUse() &&
+        isa<linalg::BatchMatmulOp>(*collapse->getUsers().begin()))
+      composed.push_back(t);
+  });
+  for (linalg::TransposeOp t : composed) {
+    OpBuilder b(t);
+    Location loc = t.getLoc();
+    auto inType = cast<RankedTensorType>(t.getInput().getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t.getInput());
+    SmallVector<OpFoldResult> headsFirst{sizes[0], sizes[2], sizes[1], sizes[3]};
+    Value empty = tensor::EmptyOp::create(b, loc, headsFirst, inType.getElementType());
+    Value keys = linalg::TransposeOp::create(b, loc, t.getInput(), empty,
+                                             ArrayRef<int64_t>{0, 2, 1, 3})
+                     ->getResult(0);
+    auto kt = linalg::TransposeOp::create(b, loc, keys, t.getInit(),
+                                          ArrayRef<int64_t>{0, 1, 3, 2});
+    t->replaceAllUsesWith(kt->getResults());
+    t->erase();
+  }
+}
+
 /// One match of the pattern (see the file comment).
 struct AttentionMatch {
   linalg::BatchMatmulOp output;
@@ -466,6 +498,7 @@ void rewrite(const AttentionMatch &m) {
 
 struct FuseAttentionPass : impl::FuseAttentionBase<FuseAttentionPass> {
   void runOnOperation() override {
+    splitComposedKeyTransposes(getOperation());
     SmallVector<AttentionMatch> matches;
     getOperation().walk([&](linalg::BatchMatmulOp pv) {
       if (std::optional<AttentionMatch> m = matchAttention(pv))

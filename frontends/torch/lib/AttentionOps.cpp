@@ -89,15 +89,19 @@ LogicalResult convertNativeMha(ImportContext &ctx, const TorchNode &node) {
     Value x = *withBias;
     Value split = ctx.reshape(x, {ctx.dim(x, 0), ctx.dim(x, 1), ctx.builder.getIndexAttr(h),
                                   ctx.builder.getIndexAttr(e / h)});
-    projected[i] = ctx.transpose(split, i == 1 ? ArrayRef<int64_t>{0, 2, 3, 1} : ArrayRef<int64_t>{0, 2, 1, 3});
+    projected[i] = ctx.transpose(split, {0, 2, 1, 3});
   }
+  // softmax(q kᵀ · scale) v, in the form `torch.softmax(q @ k.transpose(2, 3)
+  // * scale, -1) @ v` imports to, which turbine-fuse-attention makes one
+  // attention dispatch.
   double scale = 1.0 / std::sqrt((double)(e / h));
-  auto scaledQ = ctx.elementwiseTensors(node, ValueRange{projected[0]}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+  Value kT = ctx.transpose(projected[1], {0, 1, 3, 2});
+  auto product = matmulValues(ctx, node, projected[0], kT); // [B, H, L, S]
+  if (failed(product))
+    return failure();
+  auto scores = ctx.elementwiseTensors(node, ValueRange{*product}, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
     return arith::MulFOp::create(b, l, a[0], arith::ConstantOp::create(b, l, b.getFloatAttr(et, scale)));
   });
-  if (failed(scaledQ))
-    return failure();
-  auto scores = matmulValues(ctx, node, *scaledQ, projected[1]); // [B, H, L, S]
   if (failed(scores))
     return failure();
   Value probs = softmaxOver(ctx, *scores, 3, /*isLog=*/false);
