@@ -573,6 +573,39 @@ LogicalResult lowerMasks(ModuleOp kernels) {
   return success();
 }
 
+namespace {
+
+/// A contraction of f16/bf16 operands into an f32 accumulator (a matmul
+/// turbine-accumulate-in-f32 widened) reads its operands extended: the
+/// outer-product lowering takes one element type.
+struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ContractionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto accType = dyn_cast<VectorType>(op.getAccType());
+    if (!accType || !isa<FloatType>(accType.getElementType()))
+      return failure();
+    Type wide = accType.getElementType();
+    auto extend = [&](Value v) -> Value {
+      auto type = cast<VectorType>(v.getType());
+      auto narrow = dyn_cast<FloatType>(type.getElementType());
+      if (!narrow || narrow.getWidth() >= cast<FloatType>(wide).getWidth())
+        return v;
+      return arith::ExtFOp::create(rewriter, op.getLoc(), type.clone(wide), v);
+    };
+    Value lhs = extend(op.getLhs()), rhs = extend(op.getRhs());
+    if (lhs == op.getLhs() && rhs == op.getRhs())
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getLhsMutable().assign(lhs);
+      op.getRhsMutable().assign(rhs);
+    });
+    return success();
+  }
+};
+
+} // namespace
+
 LogicalResult lowerVectors(ModuleOp kernels) {
   MLIRContext *ctx = kernels.getContext();
   // Loop-invariant subviews first, so that the accumulator's transfers are
@@ -589,6 +622,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
         vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       },
       [](RewritePatternSet &p) {
+        p.add<ExtendContractOperands>(p.getContext(), /*benefit=*/2);
         vector::populateVectorContractLoweringPatterns(
             p, vector::VectorContractLowering::OuterProduct);
         populateInnerReductionPatterns(p);

@@ -69,17 +69,19 @@ DenseElementsAttr constantB(linalg::MatmulOp matmul) {
   return dyn_cast<DenseElementsAttr>(constant.getValue());
 }
 
-/// f32, default maps, B static with N a multiple of the panel width: a B that
-/// can be viewed as panels.
+/// An f32 result of f32 operands, or of f16/bf16 ones (turbine-accumulate-
+/// in-f32 made their accumulator f32; the panels keep B's type and the
+/// kernel extends it in registers), default maps, B static with N a multiple
+/// of the panel width: a B that can be viewed as panels.
 bool hasPanelableB(linalg::MatmulOp matmul) {
   if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
     return false;
   auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
   auto b = cast<RankedTensorType>(matmul.getInputs()[1].getType());
   auto c = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
-  Type f32 = Float32Type::get(matmul.getContext());
-  if (a.getElementType() != f32 || b.getElementType() != f32 ||
-      c.getElementType() != f32 || !b.hasStaticShape())
+  auto operandType = [](Type t) { return isa<Float32Type, Float16Type, BFloat16Type>(t); };
+  if (!operandType(a.getElementType()) || !operandType(b.getElementType()) ||
+      !c.getElementType().isF32() || !b.hasStaticShape())
     return false;
   return b.getDimSize(1) % kPackedPanelWidth == 0 && b.getDimSize(0) != 0;
 }
@@ -119,12 +121,12 @@ DenseElementsAttr packConstant(DenseElementsAttr b) {
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
   ArrayRef<char> raw = b.getRawData();
   std::vector<char> packed(raw.size());
-  constexpr size_t rowBytes = kPackedPanelWidth * sizeof(float);
+  const size_t width = type.getElementTypeBitWidth() / 8;
+  const size_t rowBytes = kPackedPanelWidth * width;
   for (int64_t panel = 0; panel < panels; ++panel)
     for (int64_t row = 0; row < k; ++row)
-      std::memcpy(&packed[((panel * k + row) * kPackedPanelWidth) * sizeof(float)],
-                  &raw[(row * n + panel * kPackedPanelWidth) * sizeof(float)],
-                  rowBytes);
+      std::memcpy(&packed[((panel * k + row) * kPackedPanelWidth) * width],
+                  &raw[(row * n + panel * kPackedPanelWidth) * width], rowBytes);
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(packed.data(), packed.size()));
 }
