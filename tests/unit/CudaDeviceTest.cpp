@@ -5,7 +5,11 @@
 // stub (CUDA_ERROR_STUB_LIBRARY, loaded through $TURBINE_CUDA_DRIVER), for a
 // bad name, and otherwise either succeeds (a GPU is there) or says the
 // device is not available; a cuda artifact loads, and a CPU device refuses
-// to run it, naming the target. Running kernels on a GPU is tested in
+// to run it, naming the target. With a stand-in driver (fake_cuda_driver.c:
+// host memory, records calls) the device's own logic is checked: image
+// choice (cubin for the GPU's architecture, PTX fallback, none), launch
+// geometry and parameters, copies only at the call's edges, the allocation
+// cache, and the grid limit. Running real kernels on a GPU is tested in
 // compiler/CudaTargetTest (skipped without a GPU).
 //===----------------------------------------------------------------------===//
 #include "TestArtifacts.h"
@@ -15,7 +19,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+
+#include <dlfcn.h>
 #include <optional>
 
 using namespace turbine;
@@ -149,6 +156,171 @@ TEST(CudaDevice, UnknownTargetIsRefusedAtLoad) {
                                   "devices (local-sync, local-task, cuda) do not run"),
             std::string::npos)
       << module.message();
+}
+
+/// What fake_cuda_driver.c records.
+struct FakeStats {
+  int allocs, frees, h2d, d2h, launches, moduleLoads, ptxLoads, cubinLoads;
+  unsigned grid[3], block[3];
+  int64_t lastCounts[3];
+};
+
+/// Loads the stand-in driver for the test (so its counters outlive the
+/// devices), points $TURBINE_CUDA_DRIVER at it and clears its counters.
+class FakeDriver {
+public:
+  FakeDriver() : override_(TURBINE_FAKE_CUDA_DRIVER_PATH) {
+    handle_ = dlopen(TURBINE_FAKE_CUDA_DRIVER_PATH, RTLD_NOW | RTLD_LOCAL);
+    EXPECT_NE(handle_, nullptr) << dlerror();
+    if (handle_)
+      stats_ = static_cast<FakeStats *>(dlsym(handle_, "fake_cuda_stats"));
+    EXPECT_NE(stats_, nullptr);
+    if (stats_)
+      std::memset(stats_, 0, sizeof(FakeStats));
+  }
+  ~FakeDriver() {
+    if (handle_)
+      dlclose(handle_);
+  }
+  const FakeStats &stats() const { return *stats_; }
+
+private:
+  DriverOverride override_;
+  void *handle_ = nullptr;
+  FakeStats *stats_ = nullptr;
+};
+
+/// makeAddModule as a cuda artifact whose library holds `images` (a fake
+/// cubin starts with the ELF magic, a fake PTX is text).
+artifact::Module cudaAddModule(const std::vector<std::pair<std::string, std::string>> &images,
+                               int64_t workgroups = 4) {
+  std::string library;
+  std::vector<artifact::CodeImage> listed;
+  for (const auto &[format, arch] : images) {
+    std::string bytes = format == "cubin" ? std::string("\x7f" "ELF fake cubin")
+                                          : std::string(".version 8.0\n") + '\0';
+    listed.push_back({format, arch, library.size(), bytes.size()});
+    library += bytes;
+  }
+  artifact::Module m = makeAddModule(library, workgroups);
+  m.target = "cuda";
+  m.images = listed;
+  m.kernelLaunch.assign(m.kernels.size(), artifact::KernelLaunch{3, 1, 256});
+  return m;
+}
+
+Result<std::vector<Tensor>> runAdd(const artifact::Module &m, Device &device, int64_t n,
+                                   int calls = 1) {
+  Result<std::shared_ptr<Module>> module =
+      Module::loadFromBytes(artifact::serialize(m), "test.tmod");
+  if (!module)
+    return module.status();
+  Tensor x = Tensor::allocate(DType::f32, {n}).value();
+  Tensor y = Tensor::allocate(DType::f32, {n}).value();
+  for (int64_t i = 0; i < n; ++i) {
+    x.dataAs<float>()[i] = static_cast<float>(i);
+    y.dataAs<float>()[i] = 0.5f * static_cast<float>(i);
+  }
+  Result<std::vector<Tensor>> r = Status::error("no call");
+  for (int c = 0; c < calls; ++c) {
+    r = (*module)->lookupFunction("add")->invoke(device, {x, y});
+    if (!r)
+      return r;
+    for (int64_t i = 0; i < n; ++i)
+      if ((*r)[0].dataAs<float>()[i] != 1.5f * static_cast<float>(i))
+        return Status::error("wrong sum at " + std::to_string(i));
+  }
+  return r;
+}
+
+TEST(CudaDeviceFake, RunsWithCopiesOnlyAtTheEdges) {
+  FakeDriver fake;
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  artifact::Module m = cudaAddModule({{"ptx", "sm_80"}, {"cubin", "sm_80"}});
+  Result<std::vector<Tensor>> r = runAdd(m, *device, 1000, /*calls=*/3);
+  ASSERT_TRUE(r.ok()) << r.message();
+  const FakeStats &s = fake.stats();
+  EXPECT_EQ(s.moduleLoads, 1);  // once per module and device
+  EXPECT_EQ(s.cubinLoads, 1);   // the cubin for sm_80, not the PTX
+  EXPECT_EQ(s.launches, 3);
+  EXPECT_EQ(s.h2d, 6);          // x and y per call
+  EXPECT_EQ(s.d2h, 3);          // the sum per call
+  EXPECT_EQ(s.allocs, 3);       // later calls reuse the cached blocks
+  // 4 workgroups: one block of 4 threads; the kernel gets n then the counts.
+  EXPECT_EQ(s.grid[0], 1u);
+  EXPECT_EQ(s.block[0], 4u);
+  EXPECT_EQ(s.block[1], 1u);
+  EXPECT_EQ(s.block[2], 1u);
+  EXPECT_EQ(s.lastCounts[0], 4);
+  EXPECT_EQ(s.lastCounts[1], 1);
+  EXPECT_EQ(s.lastCounts[2], 1);
+  EXPECT_EQ(s.frees, 0); // freed blocks stay cached for the device
+  device.reset();        // (the module is gone too): everything is freed
+  EXPECT_EQ(fake.stats().frees, fake.stats().allocs);
+}
+
+TEST(CudaDeviceFake, BlocksAndGridCoverTheCounts) {
+  FakeDriver fake;
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  ASSERT_TRUE(runAdd(cudaAddModule({{"cubin", "sm_80"}}, /*workgroups=*/1000), *device, 10).ok());
+  EXPECT_EQ(fake.stats().block[0], 256u);
+  EXPECT_EQ(fake.stats().grid[0], 4u); // ceil(1000 / 256)
+  EXPECT_EQ(fake.stats().lastCounts[0], 1000);
+}
+
+TEST(CudaDeviceFake, PtxWhenNoCubinMatches) {
+  FakeDriver fake;
+  setenv("FAKE_CUDA_CC", "90", 1);
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  Result<std::vector<Tensor>> r =
+      runAdd(cudaAddModule({{"ptx", "sm_80"}, {"cubin", "sm_80"}}), *device, 16);
+  unsetenv("FAKE_CUDA_CC");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(fake.stats().ptxLoads, 1);
+  EXPECT_EQ(fake.stats().cubinLoads, 0);
+}
+
+TEST(CudaDeviceFake, PtxWhenTheDriverRejectsTheCubin) {
+  FakeDriver fake;
+  setenv("FAKE_CUDA_REJECT_CUBIN", "1", 1);
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  Result<std::vector<Tensor>> r =
+      runAdd(cudaAddModule({{"ptx", "sm_80"}, {"cubin", "sm_80"}}), *device, 16);
+  unsetenv("FAKE_CUDA_REJECT_CUBIN");
+  ASSERT_TRUE(r.ok()) << r.message();
+  EXPECT_EQ(fake.stats().ptxLoads, 1);
+}
+
+TEST(CudaDeviceFake, NoImageForTheGpuIsAClearError) {
+  FakeDriver fake;
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  Result<std::vector<Tensor>> r =
+      runAdd(cudaAddModule({{"ptx", "sm_90"}, {"cubin", "sm_90"}}), *device, 16);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("artifact 'test.tmod' on GPU 0 (Fake GPU) (sm_80): no code image "
+                             "runs on this GPU (the artifact has ptx sm_90, cubin sm_90): "
+                             "recompile with --cuda-arch=sm_80"),
+            std::string::npos)
+      << r.message();
+  EXPECT_EQ(fake.stats().launches, 0);
+}
+
+TEST(CudaDeviceFake, GridOverTheLimitIsAClearError) {
+  FakeDriver fake;
+  std::unique_ptr<Device> device = Device::create("cuda").value();
+  artifact::Module m = cudaAddModule({{"cubin", "sm_80"}});
+  // z workgroups: 70000 (one block each; CUDA allows 65535).
+  m.functions[0].code[2] = makeConst(2, 70000);
+  Result<std::vector<Tensor>> r = runAdd(m, *device, 16);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.message().find("kernel 'test_add_f32': workgroup count 4x70000x70000 needs a "),
+            std::string::npos)
+      << r.message();
+  EXPECT_NE(r.message().find("over CUDA's limit of 65535 (the y and z grid dimensions are "
+                             "limited to 65535)"),
+            std::string::npos)
+      << r.message();
+  EXPECT_EQ(fake.stats().launches, 0);
 }
 
 } // namespace

@@ -51,7 +51,7 @@ public:
   int ccMajor = 0, ccMinor = 0;
   std::string gpuName;
   /// Serializes calls (and everything below) on this GPU.
-  std::mutex mutex;
+  std::recursive_mutex mutex; // recursive: ~ModuleState may run under it
 
   ~Context() {
     if (!context)
@@ -120,7 +120,7 @@ struct ModuleState {
   std::unordered_map<const void *, Block> parameters;
 
   ~ModuleState() {
-    std::lock_guard<std::mutex> guard(context->mutex);
+    std::lock_guard<std::recursive_mutex> guard(context->mutex);
     if (!context->makeCurrent().ok())
       return;
     for (auto &[host, block] : parameters)
@@ -416,7 +416,7 @@ private:
 
   std::shared_ptr<Context> ctx_;
   std::shared_ptr<ModuleState> module_; // outlives lock_ (~ModuleState locks)
-  std::unique_lock<std::mutex> lock_;
+  std::unique_lock<std::recursive_mutex> lock_;
   const detail::LoadedModule &loaded_;
   const std::vector<Tensor> &inputs_;
   std::unordered_map<const void *, Entry> entries_;
@@ -443,7 +443,7 @@ public:
           state = std::static_pointer_cast<ModuleState>(s);
     }
     {
-      std::lock_guard<std::mutex> guard(ctx_->mutex);
+      std::lock_guard<std::recursive_mutex> guard(ctx_->mutex);
       if (Status s = ctx_->makeCurrent(); !s)
         return s;
       if (!state) {
