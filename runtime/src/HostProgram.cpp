@@ -144,6 +144,9 @@ public:
     inputs_ = &inputs;
     const std::string &target = module_.artifact.target;
     auto *gpu = dynamic_cast<GpuDevice *>(&device_);
+    auto fail = [&](const std::string &message) {
+      return Status::error("function '" + function_.name + "': " + message);
+    };
     if (gpu && target != gpu->target())
       return fail("the artifact was compiled for target '" + target + "', which device '" +
                   device_.name() + "' does not run (compile it with --target=" +
