@@ -46,6 +46,8 @@ public:
   virtual int workerCount() const = 0;
   /// Runs `kernel` on every workgroup of `state.workgroup_count` and returns
   /// when all have finished. A count <= 0 in any dimension runs nothing.
+  /// The cuda device runs no CPU kernels: there this does nothing (its
+  /// kernels are launched by Function::invoke on cuda artifacts).
   virtual void dispatch(turbine_kernel_fn_t kernel,
                         const turbine_dispatch_state_t &state) = 0;
 };
