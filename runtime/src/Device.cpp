@@ -2,11 +2,13 @@
 //
 // local-sync runs every workgroup inline on the caller. local-task hands
 // dispatches with more than one workgroup to a WorkgroupPool; single-workgroup
-// dispatches run inline to avoid any handoff.
+// dispatches run inline to avoid any handoff. "cuda" / "cuda:N" are created
+// in cuda/CudaDevice.cpp.
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Device.h"
 
 #include "WorkgroupPool.h"
+#include "cuda/CudaDevice.h"
 
 #include <algorithm>
 #include <system_error>
@@ -69,7 +71,7 @@ private:
 Device::~Device() = default;
 
 std::vector<std::string> Device::availableNames() {
-  return {"local-sync", "local-task"};
+  return {"local-sync", "local-task", "cuda"};
 }
 
 Result<std::unique_ptr<Device>> Device::create(const std::string &name,
@@ -92,13 +94,11 @@ Result<std::unique_ptr<Device>> Device::create(const std::string &name,
                            " worker threads for local-task: " + e.what());
     }
   }
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0)
+    return cuda::createCudaDevice(name);
   std::string valid;
   for (const std::string &n : availableNames())
     valid += (valid.empty() ? "" : ", ") + n;
-  if (name == "cuda")
-    return Status::error("device 'cuda' is not available: this runtime has no CUDA device "
-                         "yet, so artifacts compiled with --target=cuda cannot run (valid "
-                         "devices: " + valid + ")");
   return Status::error("unknown device '" + name + "' (valid devices: " + valid + ")");
 }
 

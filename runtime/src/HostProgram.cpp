@@ -8,10 +8,14 @@
 // is reported as an error naming the function and the instruction.
 // Buffers come from the module's BufferPool, and each register is dropped
 // after its last use (BufferReleasePlan), so storage is reused within a call
-// and across calls.
+// and across calls. On a GpuDevice (cuda) dispatches go to a GpuCall, which
+// keeps device copies of the bound buffers; every host-side read of a buffer
+// (load, string ops, global stores, results, observers) first brings its host
+// copy up to date.
 //===----------------------------------------------------------------------===//
 #include "HostProgram.h"
 
+#include "GpuDevice.h"
 #include "HostStringOps.h"
 #include "InstanceState.h"
 #include "LoadedModule.h"
@@ -138,6 +142,24 @@ public:
 
   Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) {
     inputs_ = &inputs;
+    const std::string &target = module_.artifact.target;
+    auto *gpu = dynamic_cast<GpuDevice *>(&device_);
+    auto fail = [&](const std::string &message) {
+      return Status::error("function '" + function_.name + "': " + message);
+    };
+    if (gpu && target != gpu->target())
+      return fail("the artifact was compiled for target '" + target + "', which device '" +
+                  device_.name() + "' does not run (compile it with --target=" +
+                  gpu->target() + ", or run it on local-sync or local-task)");
+    if (!gpu && target != "cpu")
+      return fail("the artifact was compiled for target '" + target + "', which device '" +
+                  device_.name() + "' does not run (run it on device '" + target + "')");
+    if (gpu) {
+      Result<std::unique_ptr<GpuCall>> call = gpu->beginCall(module_, inputs);
+      if (!call)
+        return fail(call.message());
+      gpuCall_ = std::move(*call);
+    }
     for (size_t i = 0; i < inputs.size(); ++i)
       if (Status s = setBuffer(static_cast<int32_t>(i), inputs[i]); !s)
         return s;
@@ -148,8 +170,14 @@ public:
         return fail("the host program ran more than " + std::to_string(stepLimit) +
                     " instructions (TURBINE_MAX_HOST_STEPS)");
       const Instruction &inst = function_.code[pc_];
-      if (inst.op == Opcode::Return)
-        return collectResults(inst);
+      if (inst.op == Opcode::Return) {
+        Result<std::vector<Tensor>> results = collectResults(inst);
+        if (results && gpuCall_ && state_)
+          for (const Tensor &global : state_->storage)
+            if (Status s = gpuCall_->toHost(global); !s)
+              return fail(s.message());
+        return results;
+      }
       if (Status s = step(inst); !s)
         return s;
       if (releases_)
@@ -277,6 +305,8 @@ private:
       Result<Tensor> t = module_.bufferPool->allocate(inst.dtype, std::move(shape));
       if (!t)
         return fail(t.message());
+      if (gpuCall_)
+        gpuCall_->allocated(*t);
       if (Status s = setBuffer(inst.dst, std::move(*t)); !s)
         return s;
       if (observer_)
@@ -347,6 +377,8 @@ private:
     }
     const Tensor *value;
     if (Status s = buffer(inst.a, value); !s)
+      return s;
+    if (Status s = syncToHost(*value); !s)
       return s;
     if (value->dtype() != global.dtype || value->shape() != global.shape)
       return fail("storing a " + value->typeString() + " value into global '" + global.name +
@@ -425,6 +457,8 @@ private:
     const Tensor *t;
     if (Status s = buffer(inst.a, t); !s)
       return s;
+    if (Status s = syncToHost(*t); !s)
+      return s;
     Result<Tensor> result = runStringInstruction(inst, *t);
     if (!result)
       return fail(result.message());
@@ -445,6 +479,8 @@ private:
   Status stepLoad(const Instruction &inst) {
     const Tensor *t;
     if (Status s = buffer(inst.a, t); !s)
+      return s;
+    if (Status s = syncToHost(*t); !s)
       return s;
     if (dtypeIsFloat(inst.dtype) || dtypeIsFloat(t->dtype()) ||
         dtypeSize(t->dtype()) != dtypeSize(inst.dtype))
@@ -487,7 +523,9 @@ private:
   }
 
   Status stepDispatch(const Instruction &inst) {
-    if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= module_.kernels.size())
+    const size_t kernelCount =
+        gpuCall_ ? module_.artifact.kernels.size() : module_.kernels.size();
+    if (inst.imm < 0 || static_cast<size_t>(inst.imm) >= kernelCount)
       return fail("kernel index " + std::to_string(inst.imm) + " out of range");
     int64_t counts[3];
     for (int i = 0; i < 3; ++i)
@@ -518,6 +556,8 @@ private:
       return fail("workgroup count " + std::to_string(counts[0]) + "x" +
                   std::to_string(counts[1]) + "x" + std::to_string(counts[2]) +
                   " overflows");
+    if (gpuCall_)
+      return gpuDispatch(inst, counts);
     turbine_dispatch_state_t state;
     state.bindings = bindingPointers_.data();
     state.constants = constants_.data();
@@ -535,6 +575,38 @@ private:
     if (!inst.bindings.empty() && buffer(inst.bindings.back(), output).ok())
       shape = output->typeString();
     recordDispatch(module_.artifact.kernels[inst.imm], shape, elapsed.count());
+    return Status::success();
+  }
+
+  /// A dispatch on a GpuDevice: queued on the GPU (timed to completion when
+  /// dispatch profiling is on).
+  Status gpuDispatch(const Instruction &inst, const int64_t counts[3]) {
+    bindingTensors_.clear();
+    for (int32_t r : inst.bindings)
+      bindingTensors_.push_back(&buffers_[r]);
+    const size_t kernel = static_cast<size_t>(inst.imm);
+    const bool profile = dispatchProfilingEnabled();
+    auto start = std::chrono::steady_clock::now();
+    if (Status s = gpuCall_->dispatch(kernel, bindingTensors_, constants_, counts); !s)
+      return fail(s.message());
+    if (!profile)
+      return Status::success();
+    if (Status s = gpuCall_->synchronize(); !s)
+      return fail(s.message());
+    std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    std::string shape;
+    if (!inst.bindings.empty())
+      shape = buffers_[inst.bindings.back()].typeString();
+    recordDispatch(module_.artifact.kernels[kernel], shape, elapsed.count());
+    return Status::success();
+  }
+
+  /// On a GpuDevice: makes the host copy of `t` current (no-op otherwise).
+  Status syncToHost(const Tensor &t) {
+    if (!gpuCall_)
+      return Status::success();
+    if (Status s = gpuCall_->toHost(t); !s)
+      return fail(s.message());
     return Status::success();
   }
 
@@ -557,8 +629,15 @@ private:
       }
     }
     std::vector<Tensor> given = event.outputs;
+    for (const std::vector<Tensor> *list : {&event.inputs, &event.outputs})
+      for (const Tensor &t : *list)
+        if (Status s = syncToHost(t); !s)
+          return s;
     if (Status s = (*observer_)(event); !s)
       return fail("dispatch observer: " + s.message());
+    if (gpuCall_)
+      for (const Tensor &t : given)
+        gpuCall_->hostWrote(t); // the observer may have changed its elements
     // Only the elements may change: the registers keep the tensors given.
     for (size_t i = 0; i < given.size(); ++i)
       if (i >= event.outputs.size() || !event.outputs[i].sharesStorageWith(given[i]) ||
@@ -575,6 +654,8 @@ private:
     for (size_t i = 0; i < inst.operands.size(); ++i) {
       const Tensor *t;
       if (Status s = buffer(inst.operands[i], t); !s)
+        return s;
+      if (Status s = syncToHost(*t); !s)
         return s;
       bool aliases = t->isReadOnly();
       for (const Tensor &input : *inputs_)
@@ -628,6 +709,9 @@ private:
   size_t dispatchCount_ = 0;
   std::vector<void *> bindingPointers_;
   std::vector<int64_t> constants_;
+  /// On a GpuDevice: this call's device state, and the dispatch's bindings.
+  std::unique_ptr<GpuCall> gpuCall_;
+  std::vector<const Tensor *> bindingTensors_;
 };
 
 } // namespace

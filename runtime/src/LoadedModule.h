@@ -14,6 +14,8 @@
 #include "turbine/runtime/Tensor.h"
 
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,11 @@ struct LoadedModule {
   std::vector<BufferReleasePlan> releasePlans;
   /// Where every call's Alloc instructions get their storage.
   std::shared_ptr<BufferPool> bufferPool = BufferPool::create();
+
+  /// GPU devices' per-device state of this module (loaded code, uploaded
+  /// parameters), keyed by a device id; see GpuDevice.h.
+  mutable std::mutex gpuMutex;
+  mutable std::vector<std::pair<uint64_t, std::shared_ptr<void>>> gpuStates;
 
   LoadedModule() = default;
   LoadedModule(const LoadedModule &) = delete;

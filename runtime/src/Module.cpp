@@ -73,10 +73,22 @@ Result<Tensor> bindExternalParameter(const artifact::Parameter &p,
 Status loadKernels(detail::LoadedModule &module) {
   const artifact::Module &a = module.artifact;
   const std::string prefix = "artifact '" + module.label + "'";
+  if (a.target == "cuda") {
+    // Loaded onto a GPU by the cuda device at the first call (GpuDevice.h);
+    // here only the launch table is checked.
+    if (a.kernelLaunch.size() != a.kernels.size())
+      return Status::error(prefix + " lists " + std::to_string(a.kernels.size()) +
+                           " kernels but " + std::to_string(a.kernelLaunch.size()) +
+                           " kernel launch entries");
+    if (!a.kernels.empty() && a.images.empty())
+      return Status::error(prefix + " lists " + std::to_string(a.kernels.size()) +
+                           " kernels but has no code images");
+    return Status::success();
+  }
   if (a.target != "cpu")
     return Status::error(prefix + " was compiled for target '" + a.target +
-                         "', which this runtime's devices (local-sync, local-task) do not run: "
-                         "compile it for target 'cpu'");
+                         "', which this runtime's devices (local-sync, local-task, cuda) do "
+                         "not run: compile it for target 'cpu' or 'cuda'");
   if (a.kernels.empty())
     return Status::success();
   if (a.library.empty())
@@ -186,7 +198,8 @@ Module::finishLoading(std::shared_ptr<detail::LoadedModule> state,
       return Status::error("artifact '" + state->label + "': " + tensor.message());
     state->parameters.push_back(std::move(*tensor));
   }
-  std::string().swap(a.library);
+  if (a.target == "cpu") // cuda: the code images stay for GPU devices to load
+    std::string().swap(a.library);
   std::string().swap(a.paramData);
   for (const artifact::Function &f : a.functions)
     state->releasePlans.push_back(detail::planBufferReleases(f));

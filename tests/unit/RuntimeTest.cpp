@@ -462,7 +462,7 @@ TEST(Runtime, TwoModulesLoadIndependently) {
 TEST(Runtime, DeviceCreation) {
   Result<std::unique_ptr<Device>> bad = Device::create("vulkan");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.message(), "unknown device 'vulkan' (valid devices: local-sync, local-task)");
+  EXPECT_EQ(bad.message(), "unknown device 'vulkan' (valid devices: local-sync, local-task, cuda)");
   DeviceOptions options;
   options.taskWorkers = -2;
   EXPECT_FALSE(Device::create("local-task", options).ok());
@@ -600,25 +600,4 @@ TEST(Runtime, DispatchObserverErrorsStopTheCall) {
       << r.message();
 }
 
-// The runtime has no cuda device yet: a cuda artifact (PTX and cubins in its
-// library) is refused at load with the target named, never dlopen'ed.
-TEST(Runtime, CudaArtifactIsRefusedByTheCpuRuntime) {
-  artifact::Module m = makeAddModule(std::string(".version 8.0\n") + '\0');
-  m.target = "cuda";
-  m.images = {{"ptx", "sm_80", 0, 14}};
-  m.kernelLaunch.assign(m.kernels.size(), artifact::KernelLaunch{});
-  std::string error = loadError(m);
-  EXPECT_NE(error.find("artifact 'test.tmod' was compiled for target 'cuda', which this "
-                       "runtime's devices (local-sync, local-task) do not run"),
-            std::string::npos)
-      << error;
-}
-
-TEST(Runtime, CudaDeviceIsAClearErrorUntilItExists) {
-  Result<std::unique_ptr<Device>> device = Device::create("cuda");
-  ASSERT_FALSE(device.ok());
-  EXPECT_NE(device.message().find("device 'cuda' is not available: this runtime has no CUDA "
-                                  "device yet"),
-            std::string::npos)
-      << device.message();
-}
+// The cuda device and cuda artifacts on CPU devices: CudaDeviceTest.cpp.

@@ -34,7 +34,9 @@ void addInvocationOptions(CLI::App &command, InvocationOptions &options) {
                      "File of 'FILE_NAME = MODULE_NAME' lines renaming the --parameters "
                      "files' tensors (one '*' per side matches any run: "
                      "'blk.*.attn_q.weight = layers.*.attention.wq.weight')");
-  command.add_option("--device", options.device, "local-sync or local-task")
+  command.add_option("--device", options.device,
+                     "local-sync, local-task, or cuda / cuda:N (NVIDIA GPU N; runs "
+                     "artifacts compiled with --target=cuda)")
       ->capture_default_str();
   command
       .add_option("--task_workers", options.taskWorkers,

@@ -5,12 +5,16 @@
 // cuda — the artifact names its target, holds one PTX image with an .entry
 // per kernel and one ELF cubin per requested architecture (ptxas accepted
 // them), and the launch parameters of each kernel. The emission part is
-// skipped, with the reason, where the CUDA toolkit is absent. Nothing runs:
-// the runtime has no cuda device.
+// skipped, with the reason, where the CUDA toolkit is absent. RunsOnTheGpu
+// runs the artifact on the runtime's cuda device against the CPU result; it
+// is skipped, with the reason, where there is no toolkit, driver or GPU (so
+// it has never run on the machines this was written on).
 //===----------------------------------------------------------------------===//
 #include "CompileAndRun.h"
 
 #include "turbine/compiler/Options.h"
+
+#include <cmath>
 
 using namespace turbine;
 using namespace turbine::compiler;
@@ -122,6 +126,61 @@ TEST(CudaTarget, EmitsPtxAndACubinPerArchitecture) {
   Result<artifact::Module> back = artifact::deserialize(artifact::serialize(artifact));
   ASSERT_TRUE(back.ok()) << back.message();
   EXPECT_EQ(back->images.size(), 3u);
+}
+
+// The same function compiled for cpu and for cuda (cubin for the GPU's
+// architecture and PTX) gives the same values on local-sync and on the GPU:
+// exp and division in f32, compared with a relative tolerance of 1e-5
+// (libdevice's expf and the CPU's differ by a few ulp). Batch sizes 1, 3 and
+// 700 (several blocks per grid), twice per size on one device so module and
+// parameter caching and the device-memory cache are used.
+TEST(CudaTarget, RunsOnTheGpu) {
+  auto gpu = runtime::Device::create("cuda");
+  if (!gpu.ok())
+    GTEST_SKIP() << gpu.message();
+  CompileOptions cudaOptions;
+  cudaOptions.target = "cuda";
+  std::string ir, error;
+  artifact::Module cudaArtifact, cpuArtifact;
+  if (!turbine::testing::compileSource(kRowNormalize, std::nullopt, ir, &cudaArtifact, error,
+                                       cudaOptions)) {
+    if (error.find("CUDA toolkit") != std::string::npos)
+      GTEST_SKIP() << "no CUDA toolkit here: " << error;
+    FAIL() << error;
+  }
+  ASSERT_TRUE(turbine::testing::compileSource(kRowNormalize, std::nullopt, ir, &cpuArtifact,
+                                              error))
+      << error;
+  auto cudaModule = runtime::Module::loadFromBytes(artifact::serialize(cudaArtifact), "cuda");
+  ASSERT_TRUE(cudaModule.ok()) << cudaModule.message();
+  auto cpuModule = runtime::Module::loadFromBytes(artifact::serialize(cpuArtifact), "cpu");
+  ASSERT_TRUE(cpuModule.ok()) << cpuModule.message();
+  auto cpu = runtime::Device::create("local-sync");
+  ASSERT_TRUE(cpu.ok()) << cpu.message();
+  for (int64_t n : {1, 3, 700, 700}) {
+    runtime::Tensor x = turbine::testing::filledTensor(
+        {n, 100}, [](int64_t i) { return std::sin(0.37f * static_cast<float>(i)); });
+    auto expected = (*cpuModule)->lookupFunction("main")->invoke(**cpu, {x});
+    ASSERT_TRUE(expected.ok()) << expected.message();
+    auto actual = (*cudaModule)->lookupFunction("main")->invoke(**gpu, {x});
+    ASSERT_TRUE(actual.ok()) << actual.message();
+    ASSERT_EQ((*actual)[0].shape(), (*expected)[0].shape());
+    const float *a = (*actual)[0].dataAs<float>(), *e = (*expected)[0].dataAs<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < n * 100 && bad < 5; ++i)
+      if (!(std::fabs(a[i] - e[i]) <= 1e-5f * std::fabs(e[i]) + 1e-7f)) {
+        ADD_FAILURE() << "n=" << n << " element " << i << ": gpu " << a[i] << ", cpu " << e[i];
+        ++bad;
+      }
+  }
+  // The CPU device refuses the cuda artifact, and the GPU the cpu one.
+  runtime::Tensor x = turbine::testing::filledTensor({2, 100}, [](int64_t) { return 0.f; });
+  auto wrongGpu = (*cpuModule)->lookupFunction("main")->invoke(**gpu, {x});
+  ASSERT_FALSE(wrongGpu.ok());
+  EXPECT_NE(wrongGpu.message().find("compiled for target 'cpu', which device 'cuda' does not "
+                                    "run"),
+            std::string::npos)
+      << wrongGpu.message();
 }
 
 } // namespace
