@@ -25,44 +25,35 @@ namespace {
 
 bool isLowPrecisionFloat(Type t) { return isa<Float16Type, BFloat16Type>(t); }
 
-/// `init` as an f32 tensor: a fill of the same value when it is one, else
-/// its elements extended.
-Value widenInit(OpBuilder &b, Location loc, Value init) {
-  auto type = cast<RankedTensorType>(init.getType());
-  auto wideType = type.clone(b.getF32Type());
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
-  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
-    Value value = arith::ExtFOp::create(b, loc, b.getF32Type(), fill.getInputs()[0]);
-    return linalg::FillOp::create(b, loc, value, empty).getResult(0);
-  }
+/// `value`'s elements converted to `elementType` by CastOp (arith.extf or
+/// arith.truncf), as an identity linalg.generic.
+template <typename CastOp>
+Value castElements(OpBuilder &b, Location loc, Value value, Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
   int64_t rank = type.getRank();
   SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, TypeRange{wideType}, ValueRange{init}, ValueRange{empty}, maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Value wide = arith::ExtFOp::create(nb, l, nb.getF32Type(), args[0]);
-               linalg::YieldOp::create(nb, l, wide);
+             b, loc, TypeRange{type.clone(elementType)}, ValueRange{value}, ValueRange{empty},
+             maps, iterators,
+             [elementType](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, CastOp::create(nb, l, elementType, args[0]).getResult());
              })
       .getResult(0);
 }
 
-/// `wide` (f32) rounded to `type`'s element type.
-Value narrow(OpBuilder &b, Location loc, Value wide, RankedTensorType type) {
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, wide);
-  Value empty = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  int64_t rank = type.getRank();
-  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Type element = type.getElementType();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{wide}, ValueRange{empty}, maps, iterators,
-             [element](OpBuilder &nb, Location l, ValueRange args) {
-               Value narrow = arith::TruncFOp::create(nb, l, element, args[0]);
-               linalg::YieldOp::create(nb, l, narrow);
-             })
-      .getResult(0);
+/// `init` as an f32 tensor: a fill of the same value when it is one, else
+/// its elements extended.
+Value widenInit(OpBuilder &b, Location loc, Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return castElements<arith::ExtFOp>(b, loc, init, b.getF32Type());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, init);
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, b.getF32Type());
+  Value value = arith::ExtFOp::create(b, loc, b.getF32Type(), fill.getInputs()[0]);
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
 template <typename OpTy>
@@ -86,7 +77,8 @@ bool widen(OpBuilder &b, Operation *op) {
       attributes.push_back(a);
   auto wide = OpTy::create(b, loc, TypeRange{init.getType()}, named.getDpsInputs(),
                            ValueRange{init}, attributes);
-  op->getResult(0).replaceAllUsesWith(narrow(b, loc, wide->getResult(0), resultType));
+  op->getResult(0).replaceAllUsesWith(
+      castElements<arith::TruncFOp>(b, loc, wide->getResult(0), resultType.getElementType()));
   op->erase();
   return true;
 }
