@@ -4,6 +4,7 @@
 //                        simple|all] [--filter=REGEX] [-j N] [--timeout=S]
 //                       [--coverage=docs/onnx-coverage.md] [--require-all]
 //                       [--min-passed=N]
+//                       [--target=cuda --compile-only [--save-artifacts=DIR]]
 //
 // Runs the ONNX backend tests (libonnx-testdata) through Turbine: every test
 // is compiled and run in its own forked child (IsolatedJobRunner), so a
@@ -53,6 +54,7 @@ struct ConformanceArgs {
   std::string target = "cpu";
   std::string cudaArch = "sm_80,sm_90";
   bool compileOnly = false;
+  std::string saveArtifactsDir;
 };
 
 int reportError(const std::string &message) {
@@ -140,6 +142,10 @@ int runConformance(const ConformanceArgs &args) {
     return reportError("--target=" + args.target +
                        " runs nothing yet: the runtime has no device for it; "
                        "add --compile-only to check that every test compiles");
+  runOptions.saveArtifactsDir = args.saveArtifactsDir;
+  if (!args.saveArtifactsDir.empty() && !args.compileOnly)
+    return reportError("--save-artifacts needs --compile-only (it saves what a machine with "
+                       "only the runtime runs: tests/conformance/README.md)");
   if (args.compileOnly && !args.coveragePath.empty())
     return reportError("--coverage reports results of runs; it cannot be combined with "
                        "--compile-only");
@@ -247,6 +253,10 @@ void registerConformanceCommand(CLI::App &app, int &exitCode) {
   cmd->add_flag("--compile-only", args->compileOnly,
                 "A test passes when it compiles (cuda: every kernel through ptxas); "
                 "nothing runs");
+  cmd->add_option("--save-artifacts", args->saveArtifactsDir,
+                  "With --compile-only: write each test that compiles to DIR/<test>/ "
+                  "(model.tmod, data sets as .npy, test.json) for "
+                  "tests/conformance/run_saved_tests.py on a machine with only the runtime");
   cmd->add_flag("--show-test-output", args->keepChildOutput,
                 "Let the tests' own stdout/stderr through (debugging)");
   cmd->callback([args, &exitCode] {

@@ -22,7 +22,11 @@
 #include "turbine/artifact/Module.h"
 #include "turbine/runtime/Runtime.h"
 
+#include <nlohmann/json.hpp>
+
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 
@@ -76,9 +80,11 @@ Result<Tensor> asSignatureType(const Tensor &tensor, DType signatureType) {
   return Tensor::wrap(DType::bf16, tensor.shape(), keepAlive->data(), keepAlive);
 }
 
-/// Applies asSignatureType to each tensor with the matching signature entry.
+/// Applies asSignatureType to each tensor with the matching signature entry
+/// (a runtime TensorSignature or an artifact TensorType: both have a dtype).
+template <typename SignatureEntry>
 Status adaptToSignature(std::vector<Tensor> &tensors,
-                        const std::vector<TensorSignature> &signature) {
+                        const std::vector<SignatureEntry> &signature) {
   for (size_t k = 0; k < tensors.size() && k < signature.size(); ++k) {
     Result<Tensor> adapted = asSignatureType(tensors[k], signature[k].dtype);
     if (!adapted)
@@ -154,6 +160,52 @@ readDataSetValues(const std::string &dataSet, const std::string &prefix,
   return values;
 }
 
+/// Writes `bytes` to `path`.
+Status writeFile(const std::filesystem::path &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.flush())
+    return Status::error("cannot write '" + path.string() + "'");
+  return Status::success();
+}
+
+/// --save-artifacts: one data set's tensors, adapted to the compiled
+/// function's signature as a run would adapt them, written into `dir`; the
+/// result says how to pass each to `turbine run`: {"npy": "input_0.npy"},
+/// {"raw": "input_1.bin", "type": "3x4xbf16"} (no NumPy dtype) or
+/// {"text": "2xstring=..."} (strings: .npy cannot hold them).
+template <typename SignatureEntry>
+Result<nlohmann::json> saveDataSet(const std::filesystem::path &dir, const std::string &prefix,
+                                   std::vector<Tensor> tensors,
+                                   const std::vector<SignatureEntry> &signature) {
+  if (Status s = adaptToSignature(tensors, signature); !s)
+    return s;
+  nlohmann::json values = nlohmann::json::array();
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const Tensor &tensor = tensors[k];
+    std::string stem = prefix + "_" + std::to_string(k);
+    if (tensor.dtype() == DType::string) {
+      values.push_back({{"text", formatTensor(tensor, static_cast<size_t>(tensor.elementCount()))}});
+      continue;
+    }
+    if (Result<std::string> npy = encodeNpy(tensor)) {
+      if (Status s = writeFile(dir / (stem + ".npy"), *npy); !s)
+        return s;
+      values.push_back({{"npy", stem + ".npy"}});
+      continue;
+    }
+    std::string type;
+    for (int64_t d : tensor.shape())
+      type += std::to_string(d) + "x";
+    type += std::string(dtypeName(tensor.dtype()));
+    std::string bytes(static_cast<const char *>(tensor.data()), tensor.byteSize());
+    if (Status s = writeFile(dir / (stem + ".bin"), bytes); !s)
+      return s;
+    values.push_back({{"raw", stem + ".bin"}, {"type", type}});
+  }
+  return values;
+}
+
 ConformanceOutcome runChecked(const ConformanceTestCase &test,
                               const ConformanceRunOptions &options) {
   if (test.usesTrainingOps)
@@ -170,6 +222,12 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test,
 
   std::shared_ptr<Module> module;
   std::optional<onnx_frontend::ImportOptions> compiledFor;
+  // --save-artifacts: the last compiled artifact, and where the test goes.
+  std::optional<artifact::Module> saved;
+  const bool saving = options.compileOnly && !options.saveArtifactsDir.empty();
+  const std::filesystem::path saveDir =
+      saving ? std::filesystem::path(options.saveArtifactsDir) / test.name : std::filesystem::path();
+  nlohmann::json savedDataSets = nlohmann::json::array();
   std::unique_ptr<Device> device;
   // Compiles for `spec` unless already done; a failure is the outcome.
   auto compileFor =
@@ -194,6 +252,12 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test,
       return ConformanceOutcome::fail("unsupported: " + test.unsupportedInterface);
     if (options.compileOnly) {
       compiledFor = spec;
+      if (saving) {
+        if (artifact.functions.size() != 1)
+          return ConformanceOutcome::fail("cannot save: expected one entry function, the artifact has " +
+                                          std::to_string(artifact.functions.size()));
+        saved = artifact;
+      }
       return std::nullopt;
     }
     Result<std::shared_ptr<Module>> loaded =
@@ -211,9 +275,16 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test,
   if (!specialized) {
     if (std::optional<ConformanceOutcome> failure = compileFor({}))
       return *failure;
-    if (options.compileOnly)
+    if (options.compileOnly && !saving)
       return ConformanceOutcome::pass();
   }
+  std::error_code ec;
+  if (saving && (std::filesystem::create_directories(saveDir, ec), ec))
+    return ConformanceOutcome::fail("cannot save: cannot create '" + saveDir.string() +
+                                    "': " + ec.message());
+  if (saving && !specialized)
+    if (Status s = writeFile(saveDir / "model.tmod", artifact::serialize(*saved)); !s)
+      return ConformanceOutcome::fail("cannot save: " + s.message());
   Result<std::unique_ptr<Device>> created = Device::create("local-sync");
   if (!created)
     return ConformanceOutcome::fail("runtime error: " + created.message());
@@ -240,6 +311,31 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test,
       if (std::optional<ConformanceOutcome> failure =
               compileFor(specializationFor(test, *inputValues)))
         return *failure;
+    if (saving) {
+      std::string name = dataSet.substr(dataSet.rfind('/') + 1);
+      std::filesystem::path dir = saveDir / name;
+      std::filesystem::create_directories(dir, ec);
+      Status s = ec ? Status::error("cannot create '" + dir.string() + "': " + ec.message())
+                    : Status::success();
+      if (s && specialized)
+        s = writeFile(dir / "model.tmod", artifact::serialize(*saved));
+      const artifact::Function &function = saved->functions.front();
+      Result<nlohmann::json> inputs = nlohmann::json();
+      Result<nlohmann::json> outputs = nlohmann::json();
+      if (s && (inputs = saveDataSet(dir, "input", flatten(*inputValues), function.inputs)))
+        outputs = saveDataSet(dir, "output", flatten(*expectedValues), function.outputs);
+      if (s && !inputs)
+        s = inputs.status();
+      if (s && !outputs)
+        s = outputs.status();
+      if (!s)
+        return ConformanceOutcome::fail("cannot save: " + s.message() + where);
+      savedDataSets.push_back({{"name", name},
+                               {"artifact", specialized ? name + "/model.tmod" : "model.tmod"},
+                               {"function", function.name},
+                               {"inputs", *inputs},
+                               {"outputs", *outputs}});
+    }
     if (options.compileOnly)
       continue;
     const Function &function = module->functions().front();
@@ -263,6 +359,15 @@ ConformanceOutcome runChecked(const ConformanceTestCase &test,
         return ConformanceOutcome::fail("output " + std::to_string(k) + ", " +
                                         describeMismatch(mismatch) + where);
     }
+  }
+  if (saving) {
+    nlohmann::json manifest = {{"test", test.name},
+                               {"target", options.target},
+                               {"atol", tolerance.atol},
+                               {"rtol", tolerance.rtol},
+                               {"data_sets", savedDataSets}};
+    if (Status s = writeFile(saveDir / "test.json", manifest.dump(1) + "\n"); !s)
+      return ConformanceOutcome::fail("cannot save: " + s.message());
   }
   return ConformanceOutcome::pass();
 }

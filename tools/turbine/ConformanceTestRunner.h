@@ -57,6 +57,14 @@ struct ConformanceRunOptions {
   /// accepted by ptxas for every architecture); nothing runs. What a machine
   /// without the target's device can check.
   bool compileOnly = false;
+  /// With compileOnly: DIR/<test>/ receives what a machine with only the
+  /// runtime needs to run the test there (tests/conformance/README.md):
+  /// model.tmod, each data set's inputs and expected outputs
+  /// (test_data_set_N/input_K.npy, output_K.npy; raw bytes for dtypes NumPy
+  /// lacks, text for strings) and test.json (function, tolerances, data
+  /// sets, how to pass each value). A model compiled per data set (sequence or
+  /// optional inputs) has its model.tmod in each data set's folder.
+  std::string saveArtifactsDir;
 };
 
 /// Compiles and runs `test`, comparing every output of every data set.
