@@ -1,7 +1,8 @@
 //===- kernel_cache_fuzzer.cpp - a kernel cache entry on disk -> reader ---===//
 //
-// Writes the bytes as an entry file of a private cache directory and reads
-// it back the way Launch.cpp does (kernels/KernelCache.h:
+// Writes the bytes as an entry file of a private cache directory (a plain
+// write, not the cache's fsync'ed writer) and reads it back the way
+// Launch.cpp does (kernels/KernelCache.h:
 // readKernelCacheEntry: file checks, artifact reader, runtime loader,
 // lookup of `main`), then invokes `main` on small inputs (TmodTarget.h:
 // checksum fixed up first, only seed kernel libraries are loaded, no kernel
@@ -11,6 +12,8 @@
 #include "TmodTarget.h"
 
 #include "turbine/kernels/KernelCache.h"
+
+#include <fstream>
 
 #include <unistd.h>
 
@@ -43,8 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                  fuzz::trustedLibraries().count(fuzz::libraryHash(module->library));
   if (!trusted)
     return fuzz::fuzzArtifact(data, size, "main"); // reader only (TmodTarget.h, step 3)
-  fuzz::check(kernels::writeKernelCacheEntry(entryPath(), bytes).ok(),
-              "cannot write the entry file");
+  // A plain write: the cache's own writer (temp file, fsync, rename; tested
+  // in kernels/CacheConcurrencyTest) made every execution wait for the disk.
+  {
+    std::ofstream entry(entryPath(), std::ios::binary | std::ios::trunc);
+    entry.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    fuzz::check(static_cast<bool>(entry.flush()), "cannot write the entry file");
+  }
   auto entry = kernels::readKernelCacheEntry(entryPath());
   if (!entry) {
     fuzz::check(!entry.message().empty(), "an error without a message");
