@@ -2,13 +2,15 @@
 //
 // Two passes of the global-opt phase: turbine-generalize-elementwise turns
 // elementwise-like named linalg ops into linalg.generic (so they can fuse);
-// turbine-fuse-elementwise folds constant transposes/broadcasts, fuses
+// turbine-fuse-elementwise folds constant transposes/broadcasts (also of
+// one slice of a constant: ConstantSlicing.h), fuses
 // chains of elementwise linalg.generic ops into single generics (a producer
 // fuses when it has one use), reads arguments through transposes
 // (TransposeElimination.h) and resolves tensor.dim of intermediate values to
 // dims of the function arguments. Contractions, convolutions and pooling
 // stay named: codegen picks strategies by their kind.
 //===----------------------------------------------------------------------===//
+#include "global-opt/ConstantSlicing.h"
 #include "global-opt/TransposeElimination.h"
 
 #include "turbine/compiler/Passes.h"
@@ -97,6 +99,7 @@ void FuseElementwisePass::runOnOperation() {
     return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
   };
   linalg::populateConstantFoldLinalgOperations(patterns, smallConstants);
+  populateConstantSlicingPatterns(patterns, /*maxFoldedElements=*/1 << 24);
   memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
   memref::populateResolveShapedTypeResultDimsPatterns(patterns);
   linalg::FillOp::getCanonicalizationPatterns(patterns, context);
