@@ -149,6 +149,11 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
       return Status::error("option 'reference-kernels' expects true or false, got '" +
                            std::string(value) + "'");
     options.referenceKernels = value == "true";
+  } else if (key == "deduplicate-kernels") {
+    if (value != "true" && value != "false")
+      return Status::error("option 'deduplicate-kernels' expects true or false, got '" +
+                           std::string(value) + "'");
+    options.deduplicateKernels = value == "true";
   } else if (key == "fuse-attention") {
     if (value != "on" && value != "off")
       return Status::error("option 'fuse-attention' expects on or off, got '" +
@@ -237,6 +242,8 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     OpPassManager &hostFunctions = pm.nest<func::FuncOp>();
     hostFunctions.addPass(createCanonicalizerPass());
     hostFunctions.addPass(createCSEPass());
+    if (options.deduplicateKernels)
+      pm.addPass(createDeduplicateKernels());
     return Status::success();
   }
   case Phase::Codegen:

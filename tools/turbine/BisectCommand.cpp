@@ -366,6 +366,8 @@ Result<artifact::Module> compileModel(const BisectArgs &args, bool reference,
   options.targetCpu = args.targetCpu;
   options.optLevel = reference ? args.referenceOptLevel : args.optLevel;
   options.referenceKernels = reference;
+  // One kernel per dispatch, so each is reported with its own source ops.
+  options.deduplicateKernels = false;
   torch_frontend::ImportOptions torch;
   for (const std::string &text : args.inputShapes) {
     Result<torch_frontend::InputSpec> spec = torch_frontend::parseInputSpec(text);

@@ -75,6 +75,8 @@ struct CompileOptions {
   /// becomes scalar loops: no register tiles, vectorization or specialized
   /// strategies. What `turbine bisect` compares a normal build against.
   bool referenceKernels = false;
+  /// Kernels with identical bodies compiled once (turbine-deduplicate-kernels).
+  bool deduplicateKernels = true;
 
   //===--- Attention (global-opt, every target) ----------------------------===//
   /// Scaled-dot-product attention becomes one turbine.attention dispatch
@@ -113,8 +115,8 @@ struct CompileOptions {
 /// Sets one option of `options` by name, for APIs that pass options as text
 /// (the Python extension): "target", "target-cpu", "opt-level",
 /// "cuda-arch" (comma-separated sm_NN list), "matmul-data-tiling",
-/// "matmul-kernel-pack", "reference-kernels" (true or
-/// false), "quantize-weights" (none, int8, int4), "group-size" (a positive
+/// "matmul-kernel-pack", "reference-kernels" and "deduplicate-kernels" (true
+/// or false), "quantize-weights" (none, int8, int4), "group-size" (a positive
 /// integer), "dump-phases" ('_' may stand for '-'). An error names an
 /// unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);

@@ -257,6 +257,20 @@ def FormDispatches : Pass<"turbine-form-dispatches", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::bufferization::BufferizationDialect", "::turbine::compiler::TurbineDialect", "mlir::func::FuncDialect", "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }
 
+def DeduplicateKernels : Pass<"turbine-deduplicate-kernels", "mlir::ModuleOp"> {
+  let summary = "Kernels with identical bodies become one; their dispatches call it";
+  let description = [{
+    After dispatch formation: kernels of the kernel container whose bodies,
+    signatures and attributes are identical (a repeated block of a network)
+    are replaced by the first of them in every `turbine.dispatch`, and
+    erased, so codegen and LLVM compile each distinct kernel once. Each
+    dispatch keeps its operands, constants and workgroup counts.
+    `CompileOptions::deduplicateKernels` (on by default; `turbine bisect`
+    turns it off to report each dispatch's own source ops).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // codegen (CPU target; anchored on the kernel container)
 //===----------------------------------------------------------------------===//
