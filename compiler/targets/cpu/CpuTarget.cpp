@@ -57,6 +57,7 @@ public:
                             const CompileOptions &options) const override {
     CpuTileAndVectorizeOptions tiling;
     tiling.reference = options.referenceKernels;
+    tiling.targetCpu = options.targetCpu;
     // Fused attention kernels first: written on their bindings directly,
     // nothing left for the generic strategies.
     kernelsPm.addPass(createCpuLowerAttention());

@@ -287,9 +287,12 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
   }];
   let options = [
     Option<"reference", "reference", "bool", "false",
-           "Workgroup tiling only; no vector-level strategy (reference kernels)">
+           "Workgroup tiling only; no vector-level strategy (reference kernels)">,
+    Option<"targetCpu", "target-cpu", "std::string", "\"\"",
+           "CPU whose optional instructions the strategies may use: host, an LLVM "
+           "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def CpuLowerVectorMasks : Pass<"turbine-cpu-lower-vector-masks", "mlir::ModuleOp"> {
