@@ -2,10 +2,13 @@
 #
 # The decode shape of an LLM: y = x W with x [1, 4096] and constant W
 # [4096, 4096], four of them in a chain (torch Linears without bias,
-# traced: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
+# scripted: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
 # last-level cache and come from memory as an LLM's do), compiled by Turbine
-# with f32 weights and with --quantize-weights=int8 / int4 (group size 32,
-# the fused dequantize-and-multiply kernel), timed with `turbine bench` at
+# with f32, bf16 and f16 weights (the model in that dtype: bf16 / f16
+# activations too, f32 accumulation) and with --quantize-weights=int8 / int4
+# (group size 32, the fused dequantize-and-multiply kernel; int4 GEMV uses
+# vpdpbusd with int8 activations where the CPU has AVX512-VNNI), timed with
+# `turbine bench` at
 # 1 and 2 threads in interleaved rounds, next to the machine's read
 # bandwidth (memory_bandwidth, a 1 GiB buffer). Reports the median time per
 # call, the GB/s of weights read (weight bytes + scale bytes / median
@@ -14,6 +17,7 @@
 #
 #   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS]
 # ===---------------------------------------------------------------------=== #
+import copy
 import os
 import re
 import statistics
@@ -26,13 +30,17 @@ import torch
 K = N = 4096
 LAYERS = 4
 GROUP = 32
-KINDS = [("f32", "none", LAYERS * K * N * 4),
-         ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4)),
-         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4))]
+# (name, --quantize-weights, weight bytes read per call, model dtype)
+KINDS = [("f32", "none", LAYERS * K * N * 4, "f32"),
+         ("bf16", "none", LAYERS * K * N * 2, "bf16"),
+         ("f16", "none", LAYERS * K * N * 2, "f16"),
+         ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4), "f32"),
+         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32")]
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def median_ms(turbine, tmod, threads):
-    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dxf32=0.5" % K,
+def median_ms(turbine, tmod, threads, dtype):
+    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dx%s=0.5" % (K, dtype),
                           "--task_workers=%d" % threads, "--repetitions=200", "--warmup=10"],
                          check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ms/call:\s*([0-9.]+)", out).group(1))
@@ -51,19 +59,22 @@ def main(build, rounds):
     torch.manual_seed(0)
     linear = torch.nn.Sequential(*[torch.nn.Linear(K, N, bias=False)
                                    for _ in range(LAYERS)]).eval()
-    traced = os.path.join(work, "linear.pt")
-    torch.jit.trace(linear, torch.randn(1, K)).save(traced)
-    for name, flag, _ in KINDS:
-        subprocess.run([turbine, "compile", traced, "--input-shape=1x%dxf32" % K,
+    for dtype in ("f32", "bf16", "f16"):
+        # Scripted, not traced: torch has no f16 matmul on the CPU to trace with.
+        torch.jit.script(copy.deepcopy(linear).to(DTYPES[dtype])).save(os.path.join(work, dtype + ".pt"))
+    for name, flag, _, dtype in KINDS:
+        subprocess.run([turbine, "compile", os.path.join(work, dtype + ".pt"),
+                        "--input-shape=1x%dx%s" % (K, dtype),
                         "-o", os.path.join(work, name + ".tmod"), "--quantize-weights=" + flag,
                         "--group-size=%d" % GROUP], check=True)
-    times = {(name, t): [] for name, _, _ in KINDS for t in (1, 2)}
+    times = {(name, t): [] for name, _, _, _ in KINDS for t in (1, 2)}
     bw = {1: [], 2: []}
     for _ in range(rounds):
         for t in (1, 2):
             bw[t].append(bandwidth(build, t))
-            for name, _, _ in KINDS:
-                times[(name, t)].append(median_ms(turbine, os.path.join(work, name + ".tmod"), t))
+            for name, _, _, dtype in KINDS:
+                times[(name, t)].append(
+                    median_ms(turbine, os.path.join(work, name + ".tmod"), t, dtype))
     load = os.getloadavg()[0]
     print("%d GEMVs 1x%d by %dx%d per call, group size %d, %d rounds (load average %.1f)" % (
         LAYERS, K, K, N, GROUP, rounds, load))
@@ -71,7 +82,7 @@ def main(build, rounds):
     for t in (1, 2):
         b = statistics.median(bw[t])
         print("%7d  %-7s  %s  %8.1f GB/s (memory_bandwidth median)" % (t, "-", " " * 9, b))
-        for name, _, nbytes in KINDS:
+        for name, _, nbytes, _ in KINDS:
             ms = statistics.median(times[(name, t)])
             gbs = nbytes / ms / 1e6
             print("%7d  %-7s  %9d  %9.3f  %6.1f   %5.2f" % (t, name, nbytes, ms, gbs, gbs / b))

@@ -34,6 +34,21 @@
 // row count (a dynamic M's last, peeled tile; at most 8 rows) reads and
 // writes row min(r, rows - 1) for its lanes r past the end: they recompute
 // and rewrite the last row's values exactly, so nothing is out of bounds.
+//
+// VNNI: on a target CPU with AVX512-VNNI (CpuFeatures.h, `--target-cpu`),
+// an int4 GEMV tile of whole 16-column chunks (no mask; columns past the
+// last multiple of 16 / a partial column tile take the f32 path above) and
+// an even number of packed rows per group (group size a multiple of 4)
+// quantizes the activations instead: per group, amax = max |a|, qa =
+// roundeven(a * (127 / amax)) as int8, and vpdpbusd sums 4 products of
+// biased nibbles (q + 8, 0..15, unsigned) by qa (signed) per i32 lane, 64
+// per instruction; the group's sum is corrected by 8 * sum(qa) (exact in
+// i32) and scaled by s * amax / 127. Per 64 weights: two vpmovzxbd, two
+// shifts, two vpternlogd, one vpdpbusd, against 8 x (convert, FMA) plus the
+// unpacking. The one rounding this adds is a -> qa * amax / 127 (at most
+// amax / 254 per activation, relative to the group's largest; llama.cpp's
+// Q4_0 x Q8_0 dot product rounds its activations the same way, in blocks
+// of 32); the f32 tile above never rounds activations.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 
@@ -324,8 +339,16 @@ void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const Qu
         Value aTile = read(b, a, prefix({zeroIndex, g, zeroIndex, zeroIndex}),
                            VectorType::get({packedRows, 2}, f32), zeroF);
         Value aGroup = vector::ShapeCastOp::create(b, loc, aGroupType, aTile);
-        Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXNUMF,
-                                                 math::AbsFOp::create(b, loc, aGroup));
+        // max |a| as the largest unsigned bit pattern with the sign bit
+        // cleared (the order of non-negative floats; a NaN stays a NaN):
+        // a log-depth integer reduction, not maxnumf's scalar chain.
+        auto bitsType = VectorType::get({group}, i32);
+        Value magnitudes = arith::AndIOp::create(
+            b, loc, arith::BitcastOp::create(b, loc, bitsType, aGroup),
+            splat(b, bitsType, b.getI32IntegerAttr(0x7FFFFFFF)));
+        Value amax = arith::BitcastOp::create(
+            b, loc, f32,
+            vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI, magnitudes));
         Value c127 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(127.0f));
         Value positive =
             arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, amax, zeroF);

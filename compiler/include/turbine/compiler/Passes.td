@@ -279,7 +279,9 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
   let summary = "Per kernel: workgroup tile-and-fuse, a vector-level strategy per op";
   let description = [{
     Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
-    a time, masked partial tiles), convolutions and pooling pixel x channel
+    a time, masked partial tiles), group-quantized matmuls their fused
+    dequantizing tiles (int4 GEMV with int8 activations and vpdpbusd when
+    `target-cpu` has AVX512-VNNI), convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
     With `reference`, only the workgroup level: every op is left to become
@@ -313,11 +315,13 @@ def CpuPrefetchFilterBlocks : Pass<"turbine-cpu-prefetch-filter-blocks", "mlir::
 def CpuLowerVectors : Pass<"turbine-cpu-lower-vectors", "mlir::ModuleOp"> {
   let summary = "Hoists accumulators, lowers contractions, reductions and transfers";
   let description = [{
-    Staged, each stage to a fixed point: leading unit dims cast away;
-    contractions as outer products, inner min/max reductions as one
-    vector.reduction, multi-reductions; transfers to rank 1.
+    Staged, each stage to a fixed point: u8 x s8 dot products of 4 bytes
+    per i32 lane (the int4 GEMV tile's form for AVX512-VNNI) to vpdpbusd,
+    leading unit dims cast away; contractions as outer products, inner
+    min/max reductions as one vector.reduction, multi-reductions; transfers
+    to rank 1.
   }];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def CpuApproximateMath : Pass<"turbine-cpu-approximate-math", "mlir::ModuleOp"> {
