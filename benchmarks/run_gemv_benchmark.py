@@ -15,7 +15,7 @@
 # time) and that as a fraction of the median read bandwidth at the same
 # thread count. A benchmark, not a test: it asserts nothing about speed.
 #
-#   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS]
+#   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS [BASELINE_BUILD_DIR]]
 # ===---------------------------------------------------------------------=== #
 import copy
 import os
@@ -53,8 +53,18 @@ def bandwidth(build, threads):
     return float(re.search(r"median ([0-9.]+) GB/s", out).group(1))
 
 
-def main(build, rounds):
+def main(build, rounds, baseline=None):
     turbine = os.path.join(build, "bin", "turbine")
+    # With a baseline build (another checkout's build dir, e.g. main's), its
+    # turbine compiles and runs the quantized kinds too, in the same rounds
+    # (rows "int8@base" / "int4@base"): before / after in one run.
+    kinds = list(KINDS)
+    compilers = {name: turbine for name, _, _, _ in KINDS}
+    if baseline:
+        for name, flag, nbytes, dtype in KINDS:
+            if flag != "none":
+                kinds.append((name + "@base", flag, nbytes, dtype))
+                compilers[name + "@base"] = os.path.join(baseline, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="gemv-")
     torch.manual_seed(0)
     linear = torch.nn.Sequential(*[torch.nn.Linear(K, N, bias=False)
@@ -62,34 +72,35 @@ def main(build, rounds):
     for dtype in ("f32", "bf16", "f16"):
         # Scripted, not traced: torch has no f16 matmul on the CPU to trace with.
         torch.jit.script(copy.deepcopy(linear).to(DTYPES[dtype])).save(os.path.join(work, dtype + ".pt"))
-    for name, flag, _, dtype in KINDS:
-        subprocess.run([turbine, "compile", os.path.join(work, dtype + ".pt"),
+    for name, flag, _, dtype in kinds:
+        subprocess.run([compilers[name], "compile", os.path.join(work, dtype + ".pt"),
                         "--input-shape=1x%dx%s" % (K, dtype),
                         "-o", os.path.join(work, name + ".tmod"), "--quantize-weights=" + flag,
                         "--group-size=%d" % GROUP], check=True)
-    times = {(name, t): [] for name, _, _, _ in KINDS for t in (1, 2)}
+    times = {(name, t): [] for name, _, _, _ in kinds for t in (1, 2)}
     bw = {1: [], 2: []}
     for _ in range(rounds):
         for t in (1, 2):
             bw[t].append(bandwidth(build, t))
-            for name, _, _, dtype in KINDS:
+            for name, _, _, dtype in kinds:
                 times[(name, t)].append(
-                    median_ms(turbine, os.path.join(work, name + ".tmod"), t, dtype))
+                    median_ms(compilers[name], os.path.join(work, name + ".tmod"), t, dtype))
     load = os.getloadavg()[0]
     print("%d GEMVs 1x%d by %dx%d per call, group size %d, %d rounds (load average %.1f)" % (
         LAYERS, K, K, N, GROUP, rounds, load))
-    print("threads  weights  bytes read   median ms   GB/s   of read bandwidth")
+    print("threads  weights    bytes read   median ms   GB/s   of read bandwidth")
     for t in (1, 2):
         b = statistics.median(bw[t])
-        print("%7d  %-7s  %s  %8.1f GB/s (memory_bandwidth median)" % (t, "-", " " * 9, b))
-        for name, _, nbytes, _ in KINDS:
+        print("%7d  %-9s  %s  %8.1f GB/s (memory_bandwidth median)" % (t, "-", " " * 9, b))
+        for name, _, nbytes, _ in kinds:
             ms = statistics.median(times[(name, t)])
             gbs = nbytes / ms / 1e6
-            print("%7d  %-7s  %9d  %9.3f  %6.1f   %5.2f" % (t, name, nbytes, ms, gbs, gbs / b))
+            print("%7d  %-9s  %9d  %9.3f  %6.1f   %5.2f" % (t, name, nbytes, ms, gbs, gbs / b))
     return 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
-        sys.exit("usage: run_gemv_benchmark.py BUILD_DIR [ROUNDS]")
-    sys.exit(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5))
+        sys.exit("usage: run_gemv_benchmark.py BUILD_DIR [ROUNDS [BASELINE_BUILD_DIR]]")
+    sys.exit(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5,
+                  sys.argv[3] if len(sys.argv) > 3 else None))
