@@ -2,18 +2,22 @@
 #
 # The decode shape of an LLM: y = x W with x [1, 4096] and constant W
 # [4096, 4096], four of them in a chain (torch Linears without bias,
-# traced: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
+# scripted: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
 # last-level cache and come from memory as an LLM's do), compiled by Turbine
-# with f32 weights and with --quantize-weights=int8 / int4 (group size 32,
-# the fused dequantize-and-multiply kernel), timed with `turbine bench` at
+# with f32, bf16 and f16 weights (the model in that dtype: bf16 / f16
+# activations too, f32 accumulation) and with --quantize-weights=int8 / int4
+# (group size 32, the fused dequantize-and-multiply kernel; int4 GEMV uses
+# vpdpbusd with int8 activations where the CPU has AVX512-VNNI), timed with
+# `turbine bench` at
 # 1 and 2 threads in interleaved rounds, next to the machine's read
 # bandwidth (memory_bandwidth, a 1 GiB buffer). Reports the median time per
 # call, the GB/s of weights read (weight bytes + scale bytes / median
 # time) and that as a fraction of the median read bandwidth at the same
 # thread count. A benchmark, not a test: it asserts nothing about speed.
 #
-#   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS]
+#   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS [BASELINE_BUILD_DIR]]
 # ===---------------------------------------------------------------------=== #
+import copy
 import os
 import re
 import statistics
@@ -26,13 +30,17 @@ import torch
 K = N = 4096
 LAYERS = 4
 GROUP = 32
-KINDS = [("f32", "none", LAYERS * K * N * 4),
-         ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4)),
-         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4))]
+# (name, --quantize-weights, weight bytes read per call, model dtype)
+KINDS = [("f32", "none", LAYERS * K * N * 4, "f32"),
+         ("bf16", "none", LAYERS * K * N * 2, "bf16"),
+         ("f16", "none", LAYERS * K * N * 2, "f16"),
+         ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4), "f32"),
+         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32")]
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def median_ms(turbine, tmod, threads):
-    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dxf32=0.5" % K,
+def median_ms(turbine, tmod, threads, dtype):
+    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dx%s=0.5" % (K, dtype),
                           "--task_workers=%d" % threads, "--repetitions=200", "--warmup=10"],
                          check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ms/call:\s*([0-9.]+)", out).group(1))
@@ -45,40 +53,54 @@ def bandwidth(build, threads):
     return float(re.search(r"median ([0-9.]+) GB/s", out).group(1))
 
 
-def main(build, rounds):
+def main(build, rounds, baseline=None):
     turbine = os.path.join(build, "bin", "turbine")
+    # With a baseline build (another checkout's build dir, e.g. main's), its
+    # turbine compiles and runs the quantized kinds too, in the same rounds
+    # (rows "int8@base" / "int4@base"): before / after in one run.
+    kinds = list(KINDS)
+    compilers = {name: turbine for name, _, _, _ in KINDS}
+    if baseline:
+        for name, flag, nbytes, dtype in KINDS:
+            if flag != "none":
+                kinds.append((name + "@base", flag, nbytes, dtype))
+                compilers[name + "@base"] = os.path.join(baseline, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="gemv-")
     torch.manual_seed(0)
     linear = torch.nn.Sequential(*[torch.nn.Linear(K, N, bias=False)
                                    for _ in range(LAYERS)]).eval()
-    traced = os.path.join(work, "linear.pt")
-    torch.jit.trace(linear, torch.randn(1, K)).save(traced)
-    for name, flag, _ in KINDS:
-        subprocess.run([turbine, "compile", traced, "--input-shape=1x%dxf32" % K,
+    for dtype in ("f32", "bf16", "f16"):
+        # Scripted, not traced: torch has no f16 matmul on the CPU to trace with.
+        torch.jit.script(copy.deepcopy(linear).to(DTYPES[dtype])).save(os.path.join(work, dtype + ".pt"))
+    for name, flag, _, dtype in kinds:
+        subprocess.run([compilers[name], "compile", os.path.join(work, dtype + ".pt"),
+                        "--input-shape=1x%dx%s" % (K, dtype),
                         "-o", os.path.join(work, name + ".tmod"), "--quantize-weights=" + flag,
                         "--group-size=%d" % GROUP], check=True)
-    times = {(name, t): [] for name, _, _ in KINDS for t in (1, 2)}
+    times = {(name, t): [] for name, _, _, _ in kinds for t in (1, 2)}
     bw = {1: [], 2: []}
     for _ in range(rounds):
         for t in (1, 2):
             bw[t].append(bandwidth(build, t))
-            for name, _, _ in KINDS:
-                times[(name, t)].append(median_ms(turbine, os.path.join(work, name + ".tmod"), t))
+            for name, _, _, dtype in kinds:
+                times[(name, t)].append(
+                    median_ms(compilers[name], os.path.join(work, name + ".tmod"), t, dtype))
     load = os.getloadavg()[0]
     print("%d GEMVs 1x%d by %dx%d per call, group size %d, %d rounds (load average %.1f)" % (
         LAYERS, K, K, N, GROUP, rounds, load))
-    print("threads  weights  bytes read   median ms   GB/s   of read bandwidth")
+    print("threads  weights    bytes read   median ms   GB/s   of read bandwidth")
     for t in (1, 2):
         b = statistics.median(bw[t])
-        print("%7d  %-7s  %s  %8.1f GB/s (memory_bandwidth median)" % (t, "-", " " * 9, b))
-        for name, _, nbytes in KINDS:
+        print("%7d  %-9s  %s  %8.1f GB/s (memory_bandwidth median)" % (t, "-", " " * 9, b))
+        for name, _, nbytes, _ in kinds:
             ms = statistics.median(times[(name, t)])
             gbs = nbytes / ms / 1e6
-            print("%7d  %-7s  %9d  %9.3f  %6.1f   %5.2f" % (t, name, nbytes, ms, gbs, gbs / b))
+            print("%7d  %-9s  %9d  %9.3f  %6.1f   %5.2f" % (t, name, nbytes, ms, gbs, gbs / b))
     return 0
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
-        sys.exit("usage: run_gemv_benchmark.py BUILD_DIR [ROUNDS]")
-    sys.exit(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5))
+        sys.exit("usage: run_gemv_benchmark.py BUILD_DIR [ROUNDS [BASELINE_BUILD_DIR]]")
+    sys.exit(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 5,
+                  sys.argv[3] if len(sys.argv) > 3 else None))

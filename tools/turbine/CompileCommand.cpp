@@ -293,7 +293,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--target", args->target, "Code-generation target (" + targets + ")")
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->targetCpu,
-                  "cpu target: LLVM CPU name for kernels ('host' = this machine)");
+                  "cpu target: LLVM CPU name for kernels ('host' = this machine); also picks the "
+                  "optional instructions kernels use: AVX512-VNNI vpdpbusd for int4 GEMV "
+                  "(int8-rounded activations), else f32 FMAs (docs/performance.md)");
   cmd->add_option("--cuda-arch", args->cudaArch,
                   "cuda target: GPU architectures to assemble cubins for (sm_NN list, NN >= 75; "
                   "the PTX is made for the oldest)")
@@ -316,7 +318,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--quantize-weights", args->quantizeWeights,
                   "Matmuls by constant f32 weights multiply by group-quantized weights, "
                   "dequantized in the kernel: none, int8, int4 (symmetric, one f32 scale per "
-                  "--group-size elements of K; accuracy and speed: docs/performance.md)")
+                  "--group-size elements of K; int4 GEMV on a --target-cpu with AVX512-VNNI "
+                  "rounds activations to int8 per group and uses vpdpbusd; accuracy and speed: "
+                  "docs/performance.md)")
       ->capture_default_str();
   cmd->add_option("--quantize-exclude", args->quantizeExclude,
                   "Regular expression: weights whose parameter name (state_dict key, or "

@@ -10,6 +10,8 @@
 #ifndef TURBINE_COMPILER_CODEGENSTRATEGIES_H
 #define TURBINE_COMPILER_CODEGENSTRATEGIES_H
 
+#include "targets/cpu/CpuFeatures.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -94,8 +96,11 @@ void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kerne
 void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
 
 /// Writes the register tiles tileQuantizedMatmul made as vector code that
-/// reads the int8 / int4 weights and dequantizes them in registers.
-void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+/// reads the int8 / int4 weights and dequantizes them in registers; int4
+/// GEMV tiles with AVX512-VNNI (`features`) multiply int8-quantized
+/// activations by the nibbles with vpdpbusd instead.
+void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
+                               const CpuFeatures &features);
 
 // Convolutions and pooling (ConvolutionCodegen.cpp).
 

@@ -57,6 +57,8 @@ public:
                             const CompileOptions &options) const override {
     CpuTileAndVectorizeOptions tiling;
     tiling.reference = options.referenceKernels;
+    // The CPU the link compiles for (EmitLibrary: "" is the host too).
+    tiling.targetCpu = options.targetCpu.empty() ? std::string("host") : options.targetCpu;
     // Fused attention kernels first: written on their bindings directly,
     // nothing left for the generic strategies.
     kernelsPm.addPass(createCpuLowerAttention());

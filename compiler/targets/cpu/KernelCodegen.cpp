@@ -53,6 +53,7 @@
 #include "dispatch/PaddedResults.h"
 #include "dispatch/SliceUpdates.h"
 #include "dispatch/WorkgroupTiling.h"
+#include "targets/cpu/CpuFeatures.h"
 #include "targets/cpu/CpuWorkgroupTiling.h"
 
 #include "targets/cpu/VectorReductions.h"
@@ -68,9 +69,11 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Transforms.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -392,7 +395,8 @@ TilingInterface findRootToTile(func::FuncOp kernel) {
 
 /// `reference`: the workgroup level only, every op left to become scalar
 /// loops (plain reference kernels, CompileOptions::referenceKernels).
-LogicalResult codegenKernel(func::FuncOp kernel, bool reference) {
+/// `features`: the target CPU's optional instructions the strategies may use.
+LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatures &features) {
   IRRewriter rewriter(kernel.getContext());
   if (!reference) {
     // Before workgroup tiling: no padded scratch tile for a padded max
@@ -539,7 +543,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference) {
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
-  vectorizeQuantizedMatmuls(rewriter, kernel);
+  vectorizeQuantizedMatmuls(rewriter, kernel, features);
   vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
@@ -611,6 +615,53 @@ struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
+/// acc + sum over the 4 bytes of each i32 lane of u8(x) * s8(y), as
+/// buildUnsignedSignedDot (QuantizedMatmulCodegen.cpp) writes it for a CPU
+/// with AVX512-VNNI, becomes vpdpbusd (llvm.x86.avx512.vpdpbusd.512; its
+/// sum does not saturate, like the i32 arithmetic it replaces). Only that
+/// strategy makes this form, only for such a CPU; after bufferization,
+/// because the intrinsic call has unknown memory effects.
+struct UnsignedSignedDotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(op.getSourceVectorType());
+    if (op.getKind() != vector::CombiningKind::ADD || !type || type.getRank() != 2 ||
+        type.getShape() != ArrayRef<int64_t>{16, 4} || !type.getElementType().isInteger(32) ||
+        op.getReductionDims() != ArrayRef<int64_t>{1})
+      return failure();
+    auto mul = op.getSource().getDefiningOp<arith::MulIOp>();
+    if (!mul)
+      return failure();
+    Value unsignedBytes, signedBytes;
+    for (auto [l, r] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto zext = l.getDefiningOp<arith::ExtUIOp>();
+      auto sext = r.getDefiningOp<arith::ExtSIOp>();
+      if (zext && sext && getElementTypeOrSelf(zext.getIn()).isInteger(8) &&
+          getElementTypeOrSelf(sext.getIn()).isInteger(8)) {
+        unsignedBytes = zext.getIn();
+        signedBytes = sext.getIn();
+        break;
+      }
+    }
+    if (!unsignedBytes)
+      return failure();
+    Location loc = op.getLoc();
+    auto dwords = VectorType::get({16}, rewriter.getI32Type());
+    // The intrinsic takes its byte operands as <64 x i8>.
+    auto asDwords = [&](Value bytes) -> Value {
+      return vector::ShapeCastOp::create(rewriter, loc,
+                                         VectorType::get({64}, rewriter.getI8Type()), bytes);
+    };
+    Value dot = LLVM::CallIntrinsicOp::create(
+                    rewriter, loc, dwords, rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                    ValueRange{op.getAcc(), asDwords(unsignedBytes), asDwords(signedBytes)})
+                    .getResult(0);
+    rewriter.replaceOp(op, dot);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult lowerVectors(ModuleOp kernels) {
@@ -626,6 +677,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
   using Populate = std::function<void(RewritePatternSet &)>;
   const Populate stages[] = {
       [](RewritePatternSet &p) {
+        p.add<UnsignedSignedDotToVnni>(p.getContext());
         vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       },
       [](RewritePatternSet &p) {
@@ -661,8 +713,9 @@ struct CpuTileAndVectorizePass : impl::CpuTileAndVectorizeBase<CpuTileAndVectori
   using Base::Base;
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
+    CpuFeatures features = cpuFeatures(targetCpu);
     for (func::FuncOp kernel : functions)
-      if (failed(codegenKernel(kernel, reference)))
+      if (failed(codegenKernel(kernel, reference, features)))
         return signalPassFailure();
   }
 };

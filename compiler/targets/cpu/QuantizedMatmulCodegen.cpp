@@ -34,6 +34,21 @@
 // row count (a dynamic M's last, peeled tile; at most 8 rows) reads and
 // writes row min(r, rows - 1) for its lanes r past the end: they recompute
 // and rewrite the last row's values exactly, so nothing is out of bounds.
+//
+// VNNI: on a target CPU with AVX512-VNNI (CpuFeatures.h, `--target-cpu`),
+// an int4 GEMV tile of whole 16-column chunks (no mask; columns past the
+// last multiple of 16 / a partial column tile take the f32 path above) and
+// an even number of packed rows per group (group size a multiple of 4)
+// quantizes the activations instead: per group, amax = max |a|, qa =
+// roundeven(a * (127 / amax)) as int8, and vpdpbusd sums 4 products of
+// biased nibbles (q + 8, 0..15, unsigned) by qa (signed) per i32 lane, 64
+// per instruction; the group's sum is corrected by 8 * sum(qa) (exact in
+// i32) and scaled by s * amax / 127. Per 64 weights: two vpmovzxbd, two
+// shifts, two vpternlogd, one vpdpbusd, against 8 x (convert, FMA) plus the
+// unpacking. The one rounding this adds is a -> qa * amax / 127 (at most
+// amax / 254 per activation, relative to the group's largest; llama.cpp's
+// Q4_0 x Q8_0 dot product rounds its activations the same way, in blocks
+// of 32); the f32 tile above never rounds activations.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 
@@ -43,6 +58,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -227,6 +243,192 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
   rewriter.replaceOp(op, result);
 }
 
+/// Columns per vpdpbusd (16 i32 lanes of a zmm).
+constexpr int64_t kVnniColumns = 16;
+
+/// acc[j] += sum_b u8(x[j].byte b) * s8(y[j].byte b), b = 0..3: vpdpbusd's
+/// meaning as pure vector ops (bitcasts to bytes, extensions, a multiply and
+/// a reduction over the 4 bytes of each lane), which lowerVectors rewrites
+/// into the instruction (UnsignedSignedDotToVnni, KernelCodegen.cpp) after
+/// bufferization; unrewritten it is still the right result.
+Value buildUnsignedSignedDot(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
+  auto accType = cast<VectorType>(acc.getType());
+  int64_t lanes = accType.getDimSize(0);
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto bytes = [&](Value v) -> Value {
+    Value flat = vector::BitCastOp::create(b, loc, VectorType::get({4 * lanes}, i8), v);
+    return vector::ShapeCastOp::create(b, loc, VectorType::get({lanes, 4}, i8), flat);
+  };
+  auto wide = VectorType::get({lanes, 4}, i32);
+  Value product = arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, wide, bytes(x)),
+                                        arith::ExtSIOp::create(b, loc, wide, bytes(y)));
+  return vector::MultiDimReductionOp::create(b, loc, product, acc, ArrayRef<bool>{false, true},
+                                             vector::CombiningKind::ADD);
+}
+
+/// Whether emitInt4VnniGemvTile can write this tile: a one-row int4 tile of
+/// whole 16-column chunks (no mask) with an even number of packed rows per
+/// group (whole dwords of 4 K values), on a CPU with AVX512-VNNI.
+bool takesInt4VnniGemv(const QuantizedMatmul &info, RankedTensorType cType,
+                       RankedTensorType qType, int64_t rows, int64_t columns,
+                       const CpuFeatures &features) {
+  const unsigned nb = info.batchDims;
+  return features.avx512vnni && info.bits == 4 && rows == 1 && columns % kVnniColumns == 0 &&
+         !cType.isDynamicDim(nb + 1) && qType.getDimSize(nb + 2) % 2 == 0;
+}
+
+/// The int4 GEMV tile with AVX512-VNNI (file comment, "VNNI"): per group g
+///   amax = max |a[g, :]|, sa = amax / 127, qa = roundeven(a * (127 / amax))
+///        (int8, 0 when amax = 0), sumq = sum qa
+///   per pair of packed rows (4 consecutive K values k..k+3) and 16 columns:
+///     d = the 4 nibbles of each column, one per byte, biased by +8 (0..15)
+///     acc = vpdpbusd(acc, d, broadcast(qa[k..k+3]))     (u8 x s8 -> i32)
+///   out += sitofp(acc - 8 * sumq) * (s[g, :] * sa)
+/// so sum_k q * a = sum_k (q + 8) * qa - 8 * sumq exactly in i32, and the
+/// activations' rounding to qa * sa is the only change from the f32 path.
+void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const QuantizedMatmul &info,
+                          int64_t columns) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], q = op.getDpsInputs()[1], s = op.getDpsInputs()[2];
+  Value c = op.getDpsInits()[0];
+  auto cType = cast<RankedTensorType>(c.getType());
+  auto qType = cast<RankedTensorType>(q.getType());
+  const unsigned nb = info.batchDims;
+  const int64_t packedRows = qType.getDimSize(nb + 2), group = 2 * packedRows;
+  const int64_t chunks = columns / kVnniColumns;
+  Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  auto fVec = VectorType::get({kVnniColumns}, f32);
+  auto iVec = VectorType::get({kVnniColumns}, i32);
+  auto bVec = VectorType::get({kVnniColumns}, i8);
+
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zeroIndex = index(rewriter, 0), one = index(rewriter, 1);
+  Value zeroF = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f));
+  Value zeroI8 = arith::ConstantOp::create(rewriter, loc, rewriter.getI8IntegerAttr(0));
+  auto read = [&](OpBuilder &b, Value source, ValueRange indices, VectorType type,
+                  Value padding) -> Value {
+    unsigned rank = cast<ShapedType>(source.getType()).getRank();
+    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
+    return vector::TransferReadOp::create(
+        b, loc, type, source, indices, AffineMapAttr::get(map), padding, Value(),
+        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
+  };
+  auto prefix = [&](std::initializer_list<Value> tail) {
+    SmallVector<Value> indices(nb, zeroIndex);
+    indices.append(tail.begin(), tail.end());
+    return indices;
+  };
+  auto splat = [&](OpBuilder &b, VectorType type, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+  };
+
+  SmallVector<Value> accumulators;
+  for (int64_t ch = 0; ch < chunks; ++ch)
+    accumulators.push_back(
+        read(rewriter, c, prefix({zeroIndex, index(rewriter, ch * kVnniColumns)}), fVec, zeroF));
+  Value groups = index(rewriter, qType.getDimSize(nb + 1));
+  auto groupLoop = scf::ForOp::create(
+      rewriter, loc, zeroIndex, groups, one, accumulators,
+      [&](OpBuilder &b, Location, Value g, ValueRange groupAccs) {
+        // The group's activations quantized to int8 (one scale per group).
+        auto aGroupType = VectorType::get({group}, f32);
+        Value aTile = read(b, a, prefix({zeroIndex, g, zeroIndex, zeroIndex}),
+                           VectorType::get({packedRows, 2}, f32), zeroF);
+        Value aGroup = vector::ShapeCastOp::create(b, loc, aGroupType, aTile);
+        // max |a| as the largest unsigned bit pattern with the sign bit
+        // cleared (the order of non-negative floats; a NaN stays a NaN):
+        // a log-depth integer reduction, not maxnumf's scalar chain.
+        auto bitsType = VectorType::get({group}, i32);
+        Value magnitudes = arith::AndIOp::create(
+            b, loc, arith::BitcastOp::create(b, loc, bitsType, aGroup),
+            splat(b, bitsType, b.getI32IntegerAttr(0x7FFFFFFF)));
+        Value amax = arith::BitcastOp::create(
+            b, loc, f32,
+            vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI, magnitudes));
+        Value c127 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(127.0f));
+        Value positive =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, amax, zeroF);
+        Value inverse = arith::SelectOp::create(
+            b, loc, positive, arith::DivFOp::create(b, loc, c127, amax), zeroF);
+        Value aScale = arith::DivFOp::create(b, loc, amax, c127);
+        Value scaled = arith::MulFOp::create(
+            b, loc, aGroup, vector::BroadcastOp::create(b, loc, aGroupType, inverse));
+        Value qa = arith::FPToSIOp::create(b, loc, VectorType::get({group}, i32),
+                                           math::RoundEvenOp::create(b, loc, scaled));
+        Value sumq = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, qa);
+        Value qaBytes = arith::TruncIOp::create(b, loc, VectorType::get({group}, i8), qa);
+        // qa[k..k+3] as one dword, k = 4 p.
+        Value qaWords =
+            vector::BitCastOp::create(b, loc, VectorType::get({group / 4}, i32), qaBytes);
+
+        Value zeros = splat(b, iVec, b.getI32IntegerAttr(0));
+        SmallVector<Value> inner(chunks, zeros);
+        Value pairs = index(b, packedRows / 2);
+        auto pairLoop = scf::ForOp::create(
+            b, loc, zeroIndex, pairs, one, inner,
+            [&](OpBuilder &ib, Location, Value p, ValueRange accs) {
+              Value i0 = arith::MulIOp::create(ib, loc, p, index(ib, 2));
+              Value i1 = arith::AddIOp::create(ib, loc, i0, index(ib, 1));
+              Value word = vector::ExtractOp::create(ib, loc, qaWords, OpFoldResult(p));
+              Value activations = vector::BroadcastOp::create(ib, loc, iVec, word);
+              SmallVector<Value> next;
+              for (int64_t ch = 0; ch < chunks; ++ch) {
+                Value column = index(ib, ch * kVnniColumns);
+                // Column j's bytes x0 (K = k, k+1) and x1 (K = k+2, k+3) as
+                // u = x0 | x1 << 16, nibbles biased: q + 8 = nibble ^ 8.
+                Value e0 = arith::ExtUIOp::create(
+                    ib, loc, iVec, read(ib, q, prefix({zeroIndex, g, i0, column}), bVec, zeroI8));
+                Value e1 = arith::ExtUIOp::create(
+                    ib, loc, iVec, read(ib, q, prefix({zeroIndex, g, i1, column}), bVec, zeroI8));
+                Value u = arith::XOrIOp::create(
+                    ib, loc,
+                    arith::OrIOp::create(
+                        ib, loc, e0,
+                        arith::ShLIOp::create(ib, loc, e1, splat(ib, iVec, ib.getI32IntegerAttr(16)))),
+                    splat(ib, iVec, ib.getI32IntegerAttr(0x00880088)));
+                // Bytes [u 0-3, u 4-7, u 16-19, u 20-23] = q(k), q(k+1),
+                // q(k+2), q(k+3) (+ 8 each), matching qa's byte order.
+                Value d = arith::AndIOp::create(
+                    ib, loc,
+                    arith::OrIOp::create(
+                        ib, loc, u,
+                        arith::ShLIOp::create(ib, loc, u, splat(ib, iVec, ib.getI32IntegerAttr(4)))),
+                    splat(ib, iVec, ib.getI32IntegerAttr(0x0F0F0F0F)));
+                next.push_back(buildUnsignedSignedDot(ib, loc, accs[ch], d, activations));
+              }
+              scf::YieldOp::create(ib, loc, next);
+            });
+        Value correction = vector::BroadcastOp::create(
+            b, loc, iVec,
+            arith::MulIOp::create(
+                b, loc, sumq,
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(8))));
+        Value aScales = vector::BroadcastOp::create(b, loc, fVec, aScale);
+        SmallVector<Value> results;
+        for (int64_t ch = 0; ch < chunks; ++ch) {
+          Value scale = arith::MulFOp::create(
+              b, loc, read(b, s, prefix({g, index(b, ch * kVnniColumns)}), fVec, zeroF), aScales);
+          Value dot = arith::SIToFPOp::create(
+              b, loc, fVec, arith::SubIOp::create(b, loc, pairLoop.getResult(ch), correction));
+          results.push_back(vector::FMAOp::create(b, loc, dot, scale, groupAccs[ch]));
+        }
+        scf::YieldOp::create(b, loc, results);
+      });
+  Value result = c;
+  AffineMap map = AffineMap::getMinorIdentityMap(cType.getRank(), 1, ctx);
+  for (int64_t ch = 0; ch < chunks; ++ch)
+    result = vector::TransferWriteOp::create(
+                 rewriter, loc, groupLoop.getResult(ch), result,
+                 prefix({zeroIndex, index(rewriter, ch * kVnniColumns)}), AffineMapAttr::get(map),
+                 Value(), rewriter.getBoolArrayAttr({true}))
+                 .getResult();
+  rewriter.replaceOp(op, result);
+}
+
 } // namespace
 
 void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
@@ -260,7 +462,8 @@ void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
                            /*narrowRemainder=*/true);
 }
 
-void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
+void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
+                               const CpuFeatures &features) {
   SmallVector<std::pair<linalg::GenericOp, QuantizedMatmul>> tiles;
   kernel.walk([&](linalg::GenericOp op) {
     if (std::optional<QuantizedMatmul> info = matchQuantizedMatmul(op);
@@ -281,7 +484,11 @@ void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
         columns > kGemvColumns || (rows > 1 && columns > kMatmulRegisterN) ||
         qType.isDynamicDim(nb + 1) || qType.isDynamicDim(nb + 2))
       continue;
-    emitQuantizedTile(rewriter, op, info, rows, columns);
+    if (takesInt4VnniGemv(info, cast<RankedTensorType>(op.getDpsInits()[0].getType()), qType,
+                          rows, columns, features))
+      emitInt4VnniGemvTile(rewriter, op, info, columns);
+    else
+      emitQuantizedTile(rewriter, op, info, rows, columns);
   }
 }
 

@@ -40,6 +40,12 @@ struct QuantCase {
   std::vector<int64_t> rows; // M values to run (M is dynamic)
   bool bias = false;
   int64_t batch = 0; // > 0: a batch_matmul over that many batches (B per batch)
+  // CompileOptions::targetCpu; "host" lets int4 GEMV tiles use AVX512-VNNI.
+  std::string cpu = "host";
+  // How the 1-row int4 tiles must have computed: Either (f32 activations or
+  // int8-quantized ones, whichever the tile's shape chose), F32 only (no
+  // VNNI), Vnni only (every output from int8-quantized activations).
+  enum class Activations { Either, F32, Vnni } activations = Activations::Either;
 };
 
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 17 - 8) / 8; }
@@ -79,6 +85,35 @@ std::vector<float> dequantized(const QuantCase &c) {
         }
       }
   return out;
+}
+
+/// What the AVX512-VNNI int4 GEMV computes with (QuantizedMatmulCodegen.cpp,
+/// emitInt4VnniGemvTile), written independently: row i of A quantized per
+/// group of K, amax = max |a|, qa = roundeven(a * (127 / amax)) in f32, and
+/// the activation a' = qa * amax / 127 it stands for.
+std::vector<double> quantizedActivations(const QuantCase &c, int64_t rows) {
+  std::vector<double> out(rows * c.k);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t k0 = 0; k0 < c.k; k0 += c.group) {
+      int64_t k1 = std::min(c.k, k0 + c.group);
+      float amax = 0;
+      for (int64_t k = k0; k < k1; ++k)
+        amax = std::max(amax, std::fabs(aValue(i, k)));
+      float inverse = amax > 0 ? 127.0f / amax : 0.0f;
+      float scale = amax / 127.0f;
+      for (int64_t k = k0; k < k1; ++k)
+        out[i * c.k + k] = double(std::nearbyint(aValue(i, k) * inverse)) * scale;
+    }
+  return out;
+}
+
+bool hostHas(const char *feature) {
+  __builtin_cpu_init();
+  if (std::string(feature) == "avx512vnni")
+    return __builtin_cpu_supports("avx512vnni");
+  if (std::string(feature) == "avx512bw")
+    return __builtin_cpu_supports("avx512bw");
+  return __builtin_cpu_supports("avx2");
 }
 
 std::string source(const QuantCase &c) {
@@ -138,6 +173,7 @@ void runCase(const QuantCase &c) {
   turbine::compiler::CompileOptions options;
   options.quantizeWeights = c.bits == 8 ? "int8" : "int4";
   options.quantizeGroupSize = c.group;
+  options.targetCpu = c.cpu;
   std::string src = source(c), ir, error;
   ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Dispatch, ir, nullptr, error, options))
       << error;
@@ -154,6 +190,11 @@ void runCase(const QuantCase &c) {
   EXPECT_NE(codegen.find("llvm.sitofp"), std::string::npos);
   EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
       << "no i8 vector conversion: the fused strategy did not run";
+  bool vnni = codegen.find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
+  if (c.activations == QuantCase::Activations::Vnni)
+    EXPECT_TRUE(vnni) << "no vpdpbusd for an int4 GEMV on " << c.cpu;
+  if (c.activations == QuantCase::Activations::F32 || c.bits == 8)
+    EXPECT_FALSE(vnni) << "vpdpbusd on " << c.cpu;
 
   std::vector<float> w = dequantized(c);
   int64_t batches = std::max<int64_t>(c.batch, 1);
@@ -178,22 +219,40 @@ void runCase(const QuantCase &c) {
           ASSERT_TRUE(outputs.ok()) << deviceName << " M=" << m << ": " << outputs.message();
           const Tensor &out = outputs.value()[0];
           ASSERT_EQ(out.elementCount(), batches * m * c.n);
+          // Rows past the last multiple of 8 are 1-row (GEMV) tiles: with
+          // VNNI, int4 ones multiply int8-quantized activations.
+          std::vector<double> aq = quantizedActivations(c, batches * m);
+          const int64_t gemvRows = m % 8 == 0 ? 0 : m - m / 8 * 8;
           int64_t mismatches = 0;
           for (int64_t b = 0; b < batches; ++b)
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < c.n; ++j) {
-                double sum = 0, magnitude = 0;
+                double sum = 0, magnitude = 0, sumQ = 0, magnitudeQ = 0;
                 for (int64_t k = 0; k < c.k; ++k) {
                   double term = double(aValue(b * m + i, k)) * w[(b * c.k + k) * c.n + j];
                   sum += term;
                   magnitude += std::fabs(term);
+                  double termQ = aq[(b * m + i) * c.k + k] * w[(b * c.k + k) * c.n + j];
+                  sumQ += termQ;
+                  magnitudeQ += std::fabs(termQ);
                 }
-                if (c.bias)
+                if (c.bias) {
                   sum += biasValue(j);
+                  sumQ += biasValue(j);
+                }
                 float got = out.dataAs<float>()[(b * m + i) * c.n + j];
-                if (std::fabs(got - sum) > 1e-5 * magnitude + 1e-6 && mismatches++ < 5)
+                bool f32Ok = std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6;
+                bool vnniOk = std::fabs(got - sumQ) <= 1e-5 * magnitudeQ + 1e-6;
+                bool gemvRow = i >= m - gemvRows && c.bits == 4;
+                bool ok = f32Ok;
+                if (gemvRow && c.activations == QuantCase::Activations::Vnni)
+                  ok = vnniOk;
+                else if (gemvRow && c.activations == QuantCase::Activations::Either && vnni)
+                  ok = f32Ok || vnniOk;
+                if (!ok && mismatches++ < 5)
                   ADD_FAILURE() << deviceName << " M=" << m << " [" << b << ", " << i << ", "
-                                << j << "]: expected " << sum << ", got " << got;
+                                << j << "]: expected " << sum << " (f32 activations) or "
+                                << sumQ << " (int8 activations), got " << got;
               }
           EXPECT_EQ(mismatches, 0) << deviceName << " M=" << m;
         }
@@ -229,6 +288,47 @@ TEST(QuantizedMatmul, BiasEpilogueAndBatch) {
   runCase({4, 32, 96, 64, {1, 8, 10}, /*bias=*/true});
   runCase({8, 16, 40, 33, {1, 9}, /*bias=*/false, /*batch=*/3});
   runCase({4, 16, 40, 33, {1, 9}, /*bias=*/false, /*batch=*/3});
+}
+
+} // namespace
+
+namespace {
+
+// int4 GEMV rows (N a multiple of 128: no partial column tile, which takes
+// the f32 path) on a CPU with AVX512-VNNI: every
+// output from int8-quantized activations (vpdpbusd), matching the
+// reference that quantizes them the same way; the f32-activation reference
+// differs by about |a| / 254 per term, far above the tolerance.
+TEST(QuantizedMatmul, Int4GemvVnni) {
+  if (!hostHas("avx512vnni"))
+    GTEST_SKIP() << "this CPU has no AVX512-VNNI";
+  for (int64_t group : {32, 64, 128}) {
+    QuantCase c{4, group, 256, 256, {1}};
+    c.activations = QuantCase::Activations::Vnni;
+    runCase(c);
+  }
+  // K padded to whole groups, a bias epilogue, M = 9: 8 rows in an 8 x 32
+  // tile (f32 activations), the ninth a GEMV tile.
+  QuantCase bias{4, 32, 100, 256, {1, 3, 9}, /*bias=*/true};
+  bias.activations = QuantCase::Activations::Vnni;
+  runCase(bias);
+  QuantCase batch{4, 16, 40, 128, {1, 2}, /*bias=*/false, /*batch=*/2};
+  batch.activations = QuantCase::Activations::Vnni;
+  runCase(batch);
+}
+
+// The same GEMVs compiled for CPUs without VNNI (AVX-512 without it; AVX2
+// only): the f32-activation path, f32 accuracy, no vpdpbusd.
+TEST(QuantizedMatmul, Int4GemvWithoutVnni) {
+  for (const char *cpu : {"skylake-avx512", "x86-64-v3"}) {
+    if (!hostHas(std::string(cpu) == "x86-64-v3" ? "avx2" : "avx512bw"))
+      continue;
+    SCOPED_TRACE(cpu);
+    QuantCase c{4, 32, 256, 256, {1, 3}};
+    c.cpu = cpu;
+    c.activations = QuantCase::Activations::F32;
+    runCase(c);
+  }
 }
 
 } // namespace

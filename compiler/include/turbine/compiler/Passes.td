@@ -293,7 +293,9 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
   let summary = "Per kernel: workgroup tile-and-fuse, a vector-level strategy per op";
   let description = [{
     Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
-    a time, masked partial tiles), convolutions and pooling pixel x channel
+    a time, masked partial tiles), group-quantized matmuls their fused
+    dequantizing tiles (int4 GEMV with int8 activations and vpdpbusd when
+    `target-cpu` has AVX512-VNNI), convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
     With `reference`, only the workgroup level: every op is left to become
@@ -301,9 +303,12 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
   }];
   let options = [
     Option<"reference", "reference", "bool", "false",
-           "Workgroup tiling only; no vector-level strategy (reference kernels)">
+           "Workgroup tiling only; no vector-level strategy (reference kernels)">,
+    Option<"targetCpu", "target-cpu", "std::string", "\"\"",
+           "CPU whose optional instructions the strategies may use: host, an LLVM "
+           "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def CpuLowerVectorMasks : Pass<"turbine-cpu-lower-vector-masks", "mlir::ModuleOp"> {
@@ -324,11 +329,13 @@ def CpuPrefetchFilterBlocks : Pass<"turbine-cpu-prefetch-filter-blocks", "mlir::
 def CpuLowerVectors : Pass<"turbine-cpu-lower-vectors", "mlir::ModuleOp"> {
   let summary = "Hoists accumulators, lowers contractions, reductions and transfers";
   let description = [{
-    Staged, each stage to a fixed point: leading unit dims cast away;
-    contractions as outer products, inner min/max reductions as one
-    vector.reduction, multi-reductions; transfers to rank 1.
+    Staged, each stage to a fixed point: u8 x s8 dot products of 4 bytes
+    per i32 lane (the int4 GEMV tile's form for AVX512-VNNI) to vpdpbusd,
+    leading unit dims cast away; contractions as outer products, inner
+    min/max reductions as one vector.reduction, multi-reductions; transfers
+    to rank 1.
   }];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect", "mlir::scf::SCFDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def CpuApproximateMath : Pass<"turbine-cpu-approximate-math", "mlir::ModuleOp"> {

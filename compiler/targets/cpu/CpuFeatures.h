@@ -1,0 +1,30 @@
+//===- CpuFeatures.h - Which x86 instructions the target CPU has ----------===//
+//
+// The kernel strategies choose instructions by the CPU the artifact is
+// compiled for (CompileOptions::targetCpu, `--target-cpu`): "host" is this
+// machine's CPU and its features as LLVM detects them, any other name an
+// LLVM CPU (znver4, skylake-avx512, x86-64-v3, ...) with that CPU's
+// features, "" (the CUDA target's host-side codegen, lit tests that do not
+// say) none of the optional ones: the generic vector code every target has.
+//===----------------------------------------------------------------------===//
+#ifndef TURBINE_COMPILER_CPU_CPUFEATURES_H
+#define TURBINE_COMPILER_CPU_CPUFEATURES_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace turbine::compiler {
+
+struct CpuFeatures {
+  /// AVX512-VNNI (vpdpbusd): int4 GEMV on int8-quantized activations.
+  bool avx512vnni = false;
+  /// AVX512-BF16 (vdpbf16ps).
+  bool avx512bf16 = false;
+};
+
+/// The features of `targetCpu` ("host", an LLVM CPU name, or "" for none).
+/// An unknown CPU name has none of them (LLVM rejects it later, at link).
+CpuFeatures cpuFeatures(llvm::StringRef targetCpu);
+
+} // namespace turbine::compiler
+
+#endif // TURBINE_COMPILER_CPU_CPUFEATURES_H

@@ -1,0 +1,47 @@
+// cpu-quantized-gemv-vnni.mlir - the int4 GEMV tile by CPU features
+// (targets/cpu/QuantizedMatmulCodegen.cpp, CpuFeatures.h): compiled for a
+// CPU with AVX512-VNNI (znver4, cascadelake) the 1 x 128 tile quantizes
+// each group of activations to int8 (roundeven, fptosi) and multiplies 16
+// columns x 4 K values per step as u8 x s8 products summed per i32 lane
+// (the pure form of vpdpbusd); for a CPU without it (skylake-avx512,
+// x86-64-v3, or no target-cpu at all) the tile converts the nibbles to f32
+// and uses FMAs, with no activation rounding. turbine-cpu-lower-vectors
+// turns the pure form into the instruction (second half of the file).
+
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=VNNI
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=cascadelake}))' | FileCheck %s --check-prefix=VNNI
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s --check-prefix=F32
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefix=F32
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize))' | FileCheck %s --check-prefix=F32
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int8 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=INT8
+
+// VNNI-LABEL: func.func @
+// VNNI:         scf.for
+// VNNI:           vector.reduction <maxui>, {{.*}} : vector<32xi32> into i32
+// VNNI:           math.roundeven {{.*}} : vector<32xf32>
+// VNNI:           arith.fptosi {{.*}} : vector<32xf32> to vector<32xi32>
+// VNNI:           vector.bitcast {{.*}} : vector<32xi8> to vector<8xi32>
+// VNNI:           scf.for
+// VNNI:             arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
+// VNNI:             arith.extsi {{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// VNNI:             arith.extui {{.*}} : vector<16x4xi8> to vector<16x4xi32>
+// VNNI:             vector.multi_reduction <add>, {{.*}} [1] : vector<16x4xi32> to vector<16xi32>
+// VNNI:           arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+// VNNI:           vector.fma
+// VNNI-NOT:     arith.sitofp {{.*}} : vector<128xi32> to vector<128xf32>
+// F32-LABEL:   func.func @
+// F32-NOT:       vector.multi_reduction
+// F32-NOT:       math.roundeven
+// F32:           arith.sitofp {{.*}} : vector<128xi32> to vector<128xf32>
+// F32:           vector.fma
+// INT8-LABEL:  func.func @
+// INT8-NOT:      vector.multi_reduction
+// INT8:          arith.sitofp {{.*}} : vector<128xi8> to vector<128xf32>
+func.func @gemv(%a: tensor<1x256xf32>) -> tensor<1x128xf32> {
+  %b = arith.constant dense<0.375> : tensor<256x128xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x128xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<1x256xf32>, tensor<256x128xf32>) outs(%f : tensor<1x128xf32>) -> tensor<1x128xf32>
+  return %mm : tensor<1x128xf32>
+}
