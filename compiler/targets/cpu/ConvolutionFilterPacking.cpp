@@ -231,9 +231,22 @@ int64_t packedConvolutionTile(Operation *op) {
   auto filterType = dyn_cast<RankedTensorType>(generic.getDpsInputs()[1].getType());
   if (!filterType || filterType.getRank() != 5 || !filterType.hasStaticShape())
     return 0;
-  int64_t tile = filterType.getDimSize(4);
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
-  if (maps[0].getNumResults() != 4)
+  if (maps[0].getNumResults() != 4 || maps[1].getNumResults() != 5)
+    return 0;
+  // The filter tile T from the filter map's first result, f floordiv T (f
+  // alone for T = 1): a tile of the op may hold a part of one filter tile
+  // (a power of two of a group of 24), so the filter's last dim can be
+  // smaller than T.
+  int64_t tile = 0;
+  AffineExpr first = maps[1].getResult(0);
+  if (auto div = dyn_cast<AffineBinaryOpExpr>(first);
+      div && div.getKind() == AffineExprKind::FloorDiv)
+    if (auto rhs = dyn_cast<AffineConstantExpr>(div.getRHS()))
+      tile = rhs.getValue();
+  if (auto dim = dyn_cast<AffineDimExpr>(first); dim && dim.getPosition() == 3)
+    tile = 1;
+  if (tile <= 0 || tile % filterType.getDimSize(4) != 0)
     return 0;
   SmallVector<int64_t> strides, dilations;
   windowOf(maps[0], strides, dilations);

@@ -337,6 +337,22 @@ void runCase(const ConvCase &c) {
         << error;
     std::string name = "x" + std::to_string(c.f) + "g" + std::to_string(c.groups) + "_f32";
     EXPECT_NE(dispatched.find(name), std::string::npos) << dispatched;
+    // With static H and W its register tiles are vector FMAs (a group tile
+    // it could not lower would run scalar, still correct).
+    if (!c.dynamicSpatial) {
+      std::string lowered;
+      ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+          << error;
+      bool vectorFma = false;
+      for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
+        if (kernel.find(name) != std::string::npos) {
+          std::istringstream lines(kernel);
+          for (std::string line; std::getline(lines, line);)
+            vectorFma |= line.find("llvm.intr.fmuladd") != std::string::npos &&
+                         line.find("vector<") != std::string::npos;
+        }
+      EXPECT_TRUE(vectorFma) << lowered;
+    }
   }
 
   if (c.expectPacked) {
