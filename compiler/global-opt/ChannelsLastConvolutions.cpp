@@ -7,6 +7,7 @@
 //   conv_2d_nchw_fchw(x, w, acc)  ->  T(conv_2d_nhwc_hwcf(T(x), T(w), T(acc)))
 //   pooling_nchw_{max,sum}(x, win, acc) -> T(pooling_nhwc_{max,sum}(T(x), win, T(acc)))
 //   depthwise generic (groups = channels) -> T(depthwise_conv_2d_nhwc_hwc(T(x), w', T(acc)))
+//   grouped generic (Cg, Fg channels per group) -> T(grouped NHWC generic(T(x), T(w), T(acc)))
 // with linalg.transpose ops (a tensor.pad of the input moves after its
 // transpose). A constant filter's transpose folds at compile
 // time; the other transposes are generalized and fused by global-opt, which
@@ -15,6 +16,8 @@
 // conv-bn-relu-pool-conv chains stay in NHWC and only the graph's edges pay
 // for a layout change.
 //===----------------------------------------------------------------------===//
+#include "global-opt/ChannelsLastConvolutions.h"
+
 #include "turbine/compiler/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -193,6 +196,118 @@ void rewriteDepthwiseToChannelsLast(IRRewriter &rewriter, linalg::GenericOp op,
       rewriter.getNamedAttr("dilations", rewriter.getI64TensorAttr(dilations))};
   auto nhwc = linalg::DepthwiseConv2DNhwcHwcOp::create(
       rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, attrs);
+  rewriter.replaceOp(op, transpose(rewriter, loc, nhwc->getResult(0), kToChannelsFirst));
+}
+
+/// A grouped NCHW convolution as the frontends emit it (loops n, f, oh, ow,
+/// c, kh, kw; G groups of Cg input and Fg output channels; Cg > 1 or
+/// Fg > 1, else it is depthwise):
+///   out[n, f, oh, ow] += x[n, (f floordiv Fg)*Cg + c, oh*sh + kh*dh,
+///                          ow*sw + kw*dw] * w[f, c, kh, kw]
+/// Returns (Fg, strides, dilations), or nullopt.
+struct GroupedWindow {
+  int64_t filtersPerGroup;
+  SmallVector<int64_t> strides, dilations;
+};
+std::optional<GroupedWindow> matchGroupedNchw(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < 7; ++i)
+    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
+      return std::nullopt;
+  auto filterType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  auto inType = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  if (!filterType || !inType || !outType || filterType.getRank() != 4 ||
+      inType.getRank() != 4 || !filterType.hasStaticShape() || outType.isDynamicDim(1) ||
+      inType.isDynamicDim(1) || filterType.getDimSize(0) != outType.getDimSize(1))
+    return std::nullopt;
+  int64_t filters = filterType.getDimSize(0), channelsPerGroup = filterType.getDimSize(1);
+  if (channelsPerGroup <= 0 || inType.getDimSize(1) % channelsPerGroup != 0)
+    return std::nullopt;
+  int64_t groups = inType.getDimSize(1) / channelsPerGroup;
+  if (groups <= 1 || filters % groups != 0)
+    return std::nullopt;
+  int64_t filtersPerGroup = filters / groups;
+  if (channelsPerGroup == 1 && filtersPerGroup == 1)
+    return std::nullopt; // depthwise (matchDepthwiseNchw)
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0].getNumResults() != 4)
+    return std::nullopt;
+  auto coefficient = [&](AffineExpr e, unsigned dim) -> int64_t {
+    SmallVector<AffineExpr> values;
+    for (unsigned d = 0; d < 7; ++d)
+      values.push_back(getAffineConstantExpr(d == dim ? 1 : 0, ctx));
+    auto c = dyn_cast<AffineConstantExpr>(e.replaceDims(values));
+    return c ? c.getValue() : 0;
+  };
+  GroupedWindow window;
+  window.filtersPerGroup = filtersPerGroup;
+  window.strides = {coefficient(maps[0].getResult(2), 2), coefficient(maps[0].getResult(3), 3)};
+  window.dilations = {coefficient(maps[0].getResult(2), 5),
+                      coefficient(maps[0].getResult(3), 6)};
+  AffineExpr n, f, oh, ow, c, kh, kw;
+  bindDims(ctx, n, f, oh, ow, c, kh, kw);
+  SmallVector<AffineMap> expected = {
+      AffineMap::get(7, 0,
+                     {n, f.floorDiv(filtersPerGroup) * channelsPerGroup + c,
+                      oh * window.strides[0] + kh * window.dilations[0],
+                      ow * window.strides[1] + kw * window.dilations[1]},
+                     ctx),
+      AffineMap::get(7, 0, {f, c, kh, kw}, ctx), AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
+  if (maps != expected)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return std::nullopt;
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  if (!mul || !add || mul.getLhs() != body.getArgument(0) ||
+      mul.getRhs() != body.getArgument(1) || add.getLhs() != body.getArgument(2) ||
+      add.getRhs() != mul.getResult())
+    return std::nullopt;
+  return window;
+}
+
+/// A grouped NCHW generic (matchGroupedNchw) as
+///   T^-1(grouped NHWC generic(T(x), w as [KH][KW][Cg][F], T(acc)))
+/// with loops (n, oh, ow, f, kh, kw, c):
+///   out[n, oh, ow, f] += x[n, oh*sh + kh*dh, ow*sw + kw*dw,
+///                          (f floordiv Fg)*Cg + c] * w[kh, kw, c, f]
+/// so the layout change cancels against its neighbours' and its epilogue
+/// fuses like a convolution's; turbine-pack-convolution-filters then packs
+/// a constant filter per group (ConvolutionFilterPacking.cpp), which codegen
+/// runs as one small NHWC convolution per group.
+void rewriteGroupedToChannelsLast(IRRewriter &rewriter, linalg::GenericOp op,
+                                  const GroupedWindow &window) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Value x = channelsLastInput(rewriter, loc, op.getDpsInputs()[0]);
+  Value filter = transpose(rewriter, loc, op.getDpsInputs()[1], kFilterToHwcf);
+  int64_t channelsPerGroup = cast<RankedTensorType>(filter.getType()).getDimSize(2);
+  Value acc = channelsLastInit(rewriter, loc, op.getDpsInits()[0]);
+  MLIRContext *ctx = op.getContext();
+  AffineExpr n, oh, ow, f, kh, kw, c;
+  bindDims(ctx, n, oh, ow, f, kh, kw, c);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(7, 0,
+                     {n, oh * window.strides[0] + kh * window.dilations[0],
+                      ow * window.strides[1] + kw * window.dilations[1],
+                      f.floorDiv(window.filtersPerGroup) * channelsPerGroup + c},
+                     ctx),
+      AffineMap::get(7, 0, {kh, kw, c, f}, ctx), AffineMap::get(7, 0, {n, oh, ow, f}, ctx)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  iterators.append(3, utils::IteratorType::reduction);
+  auto nhwc = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{acc.getType()}, ValueRange{x, filter}, ValueRange{acc}, maps,
+      iterators, [](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], args[1]);
+        linalg::YieldOp::create(b, l, (Value)arith::AddFOp::create(b, l, args[2], product));
+      });
   rewriter.replaceOp(op, transpose(rewriter, loc, nhwc->getResult(0), kToChannelsFirst));
 }
 
@@ -385,7 +500,7 @@ void propagateChannelsLastThroughElementwise(IRRewriter &rewriter, ModuleOp modu
 
 void convertConvolutionsToChannelsLast(ModuleOp module) {
   SmallVector<linalg::LinalgOp> ops;
-  SmallVector<linalg::GenericOp> depthwise;
+  SmallVector<linalg::GenericOp> depthwise, grouped;
   module.walk([&](linalg::LinalgOp op) {
     if (op.hasPureTensorSemantics() &&
         isa<linalg::Conv2DNchwFchwOp, linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
@@ -394,12 +509,16 @@ void convertConvolutionsToChannelsLast(ModuleOp module) {
     if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
         generic && matchDepthwiseNchw(generic))
       depthwise.push_back(generic);
+    else if (generic && matchGroupedNchw(generic))
+      grouped.push_back(generic);
   });
   IRRewriter rewriter(module.getContext());
   for (linalg::GenericOp op : depthwise) {
     auto [strides, dilations] = *matchDepthwiseNchw(op);
     rewriteDepthwiseToChannelsLast(rewriter, op, strides, dilations);
   }
+  for (linalg::GenericOp op : grouped)
+    rewriteGroupedToChannelsLast(rewriter, op, *matchGroupedNchw(op));
   for (linalg::LinalgOp op : ops) {
     if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       rewriteToChannelsLast<linalg::Conv2DNhwcHwcfOp>(rewriter, op, kFilterToHwcf);
@@ -416,5 +535,62 @@ struct ConvertToChannelsLastPass : impl::ConvertToChannelsLastBase<ConvertToChan
 };
 
 } // namespace
+
+std::optional<GroupedConvolution> matchGroupedChannelsLast(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < 7; ++i)
+    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
+      return std::nullopt;
+  auto filterType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (!filterType || filterType.getRank() != 4 || !filterType.hasStaticShape())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[0].getNumResults() != 4)
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  auto coefficient = [&](AffineExpr e, unsigned dim) -> int64_t {
+    SmallVector<AffineExpr> values;
+    for (unsigned d = 0; d < 7; ++d)
+      values.push_back(getAffineConstantExpr(d == dim ? 1 : 0, ctx));
+    auto c = dyn_cast<AffineConstantExpr>(e.replaceDims(values));
+    return c ? c.getValue() : 0;
+  };
+  GroupedConvolution conv;
+  conv.strides = {coefficient(maps[0].getResult(1), 1), coefficient(maps[0].getResult(2), 2)};
+  conv.dilations = {coefficient(maps[0].getResult(1), 4), coefficient(maps[0].getResult(2), 5)};
+  int64_t channelsPerGroup = filterType.getDimSize(2), filters = filterType.getDimSize(3);
+  // Fg from the input map's channel expression (f floordiv Fg) * Cg + c:
+  // its coefficient of f is 0 unless Fg is 1.
+  AffineExpr n, oh, ow, f, kh, kw, c;
+  bindDims(ctx, n, oh, ow, f, kh, kw, c);
+  for (int64_t fg = 1; fg <= filters; ++fg) {
+    if (filters % fg != 0)
+      continue;
+    SmallVector<AffineMap> expected = {
+        AffineMap::get(7, 0,
+                       {n, oh * conv.strides[0] + kh * conv.dilations[0],
+                        ow * conv.strides[1] + kw * conv.dilations[1],
+                        f.floorDiv(fg) * channelsPerGroup + c},
+                       ctx),
+        AffineMap::get(7, 0, {kh, kw, c, f}, ctx), AffineMap::get(7, 0, {n, oh, ow, f}, ctx)};
+    if (maps != expected)
+      continue;
+    conv.filtersPerGroup = fg;
+    Block &body = op.getRegion().front();
+    if (body.getOperations().size() != 3)
+      return std::nullopt;
+    auto mul = dyn_cast<arith::MulFOp>(body.front());
+    auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+    if (!mul || !add || mul.getLhs() != body.getArgument(0) ||
+        mul.getRhs() != body.getArgument(1) || add.getLhs() != body.getArgument(2) ||
+        add.getRhs() != mul.getResult())
+      return std::nullopt;
+    return conv;
+  }
+  return std::nullopt;
+}
 
 } // namespace turbine::compiler

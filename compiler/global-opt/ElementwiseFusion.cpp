@@ -10,6 +10,7 @@
 // dims of the function arguments. Contractions, convolutions and pooling
 // stay named: codegen picks strategies by their kind.
 //===----------------------------------------------------------------------===//
+#include "global-opt/ChannelsLastConvolutions.h"
 #include "global-opt/ConstantSlicing.h"
 #include "global-opt/TransposeElimination.h"
 
@@ -76,8 +77,15 @@ void FuseElementwisePass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
+  // Grouped NHWC convolutions are generics, but codegen picks a convolution
+  // strategy for them by their form (ChannelsLastConvolutions.h): nothing
+  // fuses into them (their pad, their filter's transpose), as into named
+  // convolutions.
   linalg::ControlFusionFn singleUseProducer = [](OpOperand *operand) {
     Operation *producer = operand->get().getDefiningOp();
+    auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+    if (consumer && matchGroupedChannelsLast(consumer))
+      return false;
     return producer && producer->hasOneUse();
   };
   linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseProducer);

@@ -182,7 +182,9 @@ linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
     SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
     if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
       return nullptr;
-    if (isPackedConvolution(conv) && ranges[3] % 32 != 0)
+    // Whole filter tiles, or parts of one (a group of a grouped one).
+    int64_t filterTile = packedConvolutionTile(conv);
+    if (filterTile && ranges[3] % filterTile != 0 && filterTile % ranges[3] != 0)
       return nullptr;
     return conv;
   }
@@ -203,8 +205,13 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
                                                      linalg::GenericOp epilogue,
                                                      linalg::LinalgOp conv) {
   auto [pixels, channels] = channelsLastRegisterTile(conv.getStaticLoopRanges());
-  if (isPackedConvolution(conv))
-    channels = 32;
+  // Packed: one filter tile (32 channels), or the power of two dividing a
+  // group's filter tile, with 16 pixels then for 16 channels or fewer.
+  if (int64_t packed = packedConvolutionRegisterChannels(conv); packed && packed != channels) {
+    channels = packed;
+    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+    pixels = largestDivisorAtMost(ranges[2], channels <= 16 ? 16 : 8);
+  }
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));

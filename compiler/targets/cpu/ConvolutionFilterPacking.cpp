@@ -20,6 +20,7 @@
 // contiguous filter slice (lowerPackedConvolutionTiles).
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/ConvolutionFilterPacking.h"
+#include "global-opt/ChannelsLastConvolutions.h"
 
 #include "turbine/compiler/Passes.h"
 
@@ -67,30 +68,36 @@ std::optional<std::vector<float>> readFloats(Attribute attr, int64_t count) {
   return std::nullopt;
 }
 
-/// HWCF filter values -> [F/32][KH][KW][C][32].
-std::vector<float> packValues(ArrayRef<float> hwcf, ArrayRef<int64_t> shape) {
+/// HWCF filter values -> [F/tile][KH][KW][C][tile].
+std::vector<float> packValues(ArrayRef<float> hwcf, ArrayRef<int64_t> shape,
+                              int64_t tile = kTile) {
   int64_t kh = shape[0], kw = shape[1], c = shape[2], f = shape[3];
   std::vector<float> packed(hwcf.size());
   size_t out = 0;
-  for (int64_t fo = 0; fo < f / kTile; ++fo)
+  for (int64_t fo = 0; fo < f / tile; ++fo)
     for (int64_t h = 0; h < kh; ++h)
       for (int64_t w = 0; w < kw; ++w)
         for (int64_t ci = 0; ci < c; ++ci)
-          for (int64_t fi = 0; fi < kTile; ++fi)
-            packed[out++] = hwcf[((h * kw + w) * c + ci) * f + fo * kTile + fi];
+          for (int64_t fi = 0; fi < tile; ++fi)
+            packed[out++] = hwcf[((h * kw + w) * c + ci) * f + fo * tile + fi];
   return packed;
 }
 
-/// Indexing maps of a packed convolution, loops (n, oh, ow, f, kh, kw, c).
+/// Indexing maps of a packed convolution, loops (n, oh, ow, f, kh, kw, c),
+/// with `tile` output channels per filter tile. A grouped one
+/// (`groupChannels` = Cg > 0, one filter tile per group) reads input channel
+/// (f floordiv tile) * Cg + c instead of c.
 SmallVector<AffineMap> packedMaps(MLIRContext *ctx, ArrayRef<int64_t> strides,
-                                  ArrayRef<int64_t> dilations) {
+                                  ArrayRef<int64_t> dilations, int64_t tile = kTile,
+                                  int64_t groupChannels = 0) {
   AffineExpr n, oh, ow, f, kh, kw, c;
   bindDims(ctx, n, oh, ow, f, kh, kw, c);
+  AffineExpr channel = groupChannels > 0 ? f.floorDiv(tile) * groupChannels + c : c;
   return {AffineMap::get(7, 0,
                          {n, oh * strides[0] + kh * dilations[0],
-                          ow * strides[1] + kw * dilations[1], c},
+                          ow * strides[1] + kw * dilations[1], channel},
                          ctx),
-          AffineMap::get(7, 0, {f.floorDiv(kTile), kh, kw, c, f % kTile}, ctx),
+          AffineMap::get(7, 0, {f.floorDiv(tile), kh, kw, c, f % tile}, ctx),
           AffineMap::get(7, 0, {n, oh, ow, f}, ctx)};
 }
 
@@ -113,8 +120,28 @@ void windowOf(AffineMap inputMap, SmallVectorImpl<int64_t> &strides,
                     coefficient(inputMap.getResult(2), 5, 7)});
 }
 
-/// Rewrites `conv` into a packed convolution if its filter qualifies.
-void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
+/// Rewrites `conv` into a packed convolution if its filter qualifies: a
+/// linalg.conv_2d_nhwc_hwcf with F > 32 (tiles of 32 channels), or a
+/// grouped NHWC generic (matchGroupedChannelsLast; one tile per group).
+void packConvolution(IRRewriter &rewriter, linalg::LinalgOp conv) {
+  int64_t tile = kTile, groupChannels = 0;
+  SmallVector<int64_t> strides, dilations;
+  if (auto named = dyn_cast<linalg::Conv2DNhwcHwcfOp>(conv.getOperation())) {
+    strides.assign(named.getStrides().getValues<int64_t>().begin(),
+                   named.getStrides().getValues<int64_t>().end());
+    dilations.assign(named.getDilations().getValues<int64_t>().begin(),
+                     named.getDilations().getValues<int64_t>().end());
+  } else {
+    auto generic = dyn_cast<linalg::GenericOp>(conv.getOperation());
+    std::optional<GroupedConvolution> grouped =
+        generic ? matchGroupedChannelsLast(generic) : std::nullopt;
+    if (!grouped)
+      return;
+    tile = grouped->filtersPerGroup;
+    strides = grouped->strides;
+    dilations = grouped->dilations;
+    groupChannels = cast<RankedTensorType>(generic.getDpsInputs()[1].getType()).getDimSize(2);
+  }
   Value filter = conv.getDpsInputs()[1];
   auto filterType = cast<RankedTensorType>(filter.getType());
   if (!filterType.hasStaticShape() ||
@@ -122,13 +149,13 @@ void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
                     [](Type t) { return getElementTypeOrSelf(t).isF32(); }))
     return;
   ArrayRef<int64_t> shape = filterType.getShape();
-  if (shape[3] <= kTile || shape[3] % kTile != 0)
+  if (!groupChannels && (shape[3] <= kTile || shape[3] % kTile != 0))
     return;
   Attribute attr;
   if (!matchPattern(filter, m_Constant(&attr)))
     return;
   auto packedType =
-      RankedTensorType::get({shape[3] / kTile, shape[0], shape[1], shape[2], kTile},
+      RankedTensorType::get({shape[3] / tile, shape[0], shape[1], shape[2], tile},
                             filterType.getElementType());
   DenseElementsAttr packed;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat()) {
@@ -138,10 +165,8 @@ void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
     if (!values)
       return;
     packed = DenseElementsAttr::get(packedType,
-                                    ArrayRef<float>(packValues(*values, shape)));
+                                    ArrayRef<float>(packValues(*values, shape, tile)));
   }
-  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
-  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   rewriter.setInsertionPoint(conv);
   Location loc = conv.getLoc();
   Value packedFilter = arith::ConstantOp::create(rewriter, loc, packed);
@@ -150,7 +175,7 @@ void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
   auto generic = linalg::GenericOp::create(
       rewriter, loc, conv->getResultTypes(),
       ValueRange{conv.getDpsInputs()[0], packedFilter}, conv.getDpsInits(),
-      packedMaps(rewriter.getContext(), strides, dilations), iterators,
+      packedMaps(rewriter.getContext(), strides, dilations, tile, groupChannels), iterators,
       [](OpBuilder &b, Location loc, ValueRange args) {
         Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
         Value sum = arith::AddFOp::create(b, loc, args[2], product);
@@ -161,9 +186,9 @@ void packConvolution(IRRewriter &rewriter, linalg::Conv2DNhwcHwcfOp conv) {
     rewriter.eraseOp(original);
 }
 
-/// Tiles the output channels (loop 3) of `op` by 32; returns the tile op.
-Operation *tileOutputChannels(RewriterBase &rewriter, TilingInterface op) {
-  SmallVector<int64_t> tiles = {0, 0, 0, kTile, 0, 0, 0};
+/// Tiles the output channels (loop 3) of `op` by `tile`; returns the tile op.
+Operation *tileOutputChannels(RewriterBase &rewriter, TilingInterface op, int64_t tile) {
+  SmallVector<int64_t> tiles = {0, 0, 0, tile, 0, 0, 0};
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
   rewriter.setInsertionPoint(op);
@@ -180,64 +205,115 @@ namespace {
 
 struct PackConvolutionFiltersPass : impl::PackConvolutionFiltersBase<PackConvolutionFiltersPass> {
   void runOnOperation() override {
-    SmallVector<linalg::Conv2DNhwcHwcfOp> convs;
-    getOperation().walk([&](linalg::Conv2DNhwcHwcfOp op) {
-      if (op.hasPureTensorSemantics())
+    SmallVector<linalg::LinalgOp> convs;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() &&
+          isa<linalg::Conv2DNhwcHwcfOp, linalg::GenericOp>(op.getOperation()))
         convs.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::Conv2DNhwcHwcfOp conv : convs)
+    for (linalg::LinalgOp conv : convs)
       packConvolution(rewriter, conv);
   }
 };
 
 } // namespace
 
-bool isPackedConvolution(Operation *op) {
+int64_t packedConvolutionTile(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
       generic.getNumLoops() != 7 || generic.getNumParallelLoops() != 4)
-    return false;
+    return 0;
   SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
   for (unsigned i = 0; i < 7; ++i)
     if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
-      return false;
+      return 0;
   auto filterType = dyn_cast<RankedTensorType>(generic.getDpsInputs()[1].getType());
-  if (!filterType || filterType.getRank() != 5 || filterType.getDimSize(4) != kTile)
-    return false;
+  if (!filterType || filterType.getRank() != 5 || !filterType.hasStaticShape())
+    return 0;
   SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[0].getNumResults() != 4 || maps[1].getNumResults() != 5)
+    return 0;
+  // The filter tile T from the filter map's first result, f floordiv T (f
+  // alone for T = 1): a tile of the op may hold a part of one filter tile
+  // (a power of two of a group of 24), so the filter's last dim can be
+  // smaller than T.
+  int64_t tile = 0;
+  AffineExpr first = maps[1].getResult(0);
+  if (auto div = dyn_cast<AffineBinaryOpExpr>(first);
+      div && div.getKind() == AffineExprKind::FloorDiv)
+    if (auto rhs = dyn_cast<AffineConstantExpr>(div.getRHS()))
+      tile = rhs.getValue();
+  if (auto dim = dyn_cast<AffineDimExpr>(first); dim && dim.getPosition() == 3)
+    tile = 1;
+  if (tile <= 0 || tile % filterType.getDimSize(4) != 0)
+    return 0;
   SmallVector<int64_t> strides, dilations;
   windowOf(maps[0], strides, dilations);
-  if (maps != packedMaps(op->getContext(), strides, dilations))
-    return false;
+  bool grouped =
+      maps == packedMaps(op->getContext(), strides, dilations, tile, filterType.getDimSize(3));
+  if (!grouped && (tile != kTile || maps != packedMaps(op->getContext(), strides, dilations)))
+    return 0;
   // Body: out + in * filter.
   Block &body = generic.getRegion().front();
   if (body.getOperations().size() != 3)
-    return false;
+    return 0;
   auto mul = dyn_cast<arith::MulFOp>(body.front());
   auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  return mul && add && mul.getLhs() == body.getArgument(0) &&
-         mul.getRhs() == body.getArgument(1) && add.getLhs() == body.getArgument(2) &&
-         add.getRhs() == mul.getResult();
+  bool matches = mul && add && mul.getLhs() == body.getArgument(0) &&
+                 mul.getRhs() == body.getArgument(1) && add.getLhs() == body.getArgument(2) &&
+                 add.getRhs() == mul.getResult();
+  return matches ? tile : 0;
+}
+
+bool isPackedConvolution(Operation *op) { return packedConvolutionTile(op) != 0; }
+
+bool isGroupedPackedConvolution(Operation *op) {
+  int64_t tile = packedConvolutionTile(op);
+  if (!tile)
+    return false;
+  auto generic = cast<linalg::GenericOp>(op);
+  auto filterType = cast<RankedTensorType>(generic.getDpsInputs()[1].getType());
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  SmallVector<int64_t> strides, dilations;
+  windowOf(maps[0], strides, dilations);
+  return maps ==
+         packedMaps(op->getContext(), strides, dilations, tile, filterType.getDimSize(3));
+}
+
+int64_t packedConvolutionRegisterChannels(Operation *op) {
+  int64_t tile = packedConvolutionTile(op);
+  if (!tile)
+    return 0;
+  int64_t channels = 1;
+  while (2 * channels <= kTile && tile % (2 * channels) == 0)
+    channels *= 2;
+  return channels;
 }
 
 SmallVector<Operation *> lowerPackedConvolutionTiles(RewriterBase &rewriter,
                                                      Operation *op) {
-  if (!isPackedConvolution(op))
+  int64_t filterTile = packedConvolutionTile(op);
+  if (!filterTile)
     return {};
   auto linalgOp = cast<linalg::LinalgOp>(op);
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  if (ShapedType::isDynamic(ranges[3]) || ranges[3] % kTile != 0)
+  // Whole filter tiles, or a part of one whose size divides it (the tile
+  // then lies inside one filter tile: one group of a grouped convolution).
+  if (ShapedType::isDynamic(ranges[3]) ||
+      (ranges[3] % filterTile != 0 && filterTile % ranges[3] != 0))
     return {};
   Operation *tile = op;
-  if (ranges[3] > kTile)
-    tile = tileOutputChannels(rewriter, cast<TilingInterface>(op));
+  if (ranges[3] > filterTile)
+    tile = tileOutputChannels(rewriter, cast<TilingInterface>(op), filterTile);
   if (!tile)
     return {};
   auto generic = cast<linalg::GenericOp>(tile);
-  // The tile's filter operand is [1][KH][KW][C][32] at offset
-  // (f0 floordiv 32, 0, 0, 0, f0 mod 32) with f0 a multiple of 32: take it
-  // as the [KH][KW][C][32] filter of a named convolution.
+  // The tile's filter operand is [1][KH][KW][C][T] at offset
+  // (f0 floordiv T, 0, 0, 0, f0 mod T), T the channels of the tile (32, a
+  // group's or a part of one group's): take it as the [KH][KW][C][T] filter
+  // of a named convolution. A grouped one's input operand is already the
+  // slice of that group's Cg channels.
   Value filter = generic.getDpsInputs()[1];
   auto filterType = cast<RankedTensorType>(filter.getType());
   if (!filterType.hasStaticShape() || filterType.getDimSize(0) != 1)

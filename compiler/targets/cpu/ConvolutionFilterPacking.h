@@ -23,10 +23,26 @@ inline constexpr int64_t kFilterTileChannels = 32;
 /// compile time as [F/32][KH][KW][C][32].
 bool isPackedConvolution(mlir::Operation *op);
 
+/// Output channels per filter tile of a packed convolution (32, or Fg for a
+/// grouped one), 0 for any other op.
+int64_t packedConvolutionTile(mlir::Operation *op);
+
+/// True for a grouped packed convolution: the linalg.generic
+/// turbine-pack-convolution-filters makes of a grouped NHWC convolution
+/// (turbine-convert-to-channels-last) with a constant filter, stored per
+/// group as [G][KH][KW][Cg][Fg]; it reads input channel
+/// (f floordiv Fg) * Cg + c.
+bool isGroupedPackedConvolution(mlir::Operation *op);
+
+/// Channels of a packed convolution's register tile: the largest power of
+/// two dividing its filter tile, at most 32 (0 for any other op).
+int64_t packedConvolutionRegisterChannels(mlir::Operation *op);
+
 /// Codegen of a packed convolution inside a workgroup tile: splits its
-/// output channels into tiles of 32 (if it has more) and rewrites each tile
-/// as a linalg.conv_2d_nhwc_hwcf on that tile's contiguous [KH][KW][C][32]
-/// filter slice. Returns those convolutions (empty if `op` is not a packed
+/// output channels into filter tiles (32, or one group; if it has more) and
+/// rewrites each as a linalg.conv_2d_nhwc_hwcf on that tile's contiguous
+/// [KH][KW][C][T] filter slice (a part of one group's tile, when the op's
+/// channels divide T). Returns those convolutions (empty if `op` is not a packed
 /// convolution with static output channels; it is then left as it is).
 llvm::SmallVector<mlir::Operation *>
 lowerPackedConvolutionTiles(mlir::RewriterBase &rewriter, mlir::Operation *op);

@@ -59,7 +59,8 @@ Operation *packedConvolutionBehind(Value result) {
 }
 
 bool blocksConvolutionReduction(Operation *op) {
-  if (!op || !isPackedConvolution(op))
+  // Grouped convolutions have small per-group filter slices.
+  if (!op || !isPackedConvolution(op) || isGroupedPackedConvolution(op))
     return false;
   // Loops: n, oh, ow, f, kh, kw, c.
   SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();

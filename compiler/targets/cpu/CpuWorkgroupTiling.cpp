@@ -166,8 +166,17 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind) {
                     kind == RegionKind::ChannelsLastWindow;
       tile = window ? largestDivisorAtMost(extent, tile) : std::min(tile, extent);
       // NHWC channels: a power of two, as the register tile's vectors need.
-      if (kind == RegionKind::ChannelsLastWindow && axis == 0)
+      if (kind == RegionKind::ChannelsLastWindow && axis == 0) {
         tile = largestPowerOfTwoDivisorAtMost(extent, preferred[0]);
+        // A grouped convolution's tiles hold whole groups or parts of one
+        // group (lowerPackedConvolutionTiles): with Fg not a power of two
+        // (24), a power of two dividing Fg.
+        if (Operation *packed = packedConvolutionBehind(result)) {
+          int64_t groupTile = packedConvolutionTile(packed);
+          if (tile % groupTile != 0 && groupTile % tile != 0)
+            tile = largestPowerOfTwoDivisorAtMost(groupTile, preferred[0]);
+        }
+      }
     }
     tiling.tileSizes[dim] = tile;
     tiling.gridDims[axis] = dim;
@@ -227,10 +236,13 @@ std::string describeCpuKernelRoot(Operation *op) {
   SmallVector<AffineExpr> onlyOh(7, getAffineConstantExpr(0, op->getContext()));
   onlyOh[1] = getAffineConstantExpr(1, op->getContext());
   auto stride = dyn_cast<AffineConstantExpr>(row.replaceDims(onlyOh));
+  // Grouped: "g" and the number of groups after the output channels.
+  std::string groups =
+      isGroupedPackedConvolution(op) ? "g" + std::to_string(filter[0]) : std::string();
   return "conv2d_" + formatExtents(filter.slice(1, 2)) + "s" +
          std::to_string(stride ? stride.getValue() : 1) + "_" +
          formatExtents(output.slice(1, 2)) + "x" + formatExtents(filter[3]) + "x" +
-         formatExtents(output[3]) + "_" + type;
+         formatExtents(output[3]) + groups + "_" + type;
 }
 
 int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit) {

@@ -213,11 +213,58 @@ bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
   return !hasGather || isPadGather(generic);
 }
 
+/// A reduction that reads its input through a transpose whose innermost dim
+/// is a parallel loop (an SE block's global pool of an NHWC tensor, loops
+/// (n, c, h, w), reads x[n, h, w, c]): the generic strategy vectorizes along
+/// the innermost loop, w, which is strided in memory, so it stayed scalar.
+/// Interchanged to the input's order, (n, h, w, c), the vectors run along
+/// c, contiguous, and each (h, w) step adds one vector to the result's
+/// channels. Only when every operand then reads the innermost loop as its
+/// innermost dim (or not at all). Returns the op, interchanged or not.
+linalg::LinalgOp interchangeReductionToInputOrder(RewriterBase &rewriter, linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!generic || generic.getNumReductionLoops() == 0 || generic.getNumDpsInputs() == 0)
+    return op;
+  unsigned numLoops = generic.getNumLoops();
+  AffineMap inputMap = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+  if (!inputMap.isPermutation() || inputMap.isIdentity())
+    return op;
+  unsigned newInnermost = inputMap.getDimPosition(numLoops - 1);
+  if (generic.getIteratorTypesArray()[newInnermost] != utils::IteratorType::parallel)
+    return op;
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < numLoops; ++i)
+    order.push_back(inputMap.getDimPosition(i));
+  // New loop i is old loop order[i] (the input's dim i): an operand's map
+  // in the new loops is its map composed with the input map's inverse.
+  AffineMap newToOld = inversePermutation(inputMap);
+  for (AffineMap map : generic.getIndexingMapsArray()) {
+    if (!map.isProjectedPermutation())
+      return op;
+    AffineMap permuted = map.compose(newToOld);
+    unsigned innermost = numLoops - 1;
+    if (permuted.getNumResults() > 0 &&
+        permuted.getResultPosition(getAffineDimExpr(innermost, map.getContext())) &&
+        !permuted.getResult(permuted.getNumResults() - 1).isFunctionOfDim(innermost))
+      return op;
+  }
+  bool usesIndices = false;
+  generic.getBody()->walk([&](linalg::IndexOp) { usesIndices = true; });
+  if (usesIndices)
+    return op;
+  FailureOr<linalg::GenericOp> interchanged =
+      linalg::interchangeGenericOp(rewriter, generic, order);
+  if (failed(interchanged))
+    return op;
+  return cast<linalg::LinalgOp>(interchanged->getOperation());
+}
+
 } // namespace
 
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
 /// 64 and the others by 1, then vectorized with masks for partial tiles.
 void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
+  op = interchangeReductionToInputOrder(rewriter, op);
   unsigned numLoops = op.getNumLoops();
   if (numLoops == 0)
     return;

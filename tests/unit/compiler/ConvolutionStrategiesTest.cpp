@@ -4,8 +4,9 @@
 // linalg.conv_2d_nchw_fchw with a constant filter, dynamic batch, optional
 // bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
 // padding, dilation, 1x1, 3 input channels, rectangular windows, channel
-// counts that are and are not multiples of the 32-channel filter tile, and
-// depthwise convolutions in the frontends' grouped generic form, and padded
+// counts that are and are not multiples of the 32-channel filter tile,
+// depthwise and grouped convolutions in the frontends' generic form (grouped:
+// groups of 1 to 16 input channels, filters packed per group), and padded
 // max pooling after them — runs
 // them on local-sync and on local-task with 2 workers, and compares with a
 // plain loop nest. Inputs and weights are small multiples of 1/8, so every
@@ -48,6 +49,11 @@ struct ConvCase {
   std::vector<int64_t> batches;
   bool expectPacked;
   bool depthwise = false; // groups = c = f, as the frontends' generic
+  // Groups of c / groups input and f / groups output channels, as the
+  // frontends' generic (groups > 1, not depthwise): a grouped NHWC
+  // convolution whose filter is packed per group ([G][KH][KW][Cg][Fg]),
+  // checked on the global-opt IR and by its kernel's name ("g<G>").
+  int64_t groups = 1;
   // A 1x1 max pooling (the identity) after the epilogue: it reads NHWC, so
   // the epilogue moves to NHWC and is tiled with the convolution's register
   // tiles (KernelCodegen.cpp); without it the epilogue reads the result
@@ -114,7 +120,7 @@ std::string convSource(const ConvCase &c) {
   std::string x = tensorType({-1, c.c, dim(c.h), dim(c.w)});
   int64_t hp = c.h + c.pads[0] + c.pads[2], wp = c.w + c.pads[1] + c.pads[3];
   std::string xp = tensorType({-1, c.c, dim(hp), dim(wp)});
-  int64_t filterChannels = c.depthwise ? 1 : c.c;
+  int64_t filterChannels = c.depthwise ? 1 : c.c / c.groups;
   std::string wt = tensorType({c.f, filterChannels, c.kh, c.kw});
   std::string r = tensorType({-1, c.f, dim(c.oh()), dim(c.ow())});
   std::string pr = tensorType({-1, c.f, dim(c.resultH()), dim(c.resultW())});
@@ -165,7 +171,23 @@ std::string convSource(const ConvCase &c) {
      << "  } : " << x << " to " << xp << "\n"
      << "  %e = tensor.empty(" << emptySizes << ") : " << r << "\n"
      << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n";
-  if (c.depthwise) {
+  if (c.groups > 1) {
+    // The frontends' grouped convolution generic, loops (n, f, oh, ow, c, kh, kw).
+    os << "  %conv = linalg.generic {indexing_maps = [affine_map<(n, f, y, x, g, ky, kx) -> (n, "
+          "(f floordiv "
+       << c.f / c.groups << ") * " << filterChannels << " + g, y * " << c.strides[0]
+       << " + ky * " << c.dilations[0] << ", x * " << c.strides[1] << " + kx * "
+       << c.dilations[1]
+       << ")>, affine_map<(n, f, y, x, g, ky, kx) -> (f, g, ky, kx)>, affine_map<(n, f, y, x, "
+          "g, ky, kx) -> (n, f, y, x)>], iterator_types = [\"parallel\", \"parallel\", "
+          "\"parallel\", \"parallel\", \"reduction\", \"reduction\", \"reduction\"]} ins(%xp, %w : "
+       << xp << ", " << wt << ") outs(%acc : " << r << ") {\n"
+       << "  ^bb0(%in: f32, %wv: f32, %out: f32):\n"
+       << "    %p = arith.mulf %in, %wv : f32\n"
+       << "    %q = arith.addf %out, %p : f32\n"
+       << "    linalg.yield %q : f32\n"
+       << "  } -> " << r << "\n";
+  } else if (c.depthwise) {
     // The frontends' grouped convolution generic, loops (n, f, oh, ow, g, kh, kw).
     os << "  %conv = linalg.generic {indexing_maps = [affine_map<(n, f, y, x, g, ky, kx) -> (n, "
           "f + g, y * "
@@ -251,10 +273,12 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
               for (int64_t kx = 0; kx < c.kw; ++kx) {
                 int64_t iy = y * c.strides[0] + ky * c.dilations[0] - c.pads[0];
                 int64_t ix = x * c.strides[1] + kx * c.dilations[1] - c.pads[1];
-                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w || (c.depthwise && ci != f))
+                int64_t cg = c.c / c.groups, fg = c.f / c.groups;
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w || (c.depthwise && ci != f) ||
+                    (!c.depthwise && ci / cg != f / fg))
                   continue;
                 sum += double(xValue(n, ci, iy, ix)) *
-                       double(wValue(f, c.depthwise ? 0 : ci, ky, kx));
+                       double(wValue(f, c.depthwise ? 0 : ci % cg, ky, kx));
               }
           if (c.epilogue) {
             sum += biasValue(f);
@@ -296,6 +320,40 @@ void runCase(const ConvCase &c) {
   EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
   if (c.depthwise)
     EXPECT_NE(ir.find("linalg.depthwise_conv_2d_nhwc_hwc"), std::string::npos) << ir;
+  if (c.groups > 1) {
+    // Packed per group, read at input channel (f floordiv Fg) * Cg + c, and
+    // named as a grouped convolution at dispatch (so it got the
+    // convolution strategy, not the generic one).
+    int64_t cg = c.c / c.groups, fg = c.f / c.groups;
+    std::string groupedType = tensorType({c.groups, c.kh, c.kw, cg, fg});
+    std::string channel = fg == 1   ? "d3 * " + std::to_string(cg)
+                          : cg == 1 ? "d3 floordiv " + std::to_string(fg)
+                                    : "(d3 floordiv " + std::to_string(fg) + ") * " +
+                                          std::to_string(cg);
+    EXPECT_NE(ir.find(": " + groupedType), std::string::npos) << ir;
+    EXPECT_NE(ir.find(channel), std::string::npos) << ir;
+    std::string dispatched;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
+        << error;
+    std::string name = "x" + std::to_string(c.f) + "g" + std::to_string(c.groups) + "_f32";
+    EXPECT_NE(dispatched.find(name), std::string::npos) << dispatched;
+    // With static H and W its register tiles are vector FMAs (a group tile
+    // it could not lower would run scalar, still correct).
+    if (!c.dynamicSpatial) {
+      std::string lowered;
+      ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+          << error;
+      bool vectorFma = false;
+      for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
+        if (kernel.find(name) != std::string::npos) {
+          std::istringstream lines(kernel);
+          for (std::string line; std::getline(lines, line);)
+            vectorFma |= line.find("llvm.intr.fmuladd") != std::string::npos &&
+                         line.find("vector<") != std::string::npos;
+        }
+      EXPECT_TRUE(vectorFma) << lowered;
+    }
+  }
 
   if (c.expectPacked) {
     // The blocked path: whole-image workgroup tiles of 32 channels at
@@ -630,3 +688,117 @@ TEST(ConvolutionStrategies, NotBlockedPastThresholds) {
 }
 
 } // namespace
+
+// Grouped convolutions (the frontends' generic with Cg > 1 or Fg > 1):
+// NHWC, filters packed per group, each group's tile one small NHWC
+// convolution (ConvolutionFilterPacking.h). Groups of 8 channels (RegNet),
+// same padding, bias + ReLU on the register tiles (a pooling reads NHWC).
+TEST(ConvolutionStrategies, GroupedGroupsOf8EpilogueOnRegisterTiles) {
+  ConvCase c{24, 24, 9, 11, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, false};
+  c.groups = 3;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// 2 groups of 8 input and 16 output channels, stride 2, uneven padding, no
+// epilogue.
+TEST(ConvolutionStrategies, GroupedStride2UnevenPadding) {
+  ConvCase c{16, 32, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, false, false, {1, 3}, false};
+  c.groups = 2;
+  runCase(c);
+}
+
+// Groups of 2 channels, odd width, bias + ReLU read back in NCHW.
+TEST(ConvolutionStrategies, GroupedGroupsOf2) {
+  ConvCase c{12, 12, 7, 13, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {2}, false};
+  c.groups = 6;
+  runCase(c);
+}
+
+// Groups of 16 channels with a residual add, on the register tiles.
+TEST(ConvolutionStrategies, GroupedGroupsOf16Residual) {
+  ConvCase c{32, 32, 7, 9, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, true, {1, 2}, false};
+  c.groups = 2;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// 24 output channels per group (not a power of two: 8-channel tiles inside
+// a group), 3 input channels per group, stride 2, 5x5, dilation 1.
+TEST(ConvolutionStrategies, GroupedNonPowerOfTwoGroupWidth) {
+  ConvCase c{9, 72, 10, 9, 5, 5, {2, 2}, {1, 1}, {2, 2, 2, 2}, true, false, {1, 2}, false};
+  c.groups = 3;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// One input channel per group, two output channels each (a depth
+// multiplier of 2), dilation 2.
+TEST(ConvolutionStrategies, GroupedDepthMultiplier2) {
+  ConvCase c{4, 8, 9, 8, 3, 3, {1, 1}, {2, 2}, {2, 2, 2, 2}, true, false, {1, 2}, false};
+  c.groups = 4;
+  runCase(c);
+}
+
+// Height and width dynamic: packed per group, run by the generic strategy.
+TEST(ConvolutionStrategies, GroupedDynamicSpatialDims) {
+  ConvCase c{16, 16, 9, 10, 3, 3, {2, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, false};
+  c.groups = 2;
+  c.dynamicSpatial = true;
+  runCase(c);
+}
+
+// A squeeze-and-excitation block's global pool in NHWC: sum over H and W
+// with loops (n, c, h, w), the input read as x[n, h, w, c]. Codegen
+// interchanges it to (n, h, w, c) and vectorizes along the channels
+// (KernelCodegen.cpp); 40 channels (a partial workgroup tile), odd H and
+// W, batch 1 and 3, against a loop nest (exact: multiples of 1/8).
+TEST(ConvolutionStrategies, NhwcGlobalPoolInterchangedAndVectorized) {
+  const int64_t h = 9, w = 7, c = 40;
+  std::string x = tensorType({-1, h, w, c}), r = tensorType({-1, c});
+  std::ostringstream os;
+  os << "func.func @main(%x: " << x << ") -> " << r << " {\n"
+     << "  %c0 = arith.constant 0 : index\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %n = tensor.dim %x, %c0 : " << x << "\n"
+     << "  %e = tensor.empty(%n) : " << r << "\n"
+     << "  %acc = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
+     << "  %s = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, "
+        "affine_map<(n, c, h, w) -> (n, c)>], iterator_types = [\"parallel\", \"parallel\", "
+        "\"reduction\", \"reduction\"]} ins(%x : "
+     << x << ") outs(%acc : " << r << ") {\n"
+     << "  ^bb0(%v: f32, %o: f32):\n"
+     << "    %a = arith.addf %o, %v : f32\n"
+     << "    linalg.yield %a : f32\n"
+     << "  } -> " << r << "\n"
+     << "  return %s : " << r << "\n}\n";
+  std::string source = os.str(), lowered, error;
+  ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+      << error;
+  // Vector adds of channels (the scalar form adds f32s only).
+  bool vectorAdd = false;
+  std::istringstream lines(lowered);
+  for (std::string line; std::getline(lines, line);)
+    vectorAdd |= line.find("llvm.fadd") != std::string::npos &&
+                 line.find("vector<") != std::string::npos;
+  EXPECT_TRUE(vectorAdd) << lowered;
+  runOnEachDevice(source, [&](turbine::runtime::Function &function,
+                              turbine::runtime::Device &device, const char *deviceName) {
+    for (int64_t batch : {1, 3}) {
+      Tensor in = Tensor::allocate(DType::f32, {batch, h, w, c}).value();
+      for (int64_t e = 0; e < in.elementCount(); ++e)
+        in.dataAs<float>()[e] = float((7 * e) % 13 - 6) / 8;
+      std::vector<float> expected(batch * c, 0.f);
+      for (int64_t e = 0; e < in.elementCount(); ++e)
+        expected[(e / (h * w * c)) * c + e % c] += in.dataAs<float>()[e];
+      std::vector<Tensor> inputs;
+      inputs.push_back(std::move(in));
+      auto results = function.invoke(device, inputs);
+      ASSERT_TRUE(results.ok()) << results.message();
+      const Tensor &out = results.value().at(0);
+      ASSERT_EQ(out.elementCount(), batch * c);
+      for (int64_t e = 0; e < batch * c; ++e)
+        EXPECT_EQ(out.dataAs<float>()[e], expected[e]) << deviceName << " batch " << batch << " at " << e;
+    }
+  });
+}
