@@ -38,6 +38,18 @@ namespace turbine::compiler {
 #include "turbine/compiler/Passes.h.inc"
 namespace {
 
+/// `acc + x * w` over the body's arguments (x, w, acc), as the frontends'
+/// convolution generics compute it.
+bool isMultiplyAccumulate(Block &body) {
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(body.front());
+  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
+  return mul && add && mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1) && add.getLhs() == body.getArgument(2) &&
+         add.getRhs() == mul.getResult();
+}
+
 constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};  // NCHW -> NHWC
 constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2}; // NHWC -> NCHW
 constexpr int64_t kFilterToHwcf[] = {2, 3, 1, 0};    // FCHW -> HWCF
@@ -160,14 +172,7 @@ matchDepthwiseNchw(linalg::GenericOp op) {
       AffineMap::get(7, 0, {c, g, kh, kw}, ctx), AffineMap::get(7, 0, {n, c, oh, ow}, ctx)};
   if (maps != expected)
     return std::nullopt;
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  if (!mul || !add || mul.getLhs() != body.getArgument(0) ||
-      mul.getRhs() != body.getArgument(1) || add.getLhs() != body.getArgument(2) ||
-      add.getRhs() != mul.getResult())
+  if (!isMultiplyAccumulate(op.getRegion().front()))
     return std::nullopt;
   return std::make_pair(strides, dilations);
 }
@@ -260,14 +265,7 @@ std::optional<GroupedWindow> matchGroupedNchw(linalg::GenericOp op) {
       AffineMap::get(7, 0, {f, c, kh, kw}, ctx), AffineMap::get(7, 0, {n, f, oh, ow}, ctx)};
   if (maps != expected)
     return std::nullopt;
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(body.front());
-  auto add = dyn_cast<arith::AddFOp>(*std::next(body.begin()));
-  if (!mul || !add || mul.getLhs() != body.getArgument(0) ||
-      mul.getRhs() != body.getArgument(1) || add.getLhs() != body.getArgument(2) ||
-      add.getRhs() != mul.getResult())
+  if (!isMultiplyAccumulate(op.getRegion().front()))
     return std::nullopt;
   return window;
 }
