@@ -219,6 +219,11 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createFuseElementwise());
     // After fusion folded constant transposes into the weights, before the
     // target packs them.
+    if (!options.ggufTensors.empty()) {
+      BindGgufWeightsOptions gguf;
+      gguf.tensors = options.ggufTensors;
+      pm.addPass(createBindGgufWeights(gguf));
+    }
     if (options.quantizeWeights != "none") {
       QuantizeWeightsOptions quantize;
       quantize.weights = options.quantizeWeights;
