@@ -221,7 +221,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     // target packs them.
     if (!options.ggufTensors.empty()) {
       BindGgufWeightsOptions gguf;
-      gguf.tensors = options.ggufTensors;
+      gguf.tensors.assign(options.ggufTensors.begin(), options.ggufTensors.end());
       pm.addPass(createBindGgufWeights(gguf));
     }
     if (options.quantizeWeights != "none") {

@@ -9,6 +9,7 @@
 
 #include "InstanceState.h"
 #include "LoadedModule.h"
+#include "ParameterFormats.h"
 
 #include "turbine/runtime/Ggml.h"
 
