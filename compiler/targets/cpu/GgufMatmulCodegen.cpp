@@ -83,7 +83,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   };
   SmallVector<Value> rowIndex = clamped(0, rows), colIndex = clamped(1, columns);
 
-  auto read = [&](OpBuilder &b, Value source, ValueRange indices, VectorType type) -> Value {
+  auto read = [&](OpBuilder &b, Value source, ArrayRef<Value> indices, VectorType type) -> Value {
     unsigned rank = cast<ShapedType>(source.getType()).getRank();
     AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
     Type element = type.getElementType();
@@ -120,8 +120,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           Value scaleBytes = read(b, w, {colIndex[col], g, zero}, VectorType::get({2}, i8));
           Value half = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getF16Type()),
                                                  scaleBytes);
-          Value d = arith::ExtFOp::create(
-              b, loc, f32, vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0}));
+          Value halfScalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
+          Value d = arith::ExtFOp::create(b, loc, f32, halfScalar);
           Value scale = vector::BroadcastOp::create(b, loc, fVec, d);
           Value two = arith::ConstantIndexOp::create(b, loc, 2);
           Value q;
