@@ -5,7 +5,9 @@
 # traced: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
 # last-level cache and come from memory as an LLM's do), compiled by Turbine
 # with f32 weights and with --quantize-weights=int8 / int4 (group size 32,
-# the fused dequantize-and-multiply kernel), timed with `turbine bench` at
+# the fused dequantize-and-multiply kernel), and with the same weights as
+# GGUF Q8_0 / Q4_0 blocks read in place (`--weights-from=F.gguf`, run with
+# `--parameters=F.gguf`; examples/llm's ggml_quants / gguf_writer), timed with `turbine bench` at
 # 1 and 2 threads in interleaved rounds, next to the machine's read
 # bandwidth (memory_bandwidth, a 1 GiB buffer). Reports the median time per
 # call, the GB/s of weights read (weight bytes + scale bytes / median
@@ -28,11 +30,32 @@ LAYERS = 4
 GROUP = 32
 KINDS = [("f32", "none", LAYERS * K * N * 4),
          ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4)),
-         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4))]
+         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4)),
+         ("q8_0", "gguf", LAYERS * N * (K // 32) * 34),
+         ("q4_0", "gguf", LAYERS * N * (K // 32) * 18)]
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "llm"))
 
 
-def median_ms(turbine, tmod, threads):
-    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dxf32=0.5" % K,
+def write_gguf(linear, path, kind):
+    """The Linears' weights as one GGUF file of `kind` (q8_0 / q4_0), named as their state_dict."""
+    import ggml_quants
+    from gguf_writer import GGUFWriter
+    writer = GGUFWriter()
+    for name, w in linear.state_dict().items():
+        data = ggml_quants.encode(w.detach().numpy(), kind.upper())
+        writer.add_tensor(name, [w.shape[1], w.shape[0]], kind.upper(), data)
+    writer.write(path)
+
+
+def extra_args(work, name):
+    if name in ("q8_0", "q4_0"):
+        return ["--parameters=" + os.path.join(work, name + ".gguf")]
+    return []
+
+
+def median_ms(turbine, tmod, threads, extra=()):
+    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dxf32=0.5" % K] + list(extra) + [
                           "--task_workers=%d" % threads, "--repetitions=200", "--warmup=10"],
                          check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ms/call:\s*([0-9.]+)", out).group(1))
@@ -54,16 +77,22 @@ def main(build, rounds):
     traced = os.path.join(work, "linear.pt")
     torch.jit.trace(linear, torch.randn(1, K)).save(traced)
     for name, flag, _ in KINDS:
+        if flag == "gguf":
+            gguf = os.path.join(work, name + ".gguf")
+            write_gguf(linear, gguf, name)
+            flags = ["--weights-from=" + gguf]
+        else:
+            flags = ["--quantize-weights=" + flag, "--group-size=%d" % GROUP]
         subprocess.run([turbine, "compile", traced, "--input-shape=1x%dxf32" % K,
-                        "-o", os.path.join(work, name + ".tmod"), "--quantize-weights=" + flag,
-                        "--group-size=%d" % GROUP], check=True)
+                        "-o", os.path.join(work, name + ".tmod")] + flags, check=True)
     times = {(name, t): [] for name, _, _ in KINDS for t in (1, 2)}
     bw = {1: [], 2: []}
     for _ in range(rounds):
         for t in (1, 2):
             bw[t].append(bandwidth(build, t))
             for name, _, _ in KINDS:
-                times[(name, t)].append(median_ms(turbine, os.path.join(work, name + ".tmod"), t))
+                times[(name, t)].append(median_ms(turbine, os.path.join(work, name + ".tmod"), t,
+                                                  extra_args(work, name)))
     load = os.getloadavg()[0]
     print("%d GEMVs 1x%d by %dx%d per call, group size %d, %d rounds (load average %.1f)" % (
         LAYERS, K, K, N, GROUP, rounds, load))
