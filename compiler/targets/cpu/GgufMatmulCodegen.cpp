@@ -152,7 +152,9 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
       Value sum = vector::ReductionOp::create(rewriter, loc, vector::CombiningKind::ADD,
                                               loop.getResult(r * columns + col));
       SmallVector<Value> at{rowIndex[r], colIndex[col]};
-      Value old = tensor::ExtractOp::create(rewriter, loc, result, at);
+      // From the tile as it came in: a clamped (repeated) index must not
+      // add its sum twice.
+      Value old = tensor::ExtractOp::create(rewriter, loc, c, at);
       Value updated = arith::AddFOp::create(rewriter, loc, old, sum);
       result = tensor::InsertOp::create(rewriter, loc, updated, result, at);
     }

@@ -104,12 +104,14 @@ std::string source(const GgufCase &c) {
   std::string r = "tensor<?x" + std::to_string(c.n) + "xf32>";
   std::ostringstream os;
   os << "func.func @main(%a: " << a << ") -> " << r << " {\n"
-     << "  %b = arith.constant {turbine.param_name = \"fc.weight.T\"} dense<[";
-  for (int64_t e = 0; e < c.k * c.n; ++e)
-    os << (e ? ", " : "") << f32Literal(float(e % 7) - 3.0f);
-  os << "]> : tensor<" << c.k * c.n << "xf32>\n";
-  os << "  %bb = tensor.expand_shape %b [[0, 1]] output_shape [" << c.k << ", " << c.n
-     << "] : tensor<" << c.k * c.n << "xf32> into " << b << "\n"
+     << "  %bb = arith.constant {turbine.param_name = \"fc.weight.T\"} dense<[";
+  for (int64_t i = 0; i < c.k; ++i) {
+    os << (i ? ", [" : "[");
+    for (int64_t j = 0; j < c.n; ++j)
+      os << (j ? ", " : "") << f32Literal(float((i * c.n + j) % 7) - 3.0f);
+    os << "]";
+  }
+  os << "]> : " << b << "\n"
      << "  %c = arith.constant 0 : index\n"
      << "  %m = tensor.dim %a, %c : " << a << "\n"
      << "  %zero = arith.constant 0.0 : f32\n"
