@@ -5,10 +5,12 @@
 # scripted: 4 GEMVs per call, so the int8 weights, 75 MB, do not fit in a
 # last-level cache and come from memory as an LLM's do), compiled by Turbine
 # with f32, bf16 and f16 weights (the model in that dtype: bf16 / f16
-# activations too, f32 accumulation) and with --quantize-weights=int8 / int4
+# activations too, f32 accumulation), with --quantize-weights=int8 / int4
 # (group size 32, the fused dequantize-and-multiply kernel; int4 GEMV uses
-# vpdpbusd with int8 activations where the CPU has AVX512-VNNI), timed with
-# `turbine bench` at
+# vpdpbusd with int8 activations where the CPU has AVX512-VNNI), and with the
+# same weights as GGUF Q8_0 / Q4_0 blocks read in place
+# (`--weights-from=F.gguf`, run with `--parameters=F.gguf`; examples/llm's
+# ggml_quants / gguf_writer), timed with `turbine bench` at
 # 1 and 2 threads in interleaved rounds, next to the machine's read
 # bandwidth (memory_bandwidth, a 1 GiB buffer). Reports the median time per
 # call, the GB/s of weights read (weight bytes + scale bytes / median
@@ -30,17 +32,32 @@ import torch
 K = N = 4096
 LAYERS = 4
 GROUP = 32
-# (name, --quantize-weights, weight bytes read per call, model dtype)
+# (name, --quantize-weights or "gguf", weight bytes read per call, model dtype)
 KINDS = [("f32", "none", LAYERS * K * N * 4, "f32"),
          ("bf16", "none", LAYERS * K * N * 2, "bf16"),
          ("f16", "none", LAYERS * K * N * 2, "f16"),
          ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4), "f32"),
-         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32")]
+         ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32"),
+         ("q8_0", "gguf", LAYERS * N * (K // 32) * 34, "f32"),
+         ("q4_0", "gguf", LAYERS * N * (K // 32) * 18, "f32")]
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "llm"))
 
-def median_ms(turbine, tmod, threads, dtype):
-    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dx%s=0.5" % (K, dtype),
+
+def write_gguf(linear, path, kind):
+    """The Linears' weights as one GGUF file of `kind` (q8_0 / q4_0), named as their state_dict."""
+    import ggml_quants
+    from gguf_writer import GGUFWriter
+    writer = GGUFWriter()
+    for name, w in linear.state_dict().items():
+        data = ggml_quants.encode(w.detach().numpy(), kind.upper())
+        writer.add_tensor(name, [w.shape[1], w.shape[0]], kind.upper(), data)
+    writer.write(path)
+
+
+def median_ms(turbine, tmod, threads, dtype, extra=()):
+    out = subprocess.run([turbine, "bench", tmod, "--input=1x%dx%s=0.5" % (K, dtype)] + list(extra) + [
                           "--task_workers=%d" % threads, "--repetitions=200", "--warmup=10"],
                          check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ms/call:\s*([0-9.]+)", out).group(1))
@@ -62,7 +79,7 @@ def main(build, rounds, baseline=None):
     compilers = {name: turbine for name, _, _, _ in KINDS}
     if baseline:
         for name, flag, nbytes, dtype in KINDS:
-            if flag != "none":
+            if flag in ("int8", "int4"):
                 kinds.append((name + "@base", flag, nbytes, dtype))
                 compilers[name + "@base"] = os.path.join(baseline, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="gemv-")
@@ -72,11 +89,18 @@ def main(build, rounds, baseline=None):
     for dtype in ("f32", "bf16", "f16"):
         # Scripted, not traced: torch has no f16 matmul on the CPU to trace with.
         torch.jit.script(copy.deepcopy(linear).to(DTYPES[dtype])).save(os.path.join(work, dtype + ".pt"))
+    run_flags = {name: [] for name, _, _, _ in kinds}
     for name, flag, _, dtype in kinds:
+        if flag == "gguf":
+            gguf = os.path.join(work, name + ".gguf")
+            write_gguf(linear, gguf, name)
+            flags = ["--weights-from=" + gguf]
+            run_flags[name] = ["--parameters=" + gguf]
+        else:
+            flags = ["--quantize-weights=" + flag, "--group-size=%d" % GROUP]
         subprocess.run([compilers[name], "compile", os.path.join(work, dtype + ".pt"),
                         "--input-shape=1x%dx%s" % (K, dtype),
-                        "-o", os.path.join(work, name + ".tmod"), "--quantize-weights=" + flag,
-                        "--group-size=%d" % GROUP], check=True)
+                        "-o", os.path.join(work, name + ".tmod")] + flags, check=True)
     times = {(name, t): [] for name, _, _, _ in kinds for t in (1, 2)}
     bw = {1: [], 2: []}
     for _ in range(rounds):
@@ -84,7 +108,8 @@ def main(build, rounds, baseline=None):
             bw[t].append(bandwidth(build, t))
             for name, _, _, dtype in kinds:
                 times[(name, t)].append(
-                    median_ms(compilers[name], os.path.join(work, name + ".tmod"), t, dtype))
+                    median_ms(compilers[name], os.path.join(work, name + ".tmod"), t, dtype,
+                              run_flags[name]))
     load = os.getloadavg()[0]
     print("%d GEMVs 1x%d by %dx%d per call, group size %d, %d rounds (load average %.1f)" % (
         LAYERS, K, K, N, GROUP, rounds, load))

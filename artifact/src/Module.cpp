@@ -281,6 +281,10 @@ json metaToJson(const Module &module) {
     jp["size"] = p.size;
     if (p.external)
       jp["external"] = true;
+    if (!p.ggmlType.empty()) {
+      jp["ggml_type"] = p.ggmlType;
+      jp["ggml_shape"] = p.ggmlShape;
+    }
     parameters.push_back(std::move(jp));
   }
   json meta;
@@ -837,6 +841,15 @@ void readMeta(const json &meta, Module &module) {
       if (!parameters[i]["external"].is_boolean())
         corrupt(path + ".external: expected a boolean");
       p.external = parameters[i]["external"].get<bool>();
+    }
+    if (parameters[i].contains("ggml_type")) {
+      p.ggmlType = stringField(parameters[i], "ggml_type", path);
+      json shapeHolder;
+      shapeHolder["shape"] = parameters[i].contains("ggml_shape") ? parameters[i]["ggml_shape"]
+                                                                  : json();
+      p.ggmlShape = shapeField(shapeHolder, path + ".ggml_shape", /*allowDynamic=*/false);
+      if (!p.external)
+        corrupt(path + " ('" + p.name + "'): ggml_type is only for external parameters");
     }
     if (p.external && p.offset != 0)
       corrupt(path + " ('" + p.name + "'): an external parameter has no offset");

@@ -155,8 +155,12 @@ class TorchEngine(Engine):
 
     name = "torch"
 
+    # Types Turbine reads from the GGUF file itself (--weights-from): the
+    # matmul weights stay the file's blocks, memory-mapped at run time.
+    BLOCK_TYPES = ("q8_0", "q4_0")
+
     def timed_types(self, types):
-        return ["f32"] if "f32" in types else []
+        return [t for t in types if t == "f32" or t in self.BLOCK_TYPES]
 
     def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
         cmd = [sys.executable, os.path.join(HERE, "torch_llm_bench.py"), gguf,
@@ -170,11 +174,15 @@ class TorchEngine(Engine):
 class TurbineEngine(Engine):
     """Turbine: the model compiled as a stateful program, run by examples/llm's llm_generate.
 
-    The GGUF file's weights (decoded to f32: Turbine computes in f32 today) are
-    loaded into examples/llm's torch model, scripted with both entry points and
-    compiled with `turbine compile --function-shapes=prefill:1xTxi64
-    --function-shapes=decode:1x1xi64,i64` (the KV caches become mutable
-    globals); the artifact is kept in BUILD_DIR/llm-bench/turbine and reused
+    The GGUF file's weights (decoded to f32) are loaded into examples/llm's
+    torch model, scripted with both entry points and compiled with `turbine
+    compile --function-shapes=prefill:1xTxi64 --function-shapes=decode:1x1xi64,i64`
+    (the KV caches become mutable globals). For Q8_0 / Q4_0 files the compile
+    adds `--weights-from=FILE --parameter-name-map=examples/llm/llama.names`
+    and the run `--parameters=FILE`: every matmul weight is then the file's
+    own blocks, memory-mapped (the token embedding, read by a gather, stays
+    the f32 copy in the artifact). F16 / BF16 files are not timed (their
+    matmul weights cannot be bound yet). The artifact is kept in BUILD_DIR/llm-bench/turbine and reused
     while the GGUF file, the prompt length and the compiler binary are
     unchanged. llm_generate (C++, runtime library only) times prefill and the
     decode steps in one Instance with `threads` workers and prints the JSON of
@@ -194,8 +202,12 @@ class TurbineEngine(Engine):
                 return "%s not built" % binary
         return None
 
+    # Types Turbine reads from the GGUF file itself (--weights-from): the
+    # matmul weights stay the file's blocks, memory-mapped at run time.
+    BLOCK_TYPES = ("q8_0", "q4_0")
+
     def timed_types(self, types):
-        return ["f32"] if "f32" in types else []
+        return [t for t in types if t == "f32" or t in self.BLOCK_TYPES]
 
     def artifact(self, gguf, prompt_len):
         os.makedirs(self.work, exist_ok=True)
@@ -210,18 +222,26 @@ class TurbineEngine(Engine):
         model = model_from_gguf(gguf)
         torch.jit.script(model).save(base + ".pt")
         start = time.perf_counter()
+        weights = []
+        if self.block_type(gguf):
+            weights = ["--weights-from=" + gguf,
+                       "--parameter-name-map=" + os.path.join(LLM_DIR, "llama.names")]
         run([self.turbine, "compile", base + ".pt", "-o", tmod,
              "--function-shapes=prefill:1x%dxi64" % prompt_len,
-             "--function-shapes=decode:1x1xi64,i64"], timeout=3600)
+             "--function-shapes=decode:1x1xi64,i64"] + weights, timeout=3600)
         print("compiled %s (%.0f s)" % (tmod, time.perf_counter() - start))
         os.remove(base + ".pt")
         with open(base + ".stamp", "w") as f:
             f.write(stamp)
         return tmod
 
+    def block_type(self, gguf):
+        return any(gguf.endswith("-%s.gguf" % t) for t in self.BLOCK_TYPES)
+
     def run(self, gguf, threads, prompt, new_tokens, rounds, warmup, top_logits=0):
         tmod = self.artifact(gguf, len(prompt))
-        cmd = [self.generate, tmod, "--prompt=" + ",".join(map(str, prompt)), "--json",
+        parameters = ["--parameters=" + gguf] if self.block_type(gguf) else []
+        cmd = [self.generate, tmod] + parameters + ["--prompt=" + ",".join(map(str, prompt)), "--json",
                "--threads=%d" % threads, "--device=" + ("local-sync" if threads == 1 else "local-task"),
                "--new-tokens=%d" % new_tokens, "--rounds=%d" % rounds, "--warmup=%d" % warmup,
                "--top-logits=%d" % top_logits]

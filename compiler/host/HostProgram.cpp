@@ -855,6 +855,14 @@ LogicalResult buildGlobals(ModuleOp module, art::Module &out,
       g.init = art::GlobalInit::Parameter;
       g.parameter =
           addParameter(out, paramName, *dtype, type.getShape(), bytes ? &*bytes : nullptr);
+      // A GGUF tensor's raw blocks (turbine-bind-gguf-weights): the runtime
+      // binds only a tensor of this ggml type and logical shape.
+      if (auto ggml = global->getAttrOfType<StringAttr>("turbine.ggml_type")) {
+        art::Parameter &param = out.parameters[g.parameter];
+        param.ggmlType = ggml.str();
+        if (auto shape = global->getAttrOfType<DenseI64ArrayAttr>("turbine.ggml_shape"))
+          param.ggmlShape.assign(shape.asArrayRef().begin(), shape.asArrayRef().end());
+      }
       slot.parameter = g.parameter;
     }
     slot.global = static_cast<int64_t>(out.globals.size());

@@ -224,6 +224,11 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createFuseElementwise());
     // After fusion folded constant transposes into the weights, before the
     // target packs them.
+    if (!options.ggufTensors.empty()) {
+      BindGgufWeightsOptions gguf;
+      gguf.tensors.assign(options.ggufTensors.begin(), options.ggufTensors.end());
+      pm.addPass(createBindGgufWeights(gguf));
+    }
     if (options.quantizeWeights != "none") {
       QuantizeWeightsOptions quantize;
       quantize.weights = options.quantizeWeights;

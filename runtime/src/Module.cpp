@@ -9,6 +9,9 @@
 
 #include "InstanceState.h"
 #include "LoadedModule.h"
+#include "ParameterFormats.h"
+
+#include "turbine/runtime/Ggml.h"
 
 #include <cerrno>
 #include <exception>
@@ -59,8 +62,35 @@ Result<Tensor> embeddedParameter(const artifact::Parameter &p, const Tensor &sto
 Result<Tensor> bindExternalParameter(const artifact::Parameter &p,
                                      const std::vector<ParameterIndex> &files) {
   for (const ParameterIndex &file : files)
-    if (const ParameterEntry *entry = file.find(p.name))
-      return file.tensor(*entry, p.dtype, p.shape);
+    if (const ParameterEntry *entry = file.find(p.name)) {
+      if (p.ggmlType.empty())
+        return file.tensor(*entry, p.dtype, p.shape);
+      // Compiled against a block-quantized GGUF tensor: its blocks, as they
+      // lie in the mapping (no copy), typed as the kernel reads them.
+      std::string shape;
+      for (int64_t d : p.ggmlShape)
+        shape += (shape.empty() ? "" : "x") + std::to_string(d);
+      std::string found = entry->ggmlType ? ggmlTypeName(*entry->ggmlType) : "";
+      if (!entry->ggmlType || found != p.ggmlType || entry->shape != p.ggmlShape) {
+        std::string got = entry->typeString();
+        return Status::error("external parameter '" + p.name + "' in '" + file.origin() +
+                             "' is " + got + ", but the artifact was compiled against " +
+                             shape + "x" + p.ggmlType + " (recompile with this file's --weights-from)");
+      }
+      Result<GgmlBlocksView> blocks = file.ggmlBlocks(*entry);
+      if (!blocks)
+        return blocks.status();
+      auto bytes = tensorByteSize(p.dtype, p.shape);
+      if (!bytes)
+        return bytes.status();
+      if (*bytes != entry->length)
+        return Status::error("external parameter '" + p.name + "' in '" + file.origin() +
+                             "' holds " + std::to_string(entry->length) + " bytes of " +
+                             p.ggmlType + " blocks; the artifact expects " +
+                             formatTensorType(p.dtype, p.shape));
+      return Tensor::wrap(p.dtype, p.shape, const_cast<uint8_t *>(blocks->blocks),
+                          blocks->keepAlive, /*readOnly=*/true);
+    }
   std::string searched;
   for (const ParameterIndex &file : files)
     searched += (searched.empty() ? "'" : ", '") + file.origin() + "'";

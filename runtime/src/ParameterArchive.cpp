@@ -193,9 +193,10 @@ Result<Tensor> ParameterIndex::tensor(const ParameterEntry &entry, DType dtype,
     bool known = *entry.ggmlType == kGgmlQ8_0 || *entry.ggmlType == kGgmlQ4_0;
     return Status::error(
         "parameter " + where + " is " + entry.typeString() +
-        (known ? ", a block-quantized ggml type; binding quantized GGUF tensors to a module "
-                 "parameter (" + wanted + ") is not supported yet: use an F32, F16 or BF16 "
-                 "GGUF file"
+        (known ? ", a block-quantized ggml type, which binds only to a weight compiled with "
+                 "`turbine compile --weights-from` (this parameter is " + wanted +
+                     "): recompile with --weights-from=this file, or use an F32, F16 or BF16 "
+                     "GGUF file"
                : ": unsupported tensor type " + type +
                      " (Turbine reads F32, F16, BF16, Q8_0 and Q4_0 GGUF tensors)"));
   }

@@ -1,7 +1,7 @@
 //===- GgufTest.cpp - GGUF parameter files: reading, blocks, corruption ---===//
 //
-// GGUF files assembled byte by byte here from the public layout (GgufBuilder
-// below, independent of the reader): a round trip of every tensor type
+// GGUF files assembled byte by byte here from the public layout (GgufBuilder.h,
+// independent of the reader): a round trip of every tensor type
 // Turbine reads (F32, F16, BF16 as tensors; Q8_0 and Q4_0 as block views
 // decoded against ggml's formulas with hand-picked scales), every metadata
 // value type, unsupported / unknown ggml types, the parameter name map, and
@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Ggml.h"
 #include "turbine/runtime/ParameterArchive.h"
+
+#include "GgufBuilder.h"
 
 #include <gtest/gtest.h>
 
@@ -24,92 +26,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Appends little-endian values to a byte string.
-struct Bytes {
-  std::string data;
-  template <typename T> size_t put(T value) {
-    size_t at = data.size();
-    data.append(reinterpret_cast<const char *>(&value), sizeof(T));
-    return at;
-  }
-  size_t putString(const std::string &s) {
-    size_t at = put<uint64_t>(s.size());
-    data += s;
-    return at;
-  }
-};
-
-/// A GGUF writer for tests. Offsets of interesting fields are recorded so
-/// corruption tests can overwrite them.
-struct GgufBuilder {
-  struct Tensor {
-    std::string name;
-    std::vector<uint64_t> ne; // innermost first
-    uint32_t type;
-    std::string bytes;
-  };
-  uint32_t version = 3;
-  uint32_t alignment = 32;
-  bool writeAlignmentKey = true;
-  std::vector<std::pair<std::string, std::string>> kv; // key, type + payload
-  std::vector<Tensor> tensors;
-
-  // Filled by build():
-  size_t tensorCountAt = 0, kvCountAt = 0, dataStart = 0, dataEnd = 0;
-  std::vector<size_t> infoAt;   // per tensor: start of its info (name length)
-  std::vector<size_t> ndimsAt;  // per tensor: n_dims field
-  std::vector<size_t> offsetAt; // per tensor: offset field
-
-  void addKv(const std::string &key, uint32_t type, const std::string &payload) {
-    Bytes b;
-    b.put(type);
-    kv.emplace_back(key, b.data + payload);
-  }
-  template <typename T> void addScalar(const std::string &key, uint32_t type, T value) {
-    Bytes b;
-    b.put(value);
-    addKv(key, type, b.data);
-  }
-  void addTensor(std::string name, std::vector<uint64_t> ne, uint32_t type, std::string bytes) {
-    tensors.push_back({std::move(name), std::move(ne), type, std::move(bytes)});
-  }
-
-  std::string build() {
-    Bytes b;
-    b.data = "GGUF";
-    b.put(version);
-    tensorCountAt = b.put<uint64_t>(tensors.size());
-    kvCountAt = b.put<uint64_t>(kv.size() + (writeAlignmentKey ? 1 : 0));
-    if (writeAlignmentKey) {
-      b.putString("general.alignment");
-      b.put<uint32_t>(4);
-      b.put<uint32_t>(alignment);
-    }
-    for (auto &[key, value] : kv) {
-      b.putString(key);
-      b.data += value;
-    }
-    uint64_t offset = 0;
-    infoAt.clear(), ndimsAt.clear(), offsetAt.clear();
-    for (const Tensor &t : tensors) {
-      infoAt.push_back(b.putString(t.name));
-      ndimsAt.push_back(b.put<uint32_t>(t.ne.size()));
-      for (uint64_t d : t.ne)
-        b.put(d);
-      b.put(t.type);
-      offsetAt.push_back(b.put(offset));
-      offset += (t.bytes.size() + alignment - 1) / alignment * alignment;
-    }
-    b.data.resize((b.data.size() + alignment - 1) / alignment * alignment, '\0');
-    dataStart = b.data.size();
-    for (const Tensor &t : tensors) {
-      b.data += t.bytes;
-      dataEnd = b.data.size();
-      b.data.resize((b.data.size() + alignment - 1) / alignment * alignment, '\0');
-    }
-    return b.data;
-  }
-};
+using turbine::testing::Bytes;
+using turbine::testing::GgufBuilder;
 
 std::string floatBytes(const std::vector<float> &values) {
   return std::string(reinterpret_cast<const char *>(values.data()), values.size() * 4);

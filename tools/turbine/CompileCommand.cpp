@@ -24,6 +24,8 @@
 #include "turbine/tools/ParameterExternalization.h"
 
 #include "turbine/artifact/Module.h"
+#include "turbine/runtime/Ggml.h"
+#include "turbine/runtime/ParameterArchive.h"
 #include "turbine/compiler/Target.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -36,6 +38,43 @@
 
 namespace turbine::tools {
 namespace {
+
+/// The tensors of GGUF file `path` as turbine-bind-gguf-weights lists them
+/// (`MODULE_NAME:GGUF_NAME:TYPE:D0xD1...`), renamed by the rules of
+/// `namesPath` when given.
+Result<std::vector<std::string>> ggufTensorList(const std::string &path,
+                                                const std::string &namesPath) {
+  using namespace turbine::runtime;
+  Result<ParameterIndex> file = ParameterIndex::open(path);
+  if (!file)
+    return Status::error("--weights-from: " + file.status().message());
+  if (file->format() != ParameterFileFormat::gguf)
+    return Status::error("--weights-from: '" + path + "' is a " +
+                         parameterFileFormatName(file->format()) +
+                         " file, not GGUF (use --externalize-params for other formats)");
+  if (!namesPath.empty()) {
+    Result<ParameterNameMap> names = ParameterNameMap::load(namesPath);
+    if (!names)
+      return Status::error("--parameter-name-map: " + names.status().message());
+    Result<ParameterIndex> renamed = file->renamed(*names);
+    if (!renamed)
+      return Status::error("--parameter-name-map: " + renamed.status().message());
+    file = std::move(renamed);
+  }
+  std::vector<std::string> tensors;
+  for (const ParameterEntry &entry : file->entries()) {
+    std::string fileName = entry.fileName.empty() ? entry.name : entry.fileName;
+    if (entry.name.find(':') != std::string::npos || fileName.find(':') != std::string::npos)
+      return Status::error("--weights-from: tensor name '" + fileName + "' contains ':'");
+    std::string shape;
+    for (int64_t d : entry.shape)
+      shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    std::string type = entry.ggmlType ? ggmlTypeName(*entry.ggmlType) : "?";
+    tensors.push_back(entry.name + ":" + fileName + ":" + type + ":" + shape);
+  }
+  return tensors;
+}
+
 
 struct CompileArgs {
   std::vector<std::string> sequenceLengths; ///< NAME=N (ONNX sequence inputs)
@@ -58,6 +97,8 @@ struct CompileArgs {
   std::string fuseAttention = "on";
   std::string quantizeWeights = "none";
   std::string quantizeExclude;
+  std::string weightsFrom;
+  std::string parameterNameMap;
   std::string groupSize = "32";
   bool timings = false;
   bool printIRAfterAll = false;
@@ -190,6 +231,15 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   if (Status s = compiler::setCompileOption(options, "group-size", args.groupSize); !s)
     return Status::error("--group-size: " + s.message());
   options.quantizeExclude = args.quantizeExclude;
+  if (!args.weightsFrom.empty()) {
+    auto tensors = ggufTensorList(args.weightsFrom, args.parameterNameMap);
+    if (!tensors)
+      return tensors.status();
+    options.ggufTensors = std::move(*tensors);
+  } else if (!args.parameterNameMap.empty()) {
+    return Status::error("--parameter-name-map renames the tensors of --weights-from, which "
+                         "is not given");
+  }
   // On a terminal, one status line that the next one overwrites.
   if (::isatty(STDERR_FILENO))
     options.progress = [](const std::string &status) {
@@ -325,6 +375,13 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--quantize-exclude", args->quantizeExclude,
                   "Regular expression: weights whose parameter name (state_dict key, or "
                   "`turbine params list`) matches anywhere stay f32 with --quantize-weights");
+  cmd->add_option("--weights-from", args->weightsFrom,
+                  "GGUF file whose tensors the model's weights become, bound by their GGUF "
+                  "names in the file's own types: Q8_0 / Q4_0 matmul weights read in their "
+                  "block layout, F32 tensors as they are (run with --parameters=FILE)");
+  cmd->add_option("--parameter-name-map", args->parameterNameMap,
+                  "With --weights-from: rules `GGUF_NAME = STATE_DICT_KEY` (a '*' copies "
+                  "across), e.g. examples/llm/llama.names");
   cmd->add_option("--group-size", args->groupSize,
                   "Elements of K per scale for --quantize-weights")
       ->capture_default_str();

@@ -102,6 +102,17 @@ void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op
 void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
                                const CpuFeatures &features);
 
+// Matmuls by GGUF Q8_0 / Q4_0 blocks (GgufMatmulCodegen.cpp).
+
+/// The block-decoding generic of turbine-bind-gguf-weights
+/// (global-opt/GgufWeights.h) inside a workgroup tile: register tiles of
+/// 1 x 4 (M = 1) or 4 x 2 (rows x weight rows), reductions whole.
+void tileGgufMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// Writes the register tiles tileGgufMatmul made as vector code that reads
+/// the blocks in place and dequantizes them in registers.
+void vectorizeGgufMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
 // Convolutions and pooling (ConvolutionCodegen.cpp).
 
 /// 2-D NCHW convolution inside a workgroup tile: 1-D convolution tiles.

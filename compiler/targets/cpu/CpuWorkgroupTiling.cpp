@@ -12,6 +12,7 @@
 #include "targets/cpu/ConvolutionReductionBlocking.h"
 #include "targets/cpu/MatmulDataTiling.h"
 #include "targets/cpu/MatmulKernelPacking.h"
+#include "global-opt/GgufWeights.h"
 #include "global-opt/WeightQuantization.h"
 
 #include <algorithm>
@@ -59,7 +60,7 @@ RegionKind classify(llvm::ArrayRef<Operation *> regionOps) {
       kind = RegionKind::PackedContraction;
     else if (isPanelPack(op))
       kind = RegionKind::PanelPack;
-    else if (matchQuantizedMatmul(op))
+    else if (matchQuantizedMatmul(op) || matchGgufMatmul(op))
       kind = RegionKind::QuantizedContraction;
     else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
              linalgOp && linalg::isaContractionOpInterface(linalgOp))

@@ -46,6 +46,7 @@
 #include "targets/cpu/ConvolutionFilterPacking.h"
 #include "targets/cpu/ConvolutionReductionBlocking.h"
 #include "global-opt/LowerPads.h"
+#include "global-opt/GgufWeights.h"
 #include "global-opt/WeightQuantization.h"
 #include "targets/cpu/MatmulDataTiling.h"
 #include "targets/cpu/MatmulEpilogueInPlace.h"
@@ -574,6 +575,8 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
       tileMatmul(rewriter, op);
     else if (matchQuantizedMatmul(op))
       tileQuantizedMatmul(rewriter, op);
+    else if (matchGgufMatmul(op))
+      tileGgufMatmul(rewriter, op);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
@@ -591,6 +594,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
+  vectorizeGgufMatmuls(rewriter, kernel);
   vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.

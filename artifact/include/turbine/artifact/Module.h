@@ -166,6 +166,14 @@ struct Parameter {
   uint64_t offset = 0;   // into the params section, 64-byte aligned (0 if external)
   uint64_t size = 0;     // bytes
   bool external = false; // bytes come from a parameter file named at load time
+  /// External parameters compiled against a block-quantized GGUF tensor
+  /// (`turbine compile --weights-from=F.gguf`): its ggml type name ("Q8_0",
+  /// "Q4_0") and logical shape (outermost first, as the GGUF reader gives
+  /// it); `dtype`/`shape` are then the raw blocks as i8 [rows, blocks, bytes].
+  /// The runtime binds only a tensor of exactly that type and shape. Empty
+  /// for every other parameter.
+  std::string ggmlType;
+  std::vector<int64_t> ggmlShape;
 };
 
 /// How a global's storage starts out in a new instance.

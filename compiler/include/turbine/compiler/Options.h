@@ -92,6 +92,11 @@ struct CompileOptions {
   std::string quantizeWeights = "none";
   int64_t quantizeGroupSize = 32;
   std::string quantizeExclude;
+  /// Weights bound from a GGUF file in its own block layout
+  /// (turbine-bind-gguf-weights, `turbine compile --weights-from`): the
+  /// file's tensors as `MODULE_NAME:GGUF_NAME:TYPE:D0xD1...`, MODULE_NAME
+  /// after the parameter name map. Empty: weights stay the model's constants.
+  std::vector<std::string> ggufTensors;
 
   //===--- Observability ---------------------------------------------------===//
   /// If set, write `N.<phase>.mlir` here after every phase that runs (and

@@ -161,6 +161,27 @@ def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def BindGgufWeights : Pass<"turbine-bind-gguf-weights", "mlir::ModuleOp"> {
+  let summary = "Matmul weights become external parameters of a GGUF file, read in its block layout";
+  let description = [{
+    `turbine compile --weights-from=F.gguf`: for each tensor of the file
+    (option `tensors`, one `MODULE_NAME:GGUF_NAME:TYPE:D0xD1...` each), a
+    matmul by the constant `MODULE_NAME.T` (a transposed linear weight) of a
+    Q8_0 / Q4_0 tensor becomes one linalg.generic decoding the tensor's raw
+    blocks (i8 [N, K/32, 34 | 18], an `#ml_program.extern` global named
+    GGUF_NAME; global-opt/GgufWeights.h), and a constant MODULE_NAME of an
+    F32 tensor of the same shape an external f32 parameter. Shape
+    mismatches, unsupported types of matmul weights and K not a multiple of
+    32 are errors naming the tensor and the weight.
+  }];
+  let options = [
+    ListOption<"tensors", "tensors", "std::string",
+               "The GGUF file's tensors: MODULE_NAME:GGUF_NAME:TYPE:D0xD1...">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::ml_program::MLProgramDialect"];
+}
+
 def DataTileMatmuls : Pass<"turbine-data-tile-matmuls", "mlir::ModuleOp"> {
   let summary = "Packs matmul right-hand sides into 32-column panels";
   let description = [{

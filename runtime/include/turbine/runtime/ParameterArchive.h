@@ -14,8 +14,10 @@
 //    metadata key/values are parsed (metadata()), its tensors are entries
 //    with their ggml type (Ggml.h). F32 / F16 / BF16 (and I8..I64, F64)
 //    tensors are typed entries like any other; block-quantized ones (Q8_0,
-//    Q4_0, ...) keep their block layout (ggmlBlocks(), a view) and cannot be
-//    bound as tensors yet: binding one is an error naming its type.
+//    Q4_0, ...) keep their block layout (ggmlBlocks(), a view): binding one
+//    to a typed parameter is an error naming its type; an artifact compiled
+//    with `--weights-from` binds Q8_0 / Q4_0 ones as their raw blocks (no
+//    copy, Module.cpp), checking the ggml type and shape it recorded.
 //    Shapes are outermost first (ggml's ne0..ne3 reversed), as torch has them.
 // irpa and safetensors can be written (ParameterArchiveWriter). Every offset and length read
 // from a file is validated against the file's size: a truncated or corrupt

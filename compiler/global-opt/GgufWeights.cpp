@@ -1,0 +1,352 @@
+//===- GgufWeights.cpp - Matmul weights bound from a GGUF file, in place --===//
+//
+// turbine-bind-gguf-weights (Passes.td), what `turbine compile
+// --weights-from=F.gguf` runs: the weights of the model that the GGUF file
+// holds become external parameters named as the file's tensors, so that
+// `turbine run --parameters=F.gguf` binds the file's own bytes
+// (memory-mapped, no dequantized or re-laid-out copy). The compiler reads no
+// file: the caller lists the file's tensors in the `tensors` option, each
+// `MODULE_NAME:GGUF_NAME:TYPE:SHAPE` (the state_dict key after the name
+// map, the name in the file, the ggml type name, the logical shape
+// outermost first, e.g. `layers.0.attention.wq.weight:blk.0.attn_q.weight:
+// Q8_0:768x768`).
+//
+//  - A matmul by a constant named `KEY.T` (the TorchScript importer's
+//    transposed linear weight, ParameterNames.h) whose KEY the file holds as
+//    Q8_0 or Q4_0 becomes the block-decoding generic of GgufWeights.h over
+//    the tensor's raw blocks (i8 [N, K/32, 34 or 18]).
+//  - A constant named KEY whose tensor is F32 of the same shape (norm
+//    weights) becomes a load of an external f32 parameter.
+//  - Other uses of the file's tensors (an embedding table read by a gather)
+//    keep the model's own constant.
+//
+// Errors (each names the GGUF tensor and the model's weight): a shape that
+// does not match the model's, a matmul weight of a type other than Q8_0 /
+// Q4_0 (F16 / BF16 / F32 matmul weights from the file are not supported
+// yet; K-quants not at all), K not a multiple of 32. The external globals
+// carry `turbine.ggml_type` / `turbine.ggml_shape`, which the artifact
+// records, so the runtime refuses a file whose tensor differs.
+//===----------------------------------------------------------------------===//
+#include "global-opt/GgufWeights.h"
+
+#include "global-opt/ParameterNames.h"
+#include "turbine/compiler/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <map>
+#include <string>
+
+using namespace mlir;
+
+namespace turbine::compiler {
+
+#define GEN_PASS_DEF_BINDGGUFWEIGHTS
+#include "turbine/compiler/Passes.h.inc"
+
+namespace {
+
+/// One tensor of the GGUF file, as the `tensors` option lists it.
+struct GgufTensor {
+  std::string moduleName, fileName, type;
+  SmallVector<int64_t> shape;
+  std::string text() const {
+    std::string s;
+    for (int64_t d : shape)
+      s += std::to_string(d) + "x";
+    return s + type;
+  }
+};
+
+std::string shapeText(ArrayRef<int64_t> shape, StringRef type) {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + type.str();
+}
+
+/// Parses `MODULE:FILE:TYPE:D0xD1...`; false on a malformed spec.
+bool parseSpec(StringRef spec, GgufTensor &out) {
+  SmallVector<StringRef> parts;
+  spec.split(parts, ':');
+  if (parts.size() != 4 || parts[0].empty() || parts[1].empty() || parts[2].empty())
+    return false;
+  out.moduleName = parts[0].str();
+  out.fileName = parts[1].str();
+  out.type = parts[2].str();
+  SmallVector<StringRef> dims;
+  parts[3].split(dims, 'x');
+  for (StringRef d : dims) {
+    int64_t v = 0;
+    if (d.getAsInteger(10, v) || v < 0)
+      return false;
+    out.shape.push_back(v);
+  }
+  return true;
+}
+
+/// A plain 2-D f32 linalg.matmul whose B is `constant`.
+bool isPlainMatmulByConstant(Operation *user, Value constant) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(user);
+  if (!matmul || matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics() ||
+      matmul.getDpsInputs()[1] != constant || matmul.getDpsInputs()[0] == constant)
+    return false;
+  Type f32 = Float32Type::get(user->getContext());
+  for (Value v : {matmul.getDpsInputs()[0], matmul.getDpsInputs()[1], matmul.getDpsInits()[0]})
+    if (cast<ShapedType>(v.getType()).getElementType() != f32)
+      return false;
+  return true;
+}
+
+/// The indexing maps of the generic (GgufWeights.h): A', W (scale low
+/// byte), W (scale high byte), W (quant byte), C.
+SmallVector<AffineMap> ggufMatmulMaps(MLIRContext *ctx, int ggmlType) {
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+  const bool q8 = ggmlType == kGgufQ8_0;
+  const unsigned loops = q8 ? 4 : 5;
+  const unsigned m = 0, n = 1, g = 2, i = q8 ? 3 : 4;
+  auto map = [&](ArrayRef<AffineExpr> exprs) { return AffineMap::get(loops, 0, exprs, ctx); };
+  AffineMap a = q8 ? map({d(m), d(g), d(i)}) : map({d(m), d(g), d(3), d(i)});
+  return {a, map({d(n), d(g), c(0)}), map({d(n), d(g), c(1)}), map({d(n), d(g), d(i) + 2}),
+          map({d(m), d(n)})};
+}
+
+/// The immutable external global holding GGUF tensor `t` as raw blocks.
+ml_program::GlobalOp blockGlobal(ModuleOp module, SymbolTable &symbols, const GgufTensor &t,
+                                 RankedTensorType type) {
+  if (auto existing = symbols.lookup<ml_program::GlobalOp>(t.fileName))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto global = ml_program::GlobalOp::create(
+      b, module.getLoc(), t.fileName, type, /*is_mutable=*/false,
+      ml_program::ExternAttr::get(b.getContext(), type), b.getStringAttr("private"));
+  global->setAttr("turbine.ggml_type", b.getStringAttr(t.type));
+  global->setAttr("turbine.ggml_shape", b.getDenseI64ArrayAttr(t.shape));
+  symbols.insert(global);
+  return global;
+}
+
+/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into the
+/// block-decoding generic reading `global` (GgufWeights.h).
+void rewriteMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global, int ggmlType) {
+  IRRewriter rewriter(matmul.getContext());
+  rewriter.setInsertionPoint(matmul);
+  Location loc = matmul.getLoc();
+  MLIRContext *ctx = matmul.getContext();
+  auto wType = cast<RankedTensorType>(global.getType());
+  Value w = ml_program::GlobalLoadConstOp::create(rewriter, loc, wType,
+                                                  SymbolRefAttr::get(global.getSymNameAttr()));
+  const int64_t groups = wType.getDimSize(1);
+  const bool q8 = ggmlType == kGgufQ8_0;
+
+  Value a = matmul.getDpsInputs()[0];
+  auto aType = cast<RankedTensorType>(a.getType());
+  SmallVector<int64_t> shape{aType.getDimSize(0), groups};
+  if (q8)
+    shape.push_back(32);
+  else
+    shape.append({2, 16});
+  SmallVector<ReassociationIndices> reassociation{{0}, {1}};
+  for (size_t d = 2; d < shape.size(); ++d)
+    reassociation.back().push_back(d);
+  SmallVector<OpFoldResult> outputShape;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outputShape.push_back(ShapedType::isDynamic(size) ? tensor::getMixedSize(rewriter, loc, a, d)
+                                                      : rewriter.getIndexAttr(size));
+  Value grouped = tensor::ExpandShapeOp::create(
+      rewriter, loc, RankedTensorType::get(shape, aType.getElementType()), a, reassociation,
+      outputShape);
+
+  SmallVector<AffineMap> maps = ggufMatmulMaps(ctx, ggmlType);
+  unsigned loops = maps.front().getNumDims();
+  SmallVector<utils::IteratorType> iterators(loops, utils::IteratorType::reduction);
+  iterators[0] = iterators[1] = utils::IteratorType::parallel;
+  Value init = matmul.getDpsInits()[0];
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{grouped, w, w, w}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        Type i16 = b.getI16Type(), i8 = b.getI8Type(), f32 = b.getF32Type();
+        Value low = arith::ExtUIOp::create(b, l, i16, args[1]);
+        Value high = arith::ExtUIOp::create(b, l, i16, args[2]);
+        Value eight16 = arith::ConstantOp::create(b, l, b.getI16IntegerAttr(8));
+        Value bits = arith::OrIOp::create(b, l, low, arith::ShLIOp::create(b, l, high, eight16));
+        Value d = arith::BitcastOp::create(b, l, b.getF16Type(), bits);
+        Value scale = arith::ExtFOp::create(b, l, f32, d);
+        Value q = args[3];
+        if (!q8) {
+          // h = 0: the low nibble, h = 1: the high one; minus 8.
+          Value four = arith::ConstantOp::create(b, l, b.getI8IntegerAttr(4));
+          Value fifteen = arith::ConstantOp::create(b, l, b.getI8IntegerAttr(15));
+          Value eight = arith::ConstantOp::create(b, l, b.getI8IntegerAttr(8));
+          Value lowNibble = arith::AndIOp::create(b, l, q, fifteen);
+          Value highNibble = arith::ShRUIOp::create(b, l, q, four);
+          Value h = linalg::IndexOp::create(b, l, 3);
+          Value zero = arith::ConstantIndexOp::create(b, l, 0);
+          Value isHigh = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, h, zero);
+          Value nibble = arith::SelectOp::create(b, l, isHigh, highNibble, lowNibble);
+          q = arith::SubIOp::create(b, l, nibble, eight);
+          (void)i8;
+        }
+        Value x = arith::SIToFPOp::create(b, l, f32, q);
+        Value weight = arith::MulFOp::create(b, l, x, scale);
+        Value product = arith::MulFOp::create(b, l, args[0], weight);
+        Value sum = arith::AddFOp::create(b, l, args[4], product);
+        linalg::YieldOp::create(b, l, sum);
+      });
+  rewriter.replaceOp(matmul, generic.getResults());
+}
+
+struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (tensors.empty())
+      return;
+    std::map<std::string, GgufTensor> byModuleName;
+    for (const std::string &spec : tensors) {
+      GgufTensor t;
+      if (!parseSpec(spec, t)) {
+        module.emitError() << "bind-gguf-weights: malformed tensor '" << spec
+                           << "' (expected MODULE_NAME:GGUF_NAME:TYPE:D0xD1...)";
+        return signalPassFailure();
+      }
+      byModuleName[t.moduleName] = t;
+    }
+    SymbolTable symbols(module);
+    SmallVector<arith::ConstantOp> constants;
+    module.walk([&](arith::ConstantOp op) {
+      if (op->hasAttr(kParamNameAttr))
+        constants.push_back(op);
+    });
+    for (arith::ConstantOp constant : constants) {
+      StringRef name = constant->getAttrOfType<StringAttr>(kParamNameAttr).getValue();
+      auto type = dyn_cast<RankedTensorType>(constant.getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      // A transposed linear weight: KEY.T [K, N], the file's [N, K].
+      if (name.ends_with(".T") && byModuleName.count(name.drop_back(2).str())) {
+        const GgufTensor &t = byModuleName[name.drop_back(2).str()];
+        std::string model = "the model's weight '" + name.drop_back(2).str() + "' (" +
+                            shapeText({type.getShape().back(), type.getShape().front()},
+                                      "f32") +
+                            ", [out, in])";
+        std::string tensor = "GGUF tensor '" + t.fileName + "' (" + t.text() + ")";
+        if (type.getRank() != 2 || t.shape.size() != 2 || t.shape[0] != type.getDimSize(1) ||
+            t.shape[1] != type.getDimSize(0)) {
+          constant.emitError() << "--weights-from: " << tensor << " does not match " << model;
+          return signalPassFailure();
+        }
+        int ggmlType = t.type == "Q8_0" ? kGgufQ8_0 : t.type == "Q4_0" ? kGgufQ4_0 : -1;
+        if (ggmlType < 0) {
+          bool plain = t.type == "F32" || t.type == "F16" || t.type == "BF16";
+          constant.emitError() << "--weights-from: " << tensor << ", bound to " << model
+                               << ": unsupported ggml type " << t.type << " for a matmul weight"
+                               << (plain ? " (not supported yet: matmul weights bind from "
+                                           "Q8_0 and Q4_0 GGUF tensors)"
+                                         : " (Turbine binds Q8_0 and Q4_0 matmul weights)");
+          return signalPassFailure();
+        }
+        const int64_t k = t.shape[1];
+        if (k % 32 != 0) {
+          constant.emitError() << "--weights-from: " << tensor << ": K = " << k
+                               << " is not a multiple of the " << t.type << " block of 32";
+          return signalPassFailure();
+        }
+        SmallVector<linalg::MatmulOp> matmuls;
+        bool onlyMatmuls = true;
+        for (Operation *user : constant->getUsers()) {
+          if (isPlainMatmulByConstant(user, constant.getResult()))
+            matmuls.push_back(cast<linalg::MatmulOp>(user));
+          else
+            onlyMatmuls = false;
+        }
+        if (matmuls.empty())
+          continue;
+        (void)onlyMatmuls; // other users keep the model's constant
+        const int64_t blockBytes = ggmlType == kGgufQ8_0 ? 34 : 18;
+        auto wType = RankedTensorType::get({t.shape[0], k / 32, blockBytes},
+                                           IntegerType::get(module.getContext(), 8));
+        ml_program::GlobalOp global = blockGlobal(module, symbols, t, wType);
+        for (linalg::MatmulOp matmul : matmuls)
+          rewriteMatmul(matmul, global, ggmlType);
+        if (constant->use_empty())
+          constant->erase();
+        continue;
+      }
+      // A plain F32 tensor used as it is (norm weights).
+      auto it = byModuleName.find(name.str());
+      if (it == byModuleName.end() || it->second.type != "F32" ||
+          !type.getElementType().isF32())
+        continue;
+      const GgufTensor &t = it->second;
+      if (ArrayRef<int64_t>(t.shape) != type.getShape()) {
+        constant.emitError() << "--weights-from: GGUF tensor '" << t.fileName << "' ("
+                             << t.text() << ") does not match the model's weight '" << name
+                             << "' (" << shapeText(type.getShape(), "f32") << ")";
+        return signalPassFailure();
+      }
+      auto global = symbols.lookup<ml_program::GlobalOp>(t.fileName);
+      if (!global) {
+        OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+        global = ml_program::GlobalOp::create(b, module.getLoc(), t.fileName, type, false,
+                                              ml_program::ExternAttr::get(b.getContext(), type),
+                                              b.getStringAttr("private"));
+        symbols.insert(global);
+      }
+      OpBuilder b(constant);
+      Value load = ml_program::GlobalLoadConstOp::create(
+          b, constant.getLoc(), type, SymbolRefAttr::get(global.getSymNameAttr()));
+      constant.getResult().replaceAllUsesWith(load);
+      constant->erase();
+    }
+  }
+};
+
+} // namespace
+
+std::optional<GgufMatmul> matchGgufMatmul(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 4 || generic.getNumDpsInits() != 1 ||
+      generic->getNumResults() > 1)
+    return std::nullopt;
+  Value w = generic.getDpsInputs()[1];
+  if (generic.getDpsInputs()[2] != w && generic.getDpsInputs()[3] != w) {
+    // Tiling gives each operand its own slice; they are the same slice.
+  }
+  auto wType = dyn_cast<ShapedType>(w.getType());
+  if (!wType || wType.getRank() != 3 || !wType.getElementType().isInteger(8) ||
+      wType.isDynamicDim(2))
+    return std::nullopt;
+  GgufMatmul info;
+  info.blockBytes = wType.getDimSize(2);
+  if (info.blockBytes == 34)
+    info.ggmlType = kGgufQ8_0;
+  else if (info.blockBytes == 18)
+    info.ggmlType = kGgufQ4_0;
+  else
+    return std::nullopt;
+  if (generic.getIndexingMapsArray() != ggufMatmulMaps(op->getContext(), info.ggmlType))
+    return std::nullopt;
+  auto elementType = [&](Value v) { return getElementTypeOrSelf(v.getType()); };
+  if (!elementType(generic.getDpsInputs()[0]).isF32() ||
+      !elementType(generic.getDpsInits()[0]).isF32())
+    return std::nullopt;
+  for (unsigned i = 1; i < 4; ++i)
+    if (!elementType(generic.getDpsInputs()[i]).isInteger(8))
+      return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  auto sum = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!sum || sum.getLhs() != generic.getBody()->getArgument(4))
+    return std::nullopt;
+  return info;
+}
+
+} // namespace turbine::compiler

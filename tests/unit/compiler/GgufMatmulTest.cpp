@@ -1,0 +1,287 @@
+//===- GgufMatmulTest.cpp - Matmuls reading GGUF Q8_0 / Q4_0 blocks in place
+//
+// A linear layer (fill + matmul by a constant named `fc.weight.T`) compiled
+// with its weight bound from a GGUF file (CompileOptions::ggufTensors, what
+// `turbine compile --weights-from` sets): the file (GgufBuilder.h) holds the
+// weight as Q8_0 or Q4_0 blocks with pseudo-random f16 scales and quants; the
+// model's own constant holds other values, so a result that matches proves
+// the file's blocks were read. The artifact must record an external i8
+// parameter of the block bytes with its ggml type, and the codegen IR must
+// convert i8 vectors (the block strategy ran). Run on local-sync and on
+// local-task with 2 workers at odd N, K = 32 x odd, M = 1 (GEMV) and
+// M > 1 (dynamic), against a C++ reference that decodes the same blocks from
+// ggml's formulas (its own f16 decoding) and sums in double. Tolerance:
+// |got - want| <= 1e-5 * sum_k |a * w| + 1e-6 (f32 summation order; one
+// quant off by one step would be off by |a| * d, about 1e-2 here).
+// Bad input: the file's tensor of another type or missing at load time.
+//===----------------------------------------------------------------------===//
+#include "CompileAndRun.h"
+#include "../GgufBuilder.h"
+
+#include "turbine/runtime/ParameterArchive.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using namespace turbine::testing;
+using turbine::runtime::ParameterIndex;
+using turbine::runtime::Tensor;
+
+constexpr uint32_t kQ4_0 = 2, kQ8_0 = 8;
+
+struct GgufCase {
+  uint32_t type;
+  int64_t k, n;
+  std::vector<int64_t> rows; // M values to run (M is dynamic)
+};
+
+uint32_t mix(uint64_t e) {
+  uint32_t x = static_cast<uint32_t>(e) * 2654435761u + 12345u;
+  x ^= x >> 13;
+  x *= 0x5bd1e995u;
+  x ^= x >> 15;
+  return x;
+}
+
+float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 17 - 8) / 8; }
+
+/// f16 bits of block (n, g)'s scale: +-(1 + m / 1024) * 2^e, e in -7..-5.
+uint16_t scaleBits(int64_t n, int64_t g) {
+  uint32_t x = mix(n * 1000003 + g);
+  uint32_t sign = x & 1, exponent = 8 + (x >> 1) % 3, mantissa = (x >> 4) & 0x3FF;
+  return static_cast<uint16_t>(sign << 15 | exponent << 10 | mantissa);
+}
+/// The value of those bits, decoded here (normal numbers only).
+double scaleValue(uint16_t bits) {
+  double m = 1.0 + double(bits & 0x3FF) / 1024.0;
+  double v = std::ldexp(m, int((bits >> 10) & 0x1F) - 15);
+  return (bits >> 15) ? -v : v;
+}
+
+/// The file's bytes of the weight [N, K] and its dequantized values
+/// (row-major [N][K]) by ggml's formulas: Q8_0 d * q; Q4_0 d * (nibble - 8)
+/// with element i < 16 the low nibble of byte i, 16 + i its high nibble.
+std::string blocks(const GgufCase &c, std::vector<double> &w) {
+  std::string out;
+  w.assign(c.n * c.k, 0.0);
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t g = 0; g < c.k / 32; ++g) {
+      uint16_t bits = scaleBits(n, g);
+      double d = scaleValue(bits);
+      out.push_back(char(bits & 0xFF));
+      out.push_back(char(bits >> 8));
+      if (c.type == kQ8_0) {
+        for (int i = 0; i < 32; ++i) {
+          int q = int(mix(((n * 7919 + g) * 32 + i) ^ 0x55) % 255) - 127;
+          out.push_back(char(static_cast<int8_t>(q)));
+          w[n * c.k + g * 32 + i] = d * q;
+        }
+      } else {
+        uint8_t nibbles[32];
+        for (int i = 0; i < 32; ++i) {
+          nibbles[i] = mix(((n * 7919 + g) * 32 + i) ^ 0xAA) % 16;
+          w[n * c.k + g * 32 + i] = d * (int(nibbles[i]) - 8);
+        }
+        for (int i = 0; i < 16; ++i)
+          out.push_back(char(nibbles[i] | nibbles[i + 16] << 4));
+      }
+    }
+  return out;
+}
+
+std::string source(const GgufCase &c) {
+  std::string a = "tensor<?x" + std::to_string(c.k) + "xf32>";
+  std::string b = "tensor<" + std::to_string(c.k) + "x" + std::to_string(c.n) + "xf32>";
+  std::string r = "tensor<?x" + std::to_string(c.n) + "xf32>";
+  std::ostringstream os;
+  os << "func.func @main(%a: " << a << ") -> " << r << " {\n"
+     << "  %bb = arith.constant {turbine.param_name = \"fc.weight.T\"} dense<[";
+  for (int64_t i = 0; i < c.k; ++i) {
+    os << (i ? ", [" : "[");
+    for (int64_t j = 0; j < c.n; ++j)
+      os << (j ? ", " : "") << f32Literal(float((i * c.n + j) % 7) - 3.0f);
+    os << "]";
+  }
+  os << "]> : " << b << "\n"
+     << "  %c = arith.constant 0 : index\n"
+     << "  %m = tensor.dim %a, %c : " << a << "\n"
+     << "  %zero = arith.constant 0.0 : f32\n"
+     << "  %e = tensor.empty(%m) : " << r << "\n"
+     << "  %f = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
+     << "  %p = linalg.matmul ins(%a, %bb : " << a << ", " << b << ") outs(%f : " << r
+     << ") -> " << r << "\n"
+     << "  return %p : " << r << "\n}\n";
+  return os.str();
+}
+
+class GgufMatmulTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = std::filesystem::temp_directory_path() /
+          ("turbine-gguf-matmul-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  /// A GGUF file holding `bytes` as tensor `name` of `type`, [n, k].
+  ParameterIndex file(const std::string &name, uint32_t type, int64_t n, int64_t k,
+                      const std::string &bytes) {
+    GgufBuilder g;
+    g.addTensor(name, {uint64_t(k), uint64_t(n)}, type, bytes);
+    std::string path = (dir / (name + std::to_string(type) + ".gguf")).string();
+    std::string data = g.build();
+    std::ofstream(path, std::ios::binary).write(data.data(), data.size());
+    auto index = ParameterIndex::open(path);
+    EXPECT_TRUE(index.ok()) << index.message();
+    return index.value();
+  }
+
+  turbine::compiler::CompileOptions options(const GgufCase &c) {
+    turbine::compiler::CompileOptions o;
+    o.ggufTensors = {"fc.weight:blk.0.fc:" + std::string(c.type == kQ8_0 ? "Q8_0" : "Q4_0") +
+                     ":" + std::to_string(c.n) + "x" + std::to_string(c.k)};
+    return o;
+  }
+
+  void run(const GgufCase &c) {
+    const char *type = c.type == kQ8_0 ? "Q8_0" : "Q4_0";
+    SCOPED_TRACE(std::string(type) + " K=" + std::to_string(c.k) + " N=" + std::to_string(c.n));
+    std::string src = source(c), ir, error;
+    turbine::artifact::Module artifact;
+    ASSERT_TRUE(compileSource(src, std::nullopt, ir, &artifact, error, options(c))) << error;
+    // The weight is the file's blocks, external; nothing of it is embedded.
+    bool found = false;
+    const int64_t blockBytes = c.type == kQ8_0 ? 34 : 18;
+    for (const auto &p : artifact.parameters) {
+      if (!p.external)
+        EXPECT_LT(p.size, uint64_t(4 * c.k * c.n)) << "embedded weight '" << p.name << "'";
+      if (p.name != "blk.0.fc")
+        continue;
+      found = true;
+      EXPECT_TRUE(p.external);
+      EXPECT_EQ(p.ggmlType, type);
+      EXPECT_EQ(p.ggmlShape, (std::vector<int64_t>{c.n, c.k}));
+      EXPECT_EQ(p.shape, (std::vector<int64_t>{c.n, c.k / 32, blockBytes}));
+    }
+    EXPECT_TRUE(found) << "no external parameter blk.0.fc";
+    std::string codegen;
+    ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Codegen, codegen, nullptr, error,
+                              options(c)))
+        << error;
+    EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
+        << "no i8 vector conversion: the block strategy did not run";
+
+    std::vector<double> w;
+    ParameterIndex index = file("blk.0.fc", c.type, c.n, c.k, blocks(c, w));
+    auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact),
+                                                          "gguf-test", {index});
+    ASSERT_TRUE(module.ok()) << module.message();
+    auto function = module.value()->lookupFunction("main");
+    ASSERT_TRUE(function.ok()) << function.message();
+    for (const char *deviceName : {"local-sync", "local-task"}) {
+      turbine::runtime::DeviceOptions deviceOptions;
+      deviceOptions.taskWorkers = 2;
+      auto device = turbine::runtime::Device::create(deviceName, deviceOptions);
+      ASSERT_TRUE(device.ok()) << device.message();
+      for (int64_t m : c.rows) {
+        std::vector<Tensor> inputs{
+            filledTensor({m, c.k}, [&](int64_t e) { return aValue(e / c.k, e % c.k); })};
+        auto outputs = function.value().invoke(*device.value(), inputs);
+        ASSERT_TRUE(outputs.ok()) << deviceName << " M=" << m << ": " << outputs.message();
+        const Tensor &out = outputs.value()[0];
+        ASSERT_EQ(out.elementCount(), m * c.n);
+        int64_t mismatches = 0;
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < c.n; ++j) {
+            double sum = 0, magnitude = 0;
+            for (int64_t k = 0; k < c.k; ++k) {
+              double term = double(aValue(i, k)) * w[j * c.k + k];
+              sum += term;
+              magnitude += std::fabs(term);
+            }
+            float got = out.dataAs<float>()[i * c.n + j];
+            if (std::fabs(got - sum) > 1e-5 * magnitude + 1e-6 && mismatches++ < 5)
+              ADD_FAILURE() << deviceName << " M=" << m << " [" << i << ", " << j
+                            << "]: expected " << sum << ", got " << got;
+          }
+        EXPECT_EQ(mismatches, 0) << deviceName << " M=" << m;
+      }
+    }
+  }
+
+  std::filesystem::path dir;
+};
+
+TEST_F(GgufMatmulTest, Q8_0) {
+  run({kQ8_0, 96, 45, {1, 3, 8, 13}});
+  run({kQ8_0, 160, 7, {1, 4}});
+  run({kQ8_0, 32, 1, {1, 2}});
+  run({kQ8_0, 288, 130, {1, 5}});
+}
+
+TEST_F(GgufMatmulTest, Q4_0) {
+  run({kQ4_0, 96, 45, {1, 3, 8, 13}});
+  run({kQ4_0, 160, 7, {1, 4}});
+  run({kQ4_0, 32, 1, {1, 2}});
+}
+
+TEST_F(GgufMatmulTest, FileDiffersFromWhatTheArtifactExpects) {
+  GgufCase c{kQ8_0, 64, 3, {1}};
+  std::string ir, error;
+  turbine::artifact::Module artifact;
+  ASSERT_TRUE(compileSource(source(c), std::nullopt, ir, &artifact, error, options(c))) << error;
+  std::string bytes = turbine::artifact::serialize(artifact);
+  std::vector<double> w;
+  // The tensor in another type: Q4_0 blocks of the same logical shape.
+  GgufCase q4{kQ4_0, 64, 3, {1}};
+  auto other = turbine::runtime::Module::loadFromBytes(
+      bytes, "gguf-test", {file("blk.0.fc", kQ4_0, 3, 64, blocks(q4, w))});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.message().find("'blk.0.fc'"), std::string::npos) << other.message();
+  EXPECT_NE(other.message().find("is 3x64xQ4_0, but the artifact was compiled against 3x64xQ8_0"),
+            std::string::npos)
+      << other.message();
+  // Another shape.
+  GgufCase wide{kQ8_0, 64, 4, {1}};
+  auto shape = turbine::runtime::Module::loadFromBytes(
+      bytes, "gguf-test", {file("blk.0.fc", kQ8_0, 4, 64, blocks(wide, w))});
+  ASSERT_FALSE(shape.ok());
+  EXPECT_NE(shape.message().find("is 4x64xQ8_0, but the artifact was compiled against 3x64xQ8_0"),
+            std::string::npos)
+      << shape.message();
+  // Missing: the file holds another tensor only.
+  auto missing = turbine::runtime::Module::loadFromBytes(
+      bytes, "gguf-test", {file("blk.1.fc", kQ8_0, 3, 64, blocks(c, w))});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("external parameter 'blk.0.fc'"), std::string::npos)
+      << missing.message();
+  EXPECT_NE(missing.message().find("is not in"), std::string::npos) << missing.message();
+}
+
+TEST_F(GgufMatmulTest, CompileErrorsNameTensorAndWeight) {
+  GgufCase c{kQ8_0, 64, 3, {1}};
+  std::string ir, error;
+  turbine::compiler::CompileOptions o;
+  o.ggufTensors = {"fc.weight:blk.0.fc:Q8_0:5x64"};
+  EXPECT_FALSE(compileSource(source(c), std::nullopt, ir, nullptr, error, o));
+  EXPECT_NE(error.find("GGUF tensor 'blk.0.fc' (5x64xQ8_0) does not match the model's weight "
+                       "'fc.weight' (3x64xf32"),
+            std::string::npos)
+      << error;
+  o.ggufTensors = {"fc.weight:blk.0.fc:Q5_1:3x64"};
+  error.clear();
+  EXPECT_FALSE(compileSource(source(c), std::nullopt, ir, nullptr, error, o));
+  EXPECT_NE(error.find("unsupported ggml type Q5_1"), std::string::npos) << error;
+}
+
+} // namespace
