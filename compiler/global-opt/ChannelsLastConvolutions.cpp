@@ -38,6 +38,20 @@ namespace turbine::compiler {
 #include "turbine/compiler/Passes.h.inc"
 namespace {
 
+/// A generic on tensors with two inputs and one init over 7 loops, the
+/// first 4 parallel and the last 3 reductions: the frontends' convolution
+/// generics (grouped and depthwise, NCHW or NHWC).
+bool isConvolutionLoopNest(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+    return false;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < 7; ++i)
+    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
+      return false;
+  return true;
+}
+
 /// `acc + x * w` over the body's arguments (x, w, acc), as the frontends'
 /// convolution generics compute it.
 bool isMultiplyAccumulate(Block &body) {
@@ -132,13 +146,8 @@ void rewriteToChannelsLast(IRRewriter &rewriter, linalg::LinalgOp op,
 /// and one channel per group (w is [C][1][KH][KW], so g is always 0).
 std::optional<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>>
 matchDepthwiseNchw(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+  if (!isConvolutionLoopNest(op))
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i < 7; ++i)
-    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
-      return std::nullopt;
   auto filterType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
   if (!filterType || !outType || filterType.getRank() != 4 || filterType.getDimSize(1) != 1 ||
@@ -215,13 +224,8 @@ struct GroupedWindow {
   SmallVector<int64_t> strides, dilations;
 };
 std::optional<GroupedWindow> matchGroupedNchw(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+  if (!isConvolutionLoopNest(op))
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i < 7; ++i)
-    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
-      return std::nullopt;
   auto filterType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto inType = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
   auto outType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
@@ -535,13 +539,8 @@ struct ConvertToChannelsLastPass : impl::ConvertToChannelsLastBase<ConvertToChan
 } // namespace
 
 std::optional<GroupedConvolution> matchGroupedChannelsLast(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 7 || op.getNumParallelLoops() != 4)
+  if (!isConvolutionLoopNest(op))
     return std::nullopt;
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i < 7; ++i)
-    if ((iterators[i] == utils::IteratorType::parallel) != (i < 4))
-      return std::nullopt;
   auto filterType = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   if (!filterType || filterType.getRank() != 4 || !filterType.hasStaticShape())
     return std::nullopt;
