@@ -44,7 +44,7 @@ namespace {
 /// Register tile (rows of A x weight rows) for a matmul of `m` rows.
 std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
   if (m == 1)
-    return {1, 4};
+    return {1, 1};
   return {4, 2};
 }
 
@@ -99,8 +99,13 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         b, loc, DenseElementsAttr::get(VectorType::get({n}, i8), b.getI8IntegerAttr(v)));
   };
 
-  Value zeros = arith::ConstantOp::create(rewriter, loc,
-                                          DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
+  // GEMV (one row of A): one weight row per tile, read front to back, the
+  // rows after one another (one sequential stream through the file's
+  // blocks), 16-lane accumulators scaled once per block.
+  const bool gemv = rows == 1;
+  auto hVec = VectorType::get({16}, f32);
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(gemv ? hVec : fVec, rewriter.getF32FloatAttr(0)));
   SmallVector<Value> init(rows * columns, zeros);
   Value groups = index(wType.getDimSize(1));
   auto loop = scf::ForOp::create(
@@ -122,7 +127,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
                                                  scaleBytes);
           Value halfScalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
           Value d = arith::ExtFOp::create(b, loc, f32, halfScalar);
-          Value scale = vector::BroadcastOp::create(b, loc, fVec, d);
+          Value scale = gemv ? Value() : vector::BroadcastOp::create(b, loc, fVec, d);
           Value two = arith::ConstantIndexOp::create(b, loc, 2);
           Value q;
           if (q8) {
@@ -137,8 +142,23 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
             q = vector::ShuffleOp::create(b, loc, low, high, order);
             q = arith::SubIOp::create(b, loc, q, splatI8(b, 8, 32));
           }
-          Value weights = arith::MulFOp::create(b, loc, arith::SIToFPOp::create(b, loc, fVec, q),
-                                                scale);
+          Value values = arith::SIToFPOp::create(b, loc, fVec, q);
+          if (gemv) {
+            // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]): the
+            // scale once per block, one accumulator chain per block.
+            auto half = [&](Value v, int64_t at) -> Value {
+              return vector::ExtractStridedSliceOp::create(b, loc, v, ArrayRef<int64_t>{at},
+                                                           ArrayRef<int64_t>{16},
+                                                           ArrayRef<int64_t>{1});
+            };
+            Value dot = arith::MulFOp::create(b, loc, half(values, 0), half(activations[0], 0));
+            dot = vector::FMAOp::create(b, loc, half(values, 16), half(activations[0], 16), dot);
+            Value &acc = next[col];
+            acc = vector::FMAOp::create(b, loc, vector::BroadcastOp::create(b, loc, hVec, d), dot,
+                                        acc);
+            continue;
+          }
+          Value weights = arith::MulFOp::create(b, loc, values, scale);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
             acc = vector::FMAOp::create(b, loc, activations[r], weights, acc);
