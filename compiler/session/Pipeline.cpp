@@ -164,6 +164,11 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
       return Status::error("option 'quantize-weights' expects none, int8 or int4, got '" +
                            std::string(value) + "'");
     options.quantizeWeights = std::string(value);
+  } else if (key == "quantized-matmul-activations") {
+    if (value != "int8" && value != "f32")
+      return Status::error("option 'quantized-matmul-activations' expects int8 or f32, got '" +
+                           std::string(value) + "'");
+    options.quantizedMatmulActivations = std::string(value);
   } else if (key == "quantize-exclude") {
     options.quantizeExclude = std::string(value);
   } else if (key == "group-size") {
@@ -182,7 +187,7 @@ Status setCompileOption(CompileOptions &options, std::string_view name, std::str
     return Status::error("unknown compile option '" + std::string(name) +
                          "' (target, target-cpu, cuda-arch, opt-level, matmul-data-tiling, "
                          "matmul-kernel-pack, reference-kernels, fuse-attention, quantize-weights, "
-                         "group-size, quantize-exclude, "
+                         "group-size, quantize-exclude, quantized-matmul-activations, "
                          "dump-phases)");
   }
   return Status::success();

@@ -97,6 +97,7 @@ struct CompileArgs {
   std::string fuseAttention = "on";
   std::string quantizeWeights = "none";
   std::string quantizeExclude;
+  std::string quantizedMatmulActivations = "int8";
   std::string weightsFrom;
   std::string parameterNameMap;
   std::string groupSize = "32";
@@ -231,6 +232,10 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   if (Status s = compiler::setCompileOption(options, "group-size", args.groupSize); !s)
     return Status::error("--group-size: " + s.message());
   options.quantizeExclude = args.quantizeExclude;
+  if (Status s = compiler::setCompileOption(options, "quantized-matmul-activations",
+                                            args.quantizedMatmulActivations);
+      !s)
+    return Status::error("--quantized-matmul-activations: " + s.message());
   if (!args.weightsFrom.empty()) {
     auto tensors = ggufTensorList(args.weightsFrom, args.parameterNameMap);
     if (!tensors)
@@ -368,9 +373,14 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--quantize-weights", args->quantizeWeights,
                   "Matmuls by constant f32 weights multiply by group-quantized weights, "
                   "dequantized in the kernel: none, int8, int4 (symmetric, one f32 scale per "
-                  "--group-size elements of K; int4 GEMV on a --target-cpu with AVX512-VNNI "
-                  "rounds activations to int8 per group and uses vpdpbusd; accuracy and speed: "
-                  "docs/performance.md)")
+                  "--group-size elements of K)")
+      ->capture_default_str();
+  cmd->add_option("--quantized-matmul-activations", args->quantizedMatmulActivations,
+                  "GEMVs by int4 (--quantize-weights) or GGUF Q8_0/Q4_0 weights: int8 = round "
+                  "each group/block of activations to int8 (one scale, like llama.cpp) and use "
+                  "AVX512-VNNI vpdpbusd where --target-cpu has it; f32 = never round "
+                  "activations (weights dequantized in registers, FMA). Accuracy and speed: "
+                  "docs/performance.md")
       ->capture_default_str();
   cmd->add_option("--quantize-exclude", args->quantizeExclude,
                   "Regular expression: weights whose parameter name (state_dict key, or "

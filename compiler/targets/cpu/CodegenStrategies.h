@@ -102,16 +102,37 @@ void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op
 void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
                                const CpuFeatures &features);
 
+/// acc[j] += sum_b u8(x[j].byte b) * s8(y[j].byte b), b = 0..3, for
+/// vector<16xi32> acc, x, y: vpdpbusd's meaning as pure vector ops, which
+/// lowerVectors makes the instruction on a CPU with AVX512-VNNI
+/// (UnsignedSignedDotToVnni, KernelCodegen.cpp).
+mlir::Value buildUnsignedSignedDot(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                                   mlir::Value x, mlir::Value y);
+
+/// A block of activations rounded to int8 with one scale, as llama.cpp's
+/// Q8 activations: amax = max |a|, q = roundeven(a * 127 / amax) (0 where
+/// amax = 0), a ~ q * scale with scale = amax / 127.
+struct Int8Activations {
+  mlir::Value q;     ///< vector<N x i32>, values in [-127, 127]
+  mlir::Value scale; ///< f32
+};
+Int8Activations roundActivationsToInt8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
+
 // Matmuls by GGUF Q8_0 / Q4_0 blocks (GgufMatmulCodegen.cpp).
 
 /// The block-decoding generic of turbine-bind-gguf-weights
 /// (global-opt/GgufWeights.h) inside a workgroup tile: register tiles of
-/// 1 x 4 (M = 1) or 4 x 2 (rows x weight rows), reductions whole.
-void tileGgufMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+/// 1 x 1 (M = 1) or 4 x 2 (rows x weight rows), reductions whole; with
+/// AVX512-VNNI (`features`), an M = 1 tile stays whole (its activations
+/// are rounded to int8 once per tile).
+void tileGgufMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                    const CpuFeatures &features);
 
 /// Writes the register tiles tileGgufMatmul made as vector code that reads
-/// the blocks in place and dequantizes them in registers.
-void vectorizeGgufMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+/// the blocks in place and dequantizes them in registers, or (VNNI GEMV)
+/// multiplies them by int8-rounded activations with vpdpbusd.
+void vectorizeGgufMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
+                          const CpuFeatures &features);
 
 // Convolutions and pooling (ConvolutionCodegen.cpp).
 

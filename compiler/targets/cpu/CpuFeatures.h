@@ -15,7 +15,8 @@
 namespace turbine::compiler {
 
 struct CpuFeatures {
-  /// AVX512-VNNI (vpdpbusd): int4 GEMV on int8-quantized activations.
+  /// AVX512-VNNI (vpdpbusd): int4 and GGUF Q8_0 / Q4_0 GEMVs on
+  /// int8-rounded activations (unless --quantized-matmul-activations=f32).
   bool avx512vnni = false;
   /// AVX512-BF16 (vdpbf16ps).
   bool avx512bf16 = false;

@@ -59,6 +59,7 @@ public:
     tiling.reference = options.referenceKernels;
     // The CPU the link compiles for (EmitLibrary: "" is the host too).
     tiling.targetCpu = options.targetCpu.empty() ? std::string("host") : options.targetCpu;
+    tiling.int8Activations = options.quantizedMatmulActivations == "int8";
     // Fused attention kernels first: written on their bindings directly,
     // nothing left for the generic strategies.
     kernelsPm.addPass(createCpuLowerAttention());

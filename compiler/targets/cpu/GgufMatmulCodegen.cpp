@@ -17,12 +17,29 @@
 //       acc[r][c] = fma(a[r], w, acc[r][c])
 //   C[r, c] += reduce_add(acc[r][c])               (one horizontal sum each)
 //
-// GEMV (M = 1): R = 1, C = 4 (8 zmm accumulators, the activation block read
-// once for 4 weight rows); M > 1 (prefill): R = 4, C = 2 (16 accumulators,
+// GEMV (M = 1): R = C = 1, one weight row front to back (the rows one after
+// another: one sequential stream through the file), per block
+// acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]) on 16 lanes, the
+// scale once per block. M > 1 (prefill): R = 4, C = 2 (16 accumulators,
 // each dequantized block used by 4 rows). Partial tiles (odd N, a dynamic
 // M's last rows) need no masks: lanes past the end read and write row /
 // column min(index, count - 1), recomputing the last one's value exactly.
 // The file's bytes are read in place; no f32 copy of the weights exists.
+//
+// VNNI: a GEMV on a CPU with AVX512-VNNI (CpuFeatures.h; off with
+// `--quantized-matmul-activations=f32`) with an even number of blocks per
+// row takes the workgroup tile's weight rows whole and rounds its
+// activations once, per block of 32, as llama.cpp's Q8_0 activations:
+// qa = roundeven(a * 127 / amax), a ~ qa * amax / 127
+// (roundActivationsToInt8). Two blocks fill the 16 i32 lanes of one
+// vpdpbusd (u8 x s8, 4 products per lane): the weight bytes as unsigned
+// (Q8_0: q + 128 = q ^ 0x80; Q4_0: the nibble, q + 8), the rounded
+// activations as signed, each lane's sum started at -bias * (sum of its 4
+// qa), precomputed, so the lane holds sum q * qa exactly; then
+// acc += sitofp(lanes) * d * amax / 127. Per 64 weights: two loads, one
+// xor (Q8_0; Q4_0: and, shift, shuffle), one vpdpbusd, one convert, one
+// FMA, and the two f16 scales. The activations' rounding (at most
+// amax / 254 per activation) is the only change from the f32 path.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 
@@ -181,20 +198,182 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   rewriter.replaceOp(op, result);
 }
 
+/// Whether an M = 1 tile takes emitGgufVnniGemv: AVX512-VNNI and an even
+/// number of blocks per row (two blocks per 16-lane vpdpbusd).
+bool takesGgufVnniGemv(const CpuFeatures &features, int64_t m, RankedTensorType wType) {
+  return features.avx512vnni && m == 1 && !wType.isDynamicDim(1) && wType.getDimSize(1) % 2 == 0;
+}
+
+/// The GEMV tile with AVX512-VNNI (file comment, "VNNI") over all of the
+/// tile's weight rows: the activations rounded once, then per weight row
+/// and pair of blocks one vpdpbusd.
+void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
+  Value c = op.getDpsInits()[0];
+  auto wType = cast<RankedTensorType>(w.getType());
+  const bool q8 = info.ggmlType == kGgufQ8_0;
+  const int64_t pairs = wType.getDimSize(1) / 2;
+  Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  auto lanes = [&](Type t) { return VectorType::get({16}, t); };
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+  auto read = [&](OpBuilder &b, Value source, ArrayRef<Value> indices, VectorType type) -> Value {
+    unsigned rank = cast<ShapedType>(source.getType()).getRank();
+    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
+    Type element = type.getElementType();
+    Value padding = isa<FloatType>(element)
+                        ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
+                        : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
+    return vector::TransferReadOp::create(
+        b, loc, type, source, indices, AffineMapAttr::get(map), padding, Value(),
+        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
+  };
+  auto write = [&](OpBuilder &b, Value v, Value dest, ArrayRef<Value> indices) -> Value {
+    unsigned rank = cast<ShapedType>(dest.getType()).getRank();
+    auto type = cast<VectorType>(v.getType());
+    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
+    return vector::TransferWriteOp::create(
+               b, loc, v, dest, indices, AffineMapAttr::get(map), Value(),
+               b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)))
+        .getResult();
+  };
+  auto splat = [&](OpBuilder &b, VectorType type, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+  };
+  auto concat = [&](OpBuilder &b, Value x, Value y) -> Value {
+    int64_t n = cast<VectorType>(x.getType()).getDimSize(0);
+    SmallVector<int64_t> order;
+    for (int64_t i = 0; i < 2 * n; ++i)
+      order.push_back(i);
+    return vector::ShuffleOp::create(b, loc, x, y, order);
+  };
+  // Lane j of a pair's 16: block 2p + j / 8, bytes 4 (j % 8) .. + 3.
+  auto perBlockLanes = [&](OpBuilder &b, Value first, Value second) -> Value {
+    auto eight = VectorType::get({8}, first.getType());
+    return concat(b, vector::BroadcastOp::create(b, loc, eight, first),
+                  vector::BroadcastOp::create(b, loc, eight, second));
+  };
+
+  // The activations, once: qa (int8, [blocks, 32]); per pair and lane the
+  // correction -bias * (sum of the lane's 4 qa), the start of its dot
+  // product; per pair and lane the activation scale.
+  const int64_t bias = q8 ? 128 : 8;
+  Value qaInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{2 * pairs, 32}, i8);
+  Value startInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{pairs, 16}, i32);
+  Value scaleInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{pairs, 16}, f32);
+  auto rounding = scf::ForOp::create(
+      rewriter, loc, zero, index(rewriter, pairs), one, ValueRange{qaInit, startInit, scaleInit},
+      [&](OpBuilder &b, Location, Value p, ValueRange tensors) {
+        Value qa = tensors[0];
+        Value starts[2], scales[2];
+        for (int64_t h = 0; h < 2; ++h) {
+          Value g = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p, index(b, 2)),
+                                          index(b, h));
+          Value block =
+              q8 ? read(b, a, {zero, g, zero}, VectorType::get({32}, f32))
+                 : vector::ShapeCastOp::create(
+                       b, loc, VectorType::get({32}, f32),
+                       read(b, a, {zero, g, zero, zero}, VectorType::get({2, 16}, f32)));
+          Int8Activations rounded = roundActivationsToInt8(b, loc, block);
+          qa = write(b, arith::TruncIOp::create(b, loc, VectorType::get({32}, i8), rounded.q), qa,
+                     {g, zero});
+          Value laneSums = vector::MultiDimReductionOp::create(
+              b, loc,
+              vector::ShapeCastOp::create(b, loc, VectorType::get({8, 4}, i32), rounded.q),
+              splat(b, VectorType::get({8}, i32), b.getI32IntegerAttr(0)),
+              ArrayRef<bool>{false, true}, vector::CombiningKind::ADD);
+          starts[h] = arith::MulIOp::create(
+              b, loc, laneSums, splat(b, VectorType::get({8}, i32), b.getI32IntegerAttr(-bias)));
+          scales[h] = rounded.scale;
+        }
+        Value start = write(b, concat(b, starts[0], starts[1]), tensors[1], {p, zero});
+        Value scale = write(b, perBlockLanes(b, scales[0], scales[1]), tensors[2], {p, zero});
+        scf::YieldOp::create(b, loc, ValueRange{qa, start, scale});
+      });
+  Value qa = rounding.getResult(0), starts = rounding.getResult(1),
+        activationScales = rounding.getResult(2);
+
+  Value columns = tensor::DimOp::create(rewriter, loc, c, 1);
+  auto columnLoop = scf::ForOp::create(
+      rewriter, loc, zero, columns, one, ValueRange{c},
+      [&](OpBuilder &b, Location, Value col, ValueRange result) {
+        Value zeros = splat(b, lanes(f32), b.getF32FloatAttr(0));
+        auto pairLoop = scf::ForOp::create(
+            b, loc, zero, index(b, pairs), one, ValueRange{zeros},
+            [&](OpBuilder &ib, Location, Value p, ValueRange acc) {
+              Value bytes[2], d[2];
+              for (int64_t h = 0; h < 2; ++h) {
+                Value g = arith::AddIOp::create(
+                    ib, loc, arith::MulIOp::create(ib, loc, p, index(ib, 2)), index(ib, h));
+                Value scaleBytes = read(ib, w, {col, g, zero}, VectorType::get({2}, i8));
+                Value half = vector::BitCastOp::create(
+                    ib, loc, VectorType::get({1}, ib.getF16Type()), scaleBytes);
+                Value halfScalar = vector::ExtractOp::create(ib, loc, half, ArrayRef<int64_t>{0});
+                d[h] = arith::ExtFOp::create(ib, loc, f32, halfScalar);
+                if (q8) {
+                  // q + 128 as an unsigned byte.
+                  bytes[h] = arith::XOrIOp::create(
+                      ib, loc, read(ib, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8)),
+                      splat(ib, VectorType::get({32}, i8), ib.getI8IntegerAttr(-128)));
+                } else {
+                  // The nibbles (q + 8, 0..15): elements 0-15 low, 16-31 high.
+                  Value packed = read(ib, wq, {col, g, index(ib, 2)}, lanes(i8));
+                  bytes[h] = concat(
+                      ib, arith::AndIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(15))),
+                      arith::ShRUIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(4))));
+                }
+              }
+              auto dwords = [&](Value v) -> Value {
+                return vector::BitCastOp::create(ib, loc, lanes(i32), v);
+              };
+              Value activations = vector::ShapeCastOp::create(
+                  ib, loc, VectorType::get({64}, i8),
+                  read(ib, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
+                       VectorType::get({2, 32}, i8)));
+              Value dot = buildUnsignedSignedDot(ib, loc, read(ib, starts, {p, zero}, lanes(i32)),
+                                                 dwords(concat(ib, bytes[0], bytes[1])),
+                                                 dwords(activations));
+              Value scale = arith::MulFOp::create(ib, loc, perBlockLanes(ib, d[0], d[1]),
+                                                  read(ib, activationScales, {p, zero}, lanes(f32)));
+              scf::YieldOp::create(
+                  ib, loc,
+                  ValueRange{vector::FMAOp::create(
+                      ib, loc, arith::SIToFPOp::create(ib, loc, lanes(f32), dot), scale, acc[0])});
+            });
+        Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                                pairLoop.getResult(0));
+        SmallVector<Value> at{zero, col};
+        Value updated =
+            arith::AddFOp::create(b, loc, tensor::ExtractOp::create(b, loc, result[0], at), sum);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{tensor::InsertOp::create(b, loc, updated, result[0], at)});
+      });
+  rewriter.replaceOp(op, columnLoop.getResult(0));
+}
+
 } // namespace
 
-void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
+void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
   if (!matchGgufMatmul(op))
     return;
   int64_t m = op.getStaticLoopRanges()[0];
   auto [rows, columns] = ggufRegisterTile(m);
   SmallVector<int64_t> tiles(op.getNumLoops(), 0);
   tiles[0] = rows;
-  tiles[1] = columns;
+  // The VNNI GEMV takes the workgroup tile's weight rows whole.
+  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (!takesGgufVnniGemv(features, m, wType))
+    tiles[1] = columns;
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
 
-void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
+void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
+                          const CpuFeatures &features) {
   SmallVector<std::pair<linalg::GenericOp, GgufMatmul>> tiles;
   kernel.walk([&](linalg::GenericOp op) {
     if (std::optional<GgufMatmul> info = matchGgufMatmul(op); info && op.hasPureTensorSemantics())
@@ -204,8 +383,12 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel) {
     std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op);
     if (!bounds)
       continue;
-    auto [rows, columns] = ggufRegisterTile((*bounds)[0] == 1 ? 1 : 2);
     auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+    if (takesGgufVnniGemv(features, (*bounds)[0], wType)) {
+      emitGgufVnniGemv(rewriter, op, info);
+      continue;
+    }
+    auto [rows, columns] = ggufRegisterTile((*bounds)[0] == 1 ? 1 : 2);
     // Anything else (a tile this strategy did not make) stays scalar loops.
     if ((*bounds)[0] < 1 || (*bounds)[0] > rows || (*bounds)[1] < 1 ||
         (*bounds)[1] > columns || wType.isDynamicDim(1))

@@ -576,7 +576,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     else if (matchQuantizedMatmul(op))
       tileQuantizedMatmul(rewriter, op);
     else if (matchGgufMatmul(op))
-      tileGgufMatmul(rewriter, op);
+      tileGgufMatmul(rewriter, op, features);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
       tileConvolution(rewriter, conv);
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
@@ -594,7 +594,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     return failure();
   vectorizeMatmulTiles(rewriter, kernel);
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
-  vectorizeGgufMatmuls(rewriter, kernel);
+  vectorizeGgufMatmuls(rewriter, kernel, features);
   vectorizeRegisterEpilogues(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
@@ -765,6 +765,10 @@ struct CpuTileAndVectorizePass : impl::CpuTileAndVectorizeBase<CpuTileAndVectori
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     CpuFeatures features = cpuFeatures(targetCpu);
+    // vpdpbusd is used only on activations rounded to int8: without that
+    // permission, the strategies see a CPU without it.
+    if (!int8Activations)
+      features.avx512vnni = false;
     for (func::FuncOp kernel : functions)
       if (failed(codegenKernel(kernel, reference, features)))
         return signalPassFailure();

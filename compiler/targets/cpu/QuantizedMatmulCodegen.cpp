@@ -246,6 +246,8 @@ void emitQuantizedTile(RewriterBase &rewriter, linalg::GenericOp op, const Quant
 /// Columns per vpdpbusd (16 i32 lanes of a zmm).
 constexpr int64_t kVnniColumns = 16;
 
+} // namespace
+
 /// acc[j] += sum_b u8(x[j].byte b) * s8(y[j].byte b), b = 0..3: vpdpbusd's
 /// meaning as pure vector ops (bitcasts to bytes, extensions, a multiply and
 /// a reduction over the 4 bytes of each lane), which lowerVectors rewrites
@@ -265,6 +267,31 @@ Value buildUnsignedSignedDot(OpBuilder &b, Location loc, Value acc, Value x, Val
   return vector::MultiDimReductionOp::create(b, loc, product, acc, ArrayRef<bool>{false, true},
                                              vector::CombiningKind::ADD);
 }
+
+Int8Activations roundActivationsToInt8(OpBuilder &b, Location loc, Value a) {
+  auto type = cast<VectorType>(a.getType());
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto bitsType = type.clone(i32);
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  // max |a| as the largest unsigned bit pattern with the sign bit cleared
+  // (the order of non-negative floats; a NaN stays a NaN): a log-depth
+  // integer reduction, not maxnumf's scalar chain.
+  Value magnitudes = arith::AndIOp::create(
+      b, loc, arith::BitcastOp::create(b, loc, bitsType, a),
+      arith::ConstantOp::create(b, loc,
+                                DenseElementsAttr::get(bitsType, b.getI32IntegerAttr(0x7FFFFFFF))));
+  Value amax = arith::BitcastOp::create(
+      b, loc, f32, vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI, magnitudes));
+  Value c127 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(127.0f));
+  Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, amax, zeroF);
+  Value inverse =
+      arith::SelectOp::create(b, loc, positive, arith::DivFOp::create(b, loc, c127, amax), zeroF);
+  Value scaled = arith::MulFOp::create(b, loc, a, vector::BroadcastOp::create(b, loc, type, inverse));
+  Value qa = arith::FPToSIOp::create(b, loc, bitsType, math::RoundEvenOp::create(b, loc, scaled));
+  return {qa, arith::DivFOp::create(b, loc, amax, c127)};
+}
+
+namespace {
 
 /// Whether emitInt4VnniGemvTile can write this tile: a one-row int4 tile of
 /// whole 16-column chunks (no mask) with an even number of packed rows per
@@ -339,26 +366,7 @@ void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const Qu
         Value aTile = read(b, a, prefix({zeroIndex, g, zeroIndex, zeroIndex}),
                            VectorType::get({packedRows, 2}, f32), zeroF);
         Value aGroup = vector::ShapeCastOp::create(b, loc, aGroupType, aTile);
-        // max |a| as the largest unsigned bit pattern with the sign bit
-        // cleared (the order of non-negative floats; a NaN stays a NaN):
-        // a log-depth integer reduction, not maxnumf's scalar chain.
-        auto bitsType = VectorType::get({group}, i32);
-        Value magnitudes = arith::AndIOp::create(
-            b, loc, arith::BitcastOp::create(b, loc, bitsType, aGroup),
-            splat(b, bitsType, b.getI32IntegerAttr(0x7FFFFFFF)));
-        Value amax = arith::BitcastOp::create(
-            b, loc, f32,
-            vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI, magnitudes));
-        Value c127 = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(127.0f));
-        Value positive =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, amax, zeroF);
-        Value inverse = arith::SelectOp::create(
-            b, loc, positive, arith::DivFOp::create(b, loc, c127, amax), zeroF);
-        Value aScale = arith::DivFOp::create(b, loc, amax, c127);
-        Value scaled = arith::MulFOp::create(
-            b, loc, aGroup, vector::BroadcastOp::create(b, loc, aGroupType, inverse));
-        Value qa = arith::FPToSIOp::create(b, loc, VectorType::get({group}, i32),
-                                           math::RoundEvenOp::create(b, loc, scaled));
+        auto [qa, aScale] = roundActivationsToInt8(b, loc, aGroup);
         Value sumq = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, qa);
         Value qaBytes = arith::TruncIOp::create(b, loc, VectorType::get({group}, i8), qa);
         // qa[k..k+3] as one dword, k = 4 p.

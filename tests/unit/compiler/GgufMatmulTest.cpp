@@ -9,8 +9,11 @@
 // parameter of the block bytes with its ggml type, and the codegen IR must
 // convert i8 vectors (the block strategy ran). Run on local-sync and on
 // local-task with 2 workers at odd N, K = 32 x odd, M = 1 (GEMV) and
-// M > 1 (dynamic), against a C++ reference that decodes the same blocks from
-// ggml's formulas (its own f16 decoding) and sums in double. Tolerance:
+// M > 1 (dynamic), and M = 1 static (the GEMV tiles, with f32 and with int8
+// activations: on a CPU with AVX512-VNNI the latter must be vpdpbusd and the
+// reference rounds the activations as the strategy documents), against a C++
+// reference that decodes the same blocks from ggml's formulas (its own f16
+// decoding) and sums in double. Tolerance:
 // |got - want| <= 1e-5 * sum_k |a * w| + 1e-6 (f32 summation order; one
 // quant off by one step would be off by |a| * d, about 1e-2 here).
 // Bad input: the file's tensor of another type or missing at load time.
@@ -22,6 +25,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +46,9 @@ struct GgufCase {
   uint32_t type;
   int64_t k, n;
   std::vector<int64_t> rows; // M values to run (M is dynamic)
+  /// "": M dynamic; "f32" / "int8": M = 1 static (the GEMV strategies), with
+  /// that --quantized-matmul-activations.
+  std::string gemvActivations = "";
 };
 
 uint32_t mix(uint64_t e) {
@@ -99,9 +106,10 @@ std::string blocks(const GgufCase &c, std::vector<double> &w) {
 }
 
 std::string source(const GgufCase &c) {
-  std::string a = "tensor<?x" + std::to_string(c.k) + "xf32>";
+  const std::string m = c.gemvActivations.empty() ? "?" : "1";
+  std::string a = "tensor<" + m + "x" + std::to_string(c.k) + "xf32>";
   std::string b = "tensor<" + std::to_string(c.k) + "x" + std::to_string(c.n) + "xf32>";
-  std::string r = "tensor<?x" + std::to_string(c.n) + "xf32>";
+  std::string r = "tensor<" + m + "x" + std::to_string(c.n) + "xf32>";
   std::ostringstream os;
   os << "func.func @main(%a: " << a << ") -> " << r << " {\n"
      << "  %bb = arith.constant {turbine.param_name = \"fc.weight.T\"} dense<[";
@@ -115,7 +123,7 @@ std::string source(const GgufCase &c) {
      << "  %c = arith.constant 0 : index\n"
      << "  %m = tensor.dim %a, %c : " << a << "\n"
      << "  %zero = arith.constant 0.0 : f32\n"
-     << "  %e = tensor.empty(%m) : " << r << "\n"
+     << "  %e = tensor.empty(" << (c.gemvActivations.empty() ? "%m" : "") << ") : " << r << "\n"
      << "  %f = linalg.fill ins(%zero : f32) outs(%e : " << r << ") -> " << r << "\n"
      << "  %p = linalg.matmul ins(%a, %bb : " << a << ", " << b << ") outs(%f : " << r
      << ") -> " << r << "\n"
@@ -148,6 +156,8 @@ protected:
 
   turbine::compiler::CompileOptions options(const GgufCase &c) {
     turbine::compiler::CompileOptions o;
+    if (!c.gemvActivations.empty())
+      o.quantizedMatmulActivations = c.gemvActivations;
     o.ggufTensors = {"fc.weight:blk.0.fc:" + std::string(c.type == kQ8_0 ? "Q8_0" : "Q4_0") +
                      ":" + std::to_string(c.n) + "x" + std::to_string(c.k)};
     return o;
@@ -178,8 +188,16 @@ protected:
     ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Codegen, codegen, nullptr, error,
                               options(c)))
         << error;
-    EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
-        << "no i8 vector conversion: the block strategy did not run";
+    // int8 activations on a CPU with AVX512-VNNI: vpdpbusd, rounded
+    // activations (bounded below); otherwise i8 -> f32 conversions.
+    const bool vnni = c.gemvActivations == "int8" && __builtin_cpu_supports("avx512vnni") &&
+                      (c.k / 32) % 2 == 0;
+    if (vnni)
+      EXPECT_NE(codegen.find("llvm.x86.avx512.vpdpbusd.512"), std::string::npos)
+          << "no vpdpbusd: the VNNI GEMV did not run";
+    else
+      EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
+          << "no i8 vector conversion: the block strategy did not run";
 
     std::vector<double> w;
     ParameterIndex index = file("blk.0.fc", c.type, c.n, c.k, blocks(c, w));
@@ -199,13 +217,26 @@ protected:
         auto outputs = function.value().invoke(*device.value(), inputs);
         ASSERT_TRUE(outputs.ok()) << deviceName << " M=" << m << ": " << outputs.message();
         const Tensor &out = outputs.value()[0];
+        // The activation the kernel multiplies by: a, or (VNNI) a rounded
+        // as the strategy documents it, in its block of 32, in f32:
+        // roundeven(a * (127 / amax)) * (amax / 127).
+        auto activation = [&](int64_t i, int64_t k) -> double {
+          if (!vnni)
+            return aValue(i, k);
+          float amax = 0;
+          for (int64_t e = k / 32 * 32; e < k / 32 * 32 + 32; ++e)
+            amax = std::max(amax, std::fabs(aValue(i, e)));
+          if (amax == 0)
+            return 0;
+          return double(std::nearbyint(aValue(i, k) * (127.0f / amax))) * double(amax / 127.0f);
+        };
         ASSERT_EQ(out.elementCount(), m * c.n);
         int64_t mismatches = 0;
         for (int64_t i = 0; i < m; ++i)
           for (int64_t j = 0; j < c.n; ++j) {
             double sum = 0, magnitude = 0;
             for (int64_t k = 0; k < c.k; ++k) {
-              double term = double(aValue(i, k)) * w[j * c.k + k];
+              double term = activation(i, k) * w[j * c.k + k];
               sum += term;
               magnitude += std::fabs(term);
             }
@@ -227,6 +258,20 @@ TEST_F(GgufMatmulTest, Q8_0) {
   run({kQ8_0, 160, 7, {1, 4}});
   run({kQ8_0, 32, 1, {1, 2}});
   run({kQ8_0, 288, 130, {1, 5}});
+}
+
+// M = 1 static: the one-row GEMV tiles (f32 activations) and, on a CPU with
+// AVX512-VNNI, the int8-activation vpdpbusd tiles (K / 32 even; odd takes
+// the f32 tiles); N odd, one and above a workgroup tile.
+TEST_F(GgufMatmulTest, Gemv) {
+  for (uint32_t type : {kQ8_0, kQ4_0})
+    for (const char *activations : {"f32", "int8"}) {
+      SCOPED_TRACE(activations);
+      run({type, 128, 45, {1}, activations});
+      run({type, 96, 7, {1}, activations});
+      run({type, 64, 1, {1}, activations});
+      run({type, 256, 130, {1}, activations});
+    }
 }
 
 TEST_F(GgufMatmulTest, Q4_0) {

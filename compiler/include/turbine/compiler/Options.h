@@ -92,6 +92,12 @@ struct CompileOptions {
   std::string quantizeWeights = "none";
   int64_t quantizeGroupSize = 32;
   std::string quantizeExclude;
+  /// Activations of quantized-weight GEMVs (int4 `quantizeWeights`, GGUF
+  /// Q8_0 / Q4_0): "int8" rounds each group / block of activations to int8
+  /// with one scale (as llama.cpp does) and multiplies with AVX512-VNNI's
+  /// vpdpbusd where `targetCpu` has it; "f32" never rounds activations
+  /// (the weights are dequantized in registers). Accuracy: docs/performance.md.
+  std::string quantizedMatmulActivations = "int8";
   /// Weights bound from a GGUF file in its own block layout
   /// (turbine-bind-gguf-weights, `turbine compile --weights-from`): the
   /// file's tensors as `MODULE_NAME:GGUF_NAME:TYPE:D0xD1...`, MODULE_NAME
@@ -122,7 +128,7 @@ struct CompileOptions {
 /// "cuda-arch" (comma-separated sm_NN list), "matmul-data-tiling",
 /// "matmul-kernel-pack", "reference-kernels" and "deduplicate-kernels" (true
 /// or false), "quantize-weights" (none, int8, int4), "group-size" (a positive
-/// integer), "dump-phases" ('_' may stand for '-'). An error names an
+/// integer), "quantized-matmul-activations" (int8, f32), "dump-phases" ('_' may stand for '-'). An error names an
 /// unknown option or a bad value.
 Status setCompileOption(CompileOptions &options, std::string_view name, std::string_view value);
 

@@ -315,8 +315,8 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
   let description = [{
     Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
     a time, masked partial tiles), group-quantized matmuls their fused
-    dequantizing tiles (int4 GEMV with int8 activations and vpdpbusd when
-    `target-cpu` has AVX512-VNNI), convolutions and pooling pixel x channel
+    dequantizing tiles (int4 and GGUF Q8_0 / Q4_0 GEMVs with int8 activations
+    and vpdpbusd when `target-cpu` has AVX512-VNNI and `int8-activations`), convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
     With `reference`, only the workgroup level: every op is left to become
@@ -327,7 +327,10 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
            "Workgroup tiling only; no vector-level strategy (reference kernels)">,
     Option<"targetCpu", "target-cpu", "std::string", "\"\"",
            "CPU whose optional instructions the strategies may use: host, an LLVM "
-           "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">
+           "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">,
+    Option<"int8Activations", "int8-activations", "bool", "true",
+           "Quantized-weight GEMVs may round activations to int8 and use vpdpbusd "
+           "(where target-cpu has AVX512-VNNI); false: activations never rounded">
   ];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect"];
 }
