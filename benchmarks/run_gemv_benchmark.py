@@ -6,8 +6,7 @@
 # last-level cache and come from memory as an LLM's do), compiled by Turbine
 # with f32, bf16 and f16 weights (the model in that dtype: bf16 / f16
 # activations too, f32 accumulation), with --quantize-weights=int8 / int4
-# (group size 32, the fused dequantize-and-multiply kernel; int4 GEMV uses
-# vpdpbusd with int8 activations where the CPU has AVX512-VNNI), and with the
+# (group size 32, the fused dequantize-and-multiply kernel), and with the
 # same weights as GGUF Q8_0 / Q4_0 blocks read in place
 # (`--weights-from=F.gguf`, run with `--parameters=F.gguf`; examples/llm's
 # ggml_quants / gguf_writer), timed with `turbine bench` at
@@ -15,7 +14,10 @@
 # bandwidth (memory_bandwidth, a 1 GiB buffer). Reports the median time per
 # call, the GB/s of weights read (weight bytes + scale bytes / median
 # time) and that as a fraction of the median read bandwidth at the same
-# thread count. A benchmark, not a test: it asserts nothing about speed.
+# thread count. Rows "+a8": compiled with --quantized-matmul-activations=int8
+# (activations rounded to int8 per block of 32 and vpdpbusd, where the CPU
+# has AVX512-VNNI, as llama.cpp does); the others never round activations.
+# A benchmark, not a test: it asserts nothing about speed.
 #
 #   /usr/bin/python3 benchmarks/run_gemv_benchmark.py BUILD_DIR [ROUNDS [BASELINE_BUILD_DIR]]
 # ===---------------------------------------------------------------------=== #
@@ -38,8 +40,11 @@ KINDS = [("f32", "none", LAYERS * K * N * 4, "f32"),
          ("f16", "none", LAYERS * K * N * 2, "f16"),
          ("int8", "int8", LAYERS * (K * N + (K // GROUP) * N * 4), "f32"),
          ("int4", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32"),
+         ("int4+a8", "int4", LAYERS * (K * N // 2 + (K // GROUP) * N * 4), "f32"),
          ("q8_0", "gguf", LAYERS * N * (K // 32) * 34, "f32"),
-         ("q4_0", "gguf", LAYERS * N * (K // 32) * 18, "f32")]
+         ("q8_0+a8", "gguf", LAYERS * N * (K // 32) * 34, "f32"),
+         ("q4_0", "gguf", LAYERS * N * (K // 32) * 18, "f32"),
+         ("q4_0+a8", "gguf", LAYERS * N * (K // 32) * 18, "f32")]
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "llm"))
@@ -51,8 +56,8 @@ def write_gguf(linear, path, kind):
     from gguf_writer import GGUFWriter
     writer = GGUFWriter()
     for name, w in linear.state_dict().items():
-        data = ggml_quants.encode(w.detach().numpy(), kind.upper())
-        writer.add_tensor(name, [w.shape[1], w.shape[0]], kind.upper(), data)
+        data = ggml_quants.encode(w.detach().numpy(), kind[:4].upper())
+        writer.add_tensor(name, [w.shape[1], w.shape[0]], kind[:4].upper(), data)
     writer.write(path)
 
 
@@ -74,12 +79,12 @@ def main(build, rounds, baseline=None):
     turbine = os.path.join(build, "bin", "turbine")
     # With a baseline build (another checkout's build dir, e.g. main's), its
     # turbine compiles and runs the quantized kinds too, in the same rounds
-    # (rows "int8@base" / "int4@base"): before / after in one run.
+    # (rows "int8@base", "q8_0@base", ...): before / after in one run.
     kinds = list(KINDS)
     compilers = {name: turbine for name, _, _, _ in KINDS}
     if baseline:
         for name, flag, nbytes, dtype in KINDS:
-            if flag in ("int8", "int4"):
+            if flag in ("int8", "int4", "gguf") and not name.endswith("+a8"):
                 kinds.append((name + "@base", flag, nbytes, dtype))
                 compilers[name + "@base"] = os.path.join(baseline, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="gemv-")
@@ -98,6 +103,8 @@ def main(build, rounds, baseline=None):
             run_flags[name] = ["--parameters=" + gguf]
         else:
             flags = ["--quantize-weights=" + flag, "--group-size=%d" % GROUP]
+        if name.endswith("+a8"):
+            flags.append("--quantized-matmul-activations=int8")
         subprocess.run([compilers[name], "compile", os.path.join(work, dtype + ".pt"),
                         "--input-shape=1x%dx%s" % (K, dtype),
                         "-o", os.path.join(work, name + ".tmod")] + flags, check=True)

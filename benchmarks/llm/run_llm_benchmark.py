@@ -42,7 +42,7 @@
 # examples/llm's llm_generate; f32 only until low-precision kernels land).
 #
 # Knobs (environment): LLM_TYPES, LLM_THREADS, LLM_ROUNDS, LLM_REPS,
-# LLM_WARMUP, LLM_PROMPT_LEN (32), LLM_NEW_TOKENS (64), LLM_KV_TYPE (F16:
+# LLM_WARMUP, LLM_TURBINE_FLAGS (extra `turbine compile` flags), LLM_PROMPT_LEN (32), LLM_NEW_TOKENS (64), LLM_KV_TYPE (F16:
 # llama.cpp's default KV cache type; F32 for an all-f32 llama.cpp),
 # LLM_TINY=1 (the test-sized model, for a quick run), LLM_SEED (0).
 # Writes BUILD_DIR/llm-bench/results.json with every number printed.
@@ -195,6 +195,9 @@ class TurbineEngine(Engine):
         self.turbine = os.path.join(build_dir, "bin", "turbine")
         self.generate = os.path.join(build_dir, "bin", "llm_generate")
         self.work = os.path.join(bench_dir, "turbine")
+        # LLM_TURBINE_FLAGS: extra `turbine compile` flags, e.g.
+        # --quantized-matmul-activations=f32 (never round activations).
+        self.flags = os.environ.get("LLM_TURBINE_FLAGS", "").split()
 
     def unavailable(self):
         for binary in (self.turbine, self.generate):
@@ -213,7 +216,7 @@ class TurbineEngine(Engine):
         os.makedirs(self.work, exist_ok=True)
         base = os.path.join(self.work, "%s-p%d" % (os.path.basename(gguf)[:-5], prompt_len))
         stat = os.stat(gguf)
-        stamp = repr((stat.st_size, stat.st_mtime_ns, os.stat(self.turbine).st_mtime_ns,
+        stamp = repr((stat.st_size, stat.st_mtime_ns, os.stat(self.turbine).st_mtime_ns, self.flags,
                       open(gguf + ".stamp").read() if os.path.exists(gguf + ".stamp") else ""))
         tmod = base + ".tmod"
         if os.path.exists(tmod) and os.path.exists(base + ".stamp") and \
@@ -228,7 +231,7 @@ class TurbineEngine(Engine):
                        "--parameter-name-map=" + os.path.join(LLM_DIR, "llama.names")]
         run([self.turbine, "compile", base + ".pt", "-o", tmod,
              "--function-shapes=prefill:1x%dxi64" % prompt_len,
-             "--function-shapes=decode:1x1xi64,i64"] + weights, timeout=3600)
+             "--function-shapes=decode:1x1xi64,i64"] + weights + self.flags, timeout=3600)
         print("compiled %s (%.0f s)" % (tmod, time.perf_counter() - start))
         os.remove(base + ".pt")
         with open(base + ".stamp", "w") as f:

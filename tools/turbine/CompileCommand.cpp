@@ -97,7 +97,7 @@ struct CompileArgs {
   std::string fuseAttention = "on";
   std::string quantizeWeights = "none";
   std::string quantizeExclude;
-  std::string quantizedMatmulActivations = "int8";
+  std::string quantizedMatmulActivations = "f32";
   std::string weightsFrom;
   std::string parameterNameMap;
   std::string groupSize = "32";

@@ -1,19 +1,21 @@
 // cpu-quantized-gemv-vnni.mlir - the int4 GEMV tile by CPU features
 // (targets/cpu/QuantizedMatmulCodegen.cpp, CpuFeatures.h): compiled for a
-// CPU with AVX512-VNNI (znver4, cascadelake) the 1 x 128 tile quantizes
+// CPU with AVX512-VNNI (znver4, cascadelake) and int8-activations
+// (--quantized-matmul-activations=int8) the 1 x 128 tile quantizes
 // each group of activations to int8 (roundeven, fptosi) and multiplies 16
 // columns x 4 K values per step as u8 x s8 products summed per i32 lane
 // (the pure form of vpdpbusd); for a CPU without it (skylake-avx512,
-// x86-64-v3, or no target-cpu at all) the tile converts the nibbles to f32
+// x86-64-v3, or no target-cpu at all), or without int8-activations, the tile converts the nibbles to f32
 // and uses FMAs, with no activation rounding. turbine-cpu-lower-vectors
 // turns the pure form into the instruction (second half of the file).
 
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=VNNI
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=cascadelake}))' | FileCheck %s --check-prefix=VNNI
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4 int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=cascadelake int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s --check-prefix=F32
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefix=F32
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=F32
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize))' | FileCheck %s --check-prefix=F32
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int8 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=INT8
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int8 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4 int8-activations=true}))' | FileCheck %s --check-prefix=INT8
 
 // VNNI-LABEL: func.func @
 // VNNI:         scf.for

@@ -44,7 +44,8 @@ struct QuantCase {
   std::string cpu = "host";
   // How the 1-row int4 tiles must have computed: Either (f32 activations or
   // int8-quantized ones, whichever the tile's shape chose), F32 only (no
-  // VNNI), Vnni only (every output from int8-quantized activations).
+  // VNNI), Vnni only (every output from int8-quantized activations). F32
+  // compiles with --quantized-matmul-activations=f32, the others with int8.
   enum class Activations { Either, F32, Vnni } activations = Activations::Either;
 };
 
@@ -174,6 +175,7 @@ void runCase(const QuantCase &c) {
   options.quantizeWeights = c.bits == 8 ? "int8" : "int4";
   options.quantizeGroupSize = c.group;
   options.targetCpu = c.cpu;
+  options.quantizedMatmulActivations = c.activations == QuantCase::Activations::F32 ? "f32" : "int8";
   std::string src = source(c), ir, error;
   ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Dispatch, ir, nullptr, error, options))
       << error;
@@ -318,9 +320,10 @@ TEST(QuantizedMatmul, Int4GemvVnni) {
 }
 
 // The same GEMVs compiled for CPUs without VNNI (AVX-512 without it; AVX2
-// only): the f32-activation path, f32 accuracy, no vpdpbusd.
+// only), and for this one with --quantized-matmul-activations=f32 (the
+// default): the f32-activation path, f32 accuracy, no vpdpbusd.
 TEST(QuantizedMatmul, Int4GemvWithoutVnni) {
-  for (const char *cpu : {"skylake-avx512", "x86-64-v3"}) {
+  for (const char *cpu : {"skylake-avx512", "x86-64-v3", "host"}) {
     if (!hostHas(std::string(cpu) == "x86-64-v3" ? "avx2" : "avx512bw"))
       continue;
     SCOPED_TRACE(cpu);

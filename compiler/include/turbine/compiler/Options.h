@@ -97,7 +97,7 @@ struct CompileOptions {
   /// with one scale (as llama.cpp does) and multiplies with AVX512-VNNI's
   /// vpdpbusd where `targetCpu` has it; "f32" never rounds activations
   /// (the weights are dequantized in registers). Accuracy: docs/performance.md.
-  std::string quantizedMatmulActivations = "int8";
+  std::string quantizedMatmulActivations = "f32";
   /// Weights bound from a GGUF file in its own block layout
   /// (turbine-bind-gguf-weights, `turbine compile --weights-from`): the
   /// file's tensors as `MODULE_NAME:GGUF_NAME:TYPE:D0xD1...`, MODULE_NAME

@@ -328,7 +328,7 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
     Option<"targetCpu", "target-cpu", "std::string", "\"\"",
            "CPU whose optional instructions the strategies may use: host, an LLVM "
            "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">,
-    Option<"int8Activations", "int8-activations", "bool", "true",
+    Option<"int8Activations", "int8-activations", "bool", "false",
            "Quantized-weight GEMVs may round activations to int8 and use vpdpbusd "
            "(where target-cpu has AVX512-VNNI); false: activations never rounded">
   ];
