@@ -118,6 +118,69 @@ SmallVector<AffineMap> ggufMatmulMaps(MLIRContext *ctx, int ggmlType) {
           map({d(m), d(n)})};
 }
 
+/// The element type of a plain (unblocked) ggml type: F32, F16, BF16; null
+/// for anything else.
+Type plainElementType(MLIRContext *ctx, StringRef ggmlType) {
+  if (ggmlType == "F32")
+    return Float32Type::get(ctx);
+  if (ggmlType == "F16")
+    return Float16Type::get(ctx);
+  if (ggmlType == "BF16")
+    return BFloat16Type::get(ctx);
+  return nullptr;
+}
+
+/// `x` as f32 (arith.extf from f16 / bf16; f32 as it is).
+Value toF32(OpBuilder &b, Location loc, Value x) {
+  if (x.getType().isF32())
+    return x;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+}
+
+/// `value` ([shape] f16 / bf16) extended to f32 by an identity generic.
+Value castElementsToF32(OpBuilder &b, Location loc, Value value, RankedTensorType f32Type) {
+  Value empty = tensor::EmptyOp::create(b, loc, f32Type.getShape(), b.getF32Type());
+  int64_t rank = f32Type.getRank();
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, TypeRange{f32Type}, ValueRange{value},
+                                   ValueRange{empty}, maps, iterators,
+                                   [](OpBuilder &nb, Location l, ValueRange args) {
+                                     linalg::YieldOp::create(nb, l, toF32(nb, l, args[0]));
+                                   })
+      .getResult(0);
+}
+
+/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into a
+/// generic reading the plain GGUF tensor `global` ([N, K] f32 / f16 / bf16,
+/// the file's row-major [out, in]) in place: loops (m, n, k), A (m, k),
+/// W (n, k), C (m, n), body C += A * extf(W). Each output is a dot product of
+/// two contiguous rows, which the generic vector strategy vectorizes along K.
+void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
+  IRRewriter rewriter(matmul.getContext());
+  rewriter.setInsertionPoint(matmul);
+  Location loc = matmul.getLoc();
+  MLIRContext *ctx = matmul.getContext();
+  auto wType = cast<RankedTensorType>(global.getType());
+  Value w = ml_program::GlobalLoadConstOp::create(rewriter, loc, wType,
+                                                  SymbolRefAttr::get(global.getSymNameAttr()));
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                              AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                              AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel,
+                                             utils::IteratorType::parallel,
+                                             utils::IteratorType::reduction};
+  Value init = matmul.getDpsInits()[0];
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{matmul.getDpsInputs()[0], w},
+      ValueRange{init}, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(b, l, args[0], toF32(b, l, args[1]));
+        linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+      });
+  rewriter.replaceOp(matmul, generic.getResults());
+}
+
 /// The immutable external global holding GGUF tensor `t` as raw blocks.
 ml_program::GlobalOp blockGlobal(ModuleOp module, SymbolTable &symbols, const GgufTensor &t,
                                  RankedTensorType type) {
@@ -203,6 +266,123 @@ void rewriteMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global, int ggm
   rewriter.replaceOp(matmul, generic.getResults());
 }
 
+/// The f32 value of element (row, col) of GGUF tensor `w` — [N, K] f32 /
+/// f16 / bf16, or i8 [N, K/32, 34 | 18] Q8_0 / Q4_0 blocks — read with
+/// tensor.extract: ggml's dequantize_row_q8_0 / q4_0 for one element.
+Value extractElement(OpBuilder &b, Location loc, Value w, StringRef ggmlType, Value row,
+                     Value col) {
+  if (ggmlType != "Q8_0" && ggmlType != "Q4_0")
+    return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, col}));
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value block = arith::DivUIOp::create(b, loc, col, index(32));
+  Value within = arith::RemUIOp::create(b, loc, col, index(32));
+  Type i16 = b.getI16Type();
+  Value low = arith::ExtUIOp::create(
+      b, loc, i16, tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, index(0)}));
+  Value high = arith::ExtUIOp::create(
+      b, loc, i16, tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, index(1)}));
+  Value eight16 = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8));
+  Value bits = arith::OrIOp::create(b, loc, low, arith::ShLIOp::create(b, loc, high, eight16));
+  Value scale = toF32(b, loc, arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
+  Value q;
+  if (ggmlType == "Q8_0") {
+    Value at = arith::AddIOp::create(b, loc, within, index(2));
+    q = tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, at});
+  } else {
+    // Element i < 16: the low nibble of byte 2 + i; 16 + i: its high nibble.
+    Value byteIndex = arith::AddIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, within, index(16)), index(2));
+    Value byte = tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, byteIndex});
+    Value isHigh =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, within, index(16));
+    Value lowNibble = arith::AndIOp::create(
+        b, loc, byte, arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(15)));
+    Value highNibble = arith::ShRUIOp::create(
+        b, loc, byte, arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(4)));
+    Value nibble = arith::SelectOp::create(b, loc, isHigh, highNibble, lowNibble);
+    q = arith::SubIOp::create(b, loc, nibble,
+                              arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(8)));
+  }
+  Value x = arith::SIToFPOp::create(b, loc, b.getF32Type(), q);
+  return arith::MulFOp::create(b, loc, x, scale);
+}
+
+/// Binds the model's f32 constant `constant` (not a transposed matmul
+/// weight) to GGUF tensor `t` of the same shape:
+///  - every use a tensor.extract (the token embedding's gather): each reads
+///    the file's tensor in its own type (F32 / F16 / BF16 / Q8_0 / Q4_0,
+///    the element's block decoded), so no f32 copy of the table remains;
+///  - otherwise F32 becomes a load of an external f32 parameter and F16 /
+///    BF16 one of the file's type, extended to f32 elementwise (norm
+///    weights); a Q8_0 / Q4_0 tensor used so keeps the model's constant.
+/// A shape that differs from the file's, or an unsupported ggml type, is an
+/// error naming both.
+LogicalResult bindTensor(ModuleOp module, SymbolTable &symbols, arith::ConstantOp constant,
+                         const GgufTensor &t) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  StringRef name = constant->getAttrOfType<StringAttr>(kParamNameAttr).getValue();
+  MLIRContext *ctx = module.getContext();
+  std::string tensorText = "GGUF tensor '" + t.fileName + "' (" + t.text() + ")";
+  std::string model = "the model's weight '" + name.str() + "' (" +
+                      shapeText(type.getShape(), "f32") + ")";
+  if (ArrayRef<int64_t>(t.shape) != type.getShape())
+    return constant.emitError() << "--weights-from: " << tensorText << " does not match "
+                                << model;
+  const bool blocks = t.type == "Q8_0" || t.type == "Q4_0";
+  Type plain = plainElementType(ctx, t.type);
+  if (!plain && !blocks)
+    return constant.emitError() << "--weights-from: " << tensorText << ", bound to " << model
+                                << ": unsupported ggml type " << t.type
+                                << " (Turbine binds F32, F16, BF16, Q8_0 and Q4_0 tensors)";
+  SmallVector<tensor::ExtractOp> extracts;
+  for (Operation *user : constant->getUsers())
+    if (auto extract = dyn_cast<tensor::ExtractOp>(user))
+      extracts.push_back(extract);
+  const bool gather = !extracts.empty() && extracts.size() == size_t(std::distance(
+                                                                  constant->getUsers().begin(),
+                                                                  constant->getUsers().end()));
+  if (blocks) {
+    if (!gather || type.getRank() != 2)
+      return success(); // used whole: the model's constant stays
+    if (t.shape[1] % 32 != 0)
+      return constant.emitError() << "--weights-from: " << tensorText << ": the row length "
+                                  << t.shape[1] << " is not a multiple of the " << t.type
+                                  << " block of 32";
+  }
+  RankedTensorType globalType =
+      blocks ? RankedTensorType::get({t.shape[0], t.shape[1] / 32, t.type == "Q8_0" ? 34 : 18},
+                                     IntegerType::get(ctx, 8))
+             : RankedTensorType::get(t.shape, plain);
+  ml_program::GlobalOp global = blockGlobal(module, symbols, t, globalType);
+  if (global.getType() != globalType)
+    return constant.emitError() << "--weights-from: " << tensorText << " is bound twice with "
+                                << "different types";
+  OpBuilder b(constant);
+  Value load = ml_program::GlobalLoadConstOp::create(
+      b, constant.getLoc(), globalType, SymbolRefAttr::get(global.getSymNameAttr()));
+  if (gather && (blocks || !plain.isF32())) {
+    for (tensor::ExtractOp extract : extracts) {
+      OpBuilder eb(extract);
+      if (type.getRank() == 2) {
+        Value x = extractElement(eb, extract.getLoc(), load, t.type, extract.getIndices()[0],
+                                 extract.getIndices()[1]);
+        extract.getResult().replaceAllUsesWith(x);
+      } else {
+        Value x = tensor::ExtractOp::create(eb, extract.getLoc(), load, extract.getIndices());
+        extract.getResult().replaceAllUsesWith(toF32(eb, extract.getLoc(), x));
+      }
+      extract->erase();
+    }
+  } else if (plain.isF32()) {
+    constant.getResult().replaceAllUsesWith(load);
+  } else {
+    constant.getResult().replaceAllUsesWith(
+        castElementsToF32(b, constant.getLoc(), load, type));
+  }
+  constant->erase();
+  return success();
+}
+
 struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
   using Base::Base;
 
@@ -245,14 +425,29 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
           return signalPassFailure();
         }
         int ggmlType = t.type == "Q8_0" ? kGgufQ8_0 : t.type == "Q4_0" ? kGgufQ4_0 : -1;
-        if (ggmlType < 0) {
-          bool plain = t.type == "F32" || t.type == "F16" || t.type == "BF16";
+        Type plain = plainElementType(module.getContext(), t.type);
+        if (ggmlType < 0 && !plain) {
           constant.emitError() << "--weights-from: " << tensor << ", bound to " << model
                                << ": unsupported ggml type " << t.type << " for a matmul weight"
-                               << (plain ? " (not supported yet: matmul weights bind from "
-                                           "Q8_0 and Q4_0 GGUF tensors)"
-                                         : " (Turbine binds Q8_0 and Q4_0 matmul weights)");
+                               << " (Turbine binds F32, F16, BF16, Q8_0 and Q4_0 matmul "
+                                  "weights)";
           return signalPassFailure();
+        }
+        if (plain) {
+          // The file's [N, K] rows read in place by a dot-product generic.
+          SmallVector<linalg::MatmulOp> matmuls;
+          for (Operation *user : constant->getUsers())
+            if (isPlainMatmulByConstant(user, constant.getResult()))
+              matmuls.push_back(cast<linalg::MatmulOp>(user));
+          if (matmuls.empty())
+            continue;
+          auto wType = RankedTensorType::get(t.shape, plain);
+          ml_program::GlobalOp global = blockGlobal(module, symbols, t, wType);
+          for (linalg::MatmulOp matmul : matmuls)
+            rewritePlainMatmul(matmul, global);
+          if (constant->use_empty())
+            constant->erase();
+          continue;
         }
         const int64_t k = t.shape[1];
         if (k % 32 != 0) {
@@ -281,31 +476,14 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
           constant->erase();
         continue;
       }
-      // A plain F32 tensor used as it is (norm weights).
+      // A tensor used as it is: norm weights (F32, or F16 / BF16 extended),
+      // the token embedding's gather (any type, the selected elements
+      // decoded from the file's bytes).
       auto it = byModuleName.find(name.str());
-      if (it == byModuleName.end() || it->second.type != "F32" ||
-          !type.getElementType().isF32())
+      if (it == byModuleName.end() || !type.getElementType().isF32())
         continue;
-      const GgufTensor &t = it->second;
-      if (ArrayRef<int64_t>(t.shape) != type.getShape()) {
-        constant.emitError() << "--weights-from: GGUF tensor '" << t.fileName << "' ("
-                             << t.text() << ") does not match the model's weight '" << name
-                             << "' (" << shapeText(type.getShape(), "f32") << ")";
+      if (failed(bindTensor(module, symbols, constant, it->second)))
         return signalPassFailure();
-      }
-      auto global = symbols.lookup<ml_program::GlobalOp>(t.fileName);
-      if (!global) {
-        OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-        global = ml_program::GlobalOp::create(b, module.getLoc(), t.fileName, type, false,
-                                              ml_program::ExternAttr::get(b.getContext(), type),
-                                              b.getStringAttr("private"));
-        symbols.insert(global);
-      }
-      OpBuilder b(constant);
-      Value load = ml_program::GlobalLoadConstOp::create(
-          b, constant.getLoc(), type, SymbolRefAttr::get(global.getSymNameAttr()));
-      constant.getResult().replaceAllUsesWith(load);
-      constant->erase();
     }
   }
 };
