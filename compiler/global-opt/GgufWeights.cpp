@@ -151,11 +151,25 @@ Value castElementsToF32(OpBuilder &b, Location loc, Value value, RankedTensorTyp
       .getResult(0);
 }
 
-/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into a
-/// generic reading the plain GGUF tensor `global` ([N, K] f32 / f16 / bf16,
-/// the file's row-major [out, in]) in place: loops (m, n, k), A (m, k),
-/// W (n, k), C (m, n), body C += A * extf(W). Each output is a dot product of
-/// two contiguous rows, which the generic vector strategy vectorizes along K.
+/// Lanes of the partial sums of a plain GGUF matmul (kPlainLanes below).
+constexpr int64_t kPlainLanes = 32;
+
+/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into
+/// generics reading the plain GGUF tensor `global` (the file's row-major
+/// [out, in] f32 / f16 / bf16 rows) in place. Each output is a dot product
+/// of two contiguous rows; a float sum along the innermost loop would be a
+/// chain of scalar adds (the generic strategy keeps float reductions in
+/// order), so with K = 32 G the sum is split in two, both vectorized along
+/// contiguous lanes:
+///
+///   W  [N, G, 32] (the global's type; the file's [N, K] bytes)
+///   P  [M, N, 32] f32 = 0;  loops (m, n, g, j): P[m, n, j] +=
+///                          A'[m, g, j] * extf(W[n, g, j])   (A' = A [M, G, 32])
+///   C  [M, N]    += sum_j P[m, n, j]                         (loops (m, n, j))
+///
+/// the result of the matmul by the file's values up to f32 summation order.
+/// With K not a multiple of 32, `global` is [N, K] and one generic (loops
+/// m, n, k; body C += A * extf(W)) computes it, correctly but slowly.
 void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
   IRRewriter rewriter(matmul.getContext());
   rewriter.setInsertionPoint(matmul);
@@ -165,20 +179,57 @@ void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
   Value w = ml_program::GlobalLoadConstOp::create(rewriter, loc, wType,
                                                   SymbolRefAttr::get(global.getSymNameAttr()));
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {d(0), d(2)}, ctx),
-                              AffineMap::get(3, 0, {d(1), d(2)}, ctx),
-                              AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
-  SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel,
-                                             utils::IteratorType::parallel,
-                                             utils::IteratorType::reduction};
+  using utils::IteratorType;
+  Value a = matmul.getDpsInputs()[0];
   Value init = matmul.getDpsInits()[0];
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{init.getType()}, ValueRange{matmul.getDpsInputs()[0], w},
-      ValueRange{init}, maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(b, l, args[0], toF32(b, l, args[1]));
-        linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+  auto multiplyAdd = [&](OpBuilder &b, Location l, ValueRange args) {
+    Value product = arith::MulFOp::create(b, l, args[0], toF32(b, l, args[1]));
+    linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+  };
+  if (wType.getRank() == 2) {
+    SmallVector<AffineMap> maps{AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                                AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+    SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel,
+                                        IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(rewriter, loc, TypeRange{init.getType()},
+                                             ValueRange{a, w}, ValueRange{init}, maps,
+                                             iterators, multiplyAdd);
+    rewriter.replaceOp(matmul, generic.getResults());
+    return;
+  }
+  const int64_t groups = wType.getDimSize(1);
+  auto aType = cast<RankedTensorType>(a.getType());
+  OpFoldResult m = tensor::getMixedSize(rewriter, loc, a, 0);
+  SmallVector<OpFoldResult> grouped{m, rewriter.getIndexAttr(groups),
+                                    rewriter.getIndexAttr(kPlainLanes)};
+  Value aGrouped = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({aType.getDimSize(0), groups, kPlainLanes}, rewriter.getF32Type()),
+      a, SmallVector<ReassociationIndices>{{0}, {1, 2}}, grouped);
+  SmallVector<OpFoldResult> partialSizes{m, rewriter.getIndexAttr(wType.getDimSize(0)),
+                                         rewriter.getIndexAttr(kPlainLanes)};
+  Value empty = tensor::EmptyOp::create(rewriter, loc, partialSizes, rewriter.getF32Type());
+  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  Value partialInit = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx),
+                              AffineMap::get(4, 0, {d(1), d(2), d(3)}, ctx),
+                              AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)};
+  SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel,
+                                      IteratorType::reduction, IteratorType::parallel};
+  auto partial = linalg::GenericOp::create(rewriter, loc, TypeRange{partialInit.getType()},
+                                           ValueRange{aGrouped, w}, ValueRange{partialInit},
+                                           maps, iterators, multiplyAdd);
+  SmallVector<AffineMap> sumMaps{AffineMap::get(3, 0, {d(0), d(1), d(2)}, ctx),
+                                 AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+  SmallVector<IteratorType> sumIterators{IteratorType::parallel, IteratorType::parallel,
+                                         IteratorType::reduction};
+  auto sum = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{partial.getResult(0)},
+      ValueRange{init}, sumMaps, sumIterators, [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[1], args[0]).getResult());
       });
-  rewriter.replaceOp(matmul, generic.getResults());
+  rewriter.replaceOp(matmul, sum.getResults());
 }
 
 /// The immutable external global holding GGUF tensor `t` as raw blocks.
@@ -433,6 +484,7 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
                                   "weights)";
           return signalPassFailure();
         }
+        const int64_t k = t.shape[1];
         if (plain) {
           // The file's [N, K] rows read in place by a dot-product generic.
           SmallVector<linalg::MatmulOp> matmuls;
@@ -441,15 +493,22 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
               matmuls.push_back(cast<linalg::MatmulOp>(user));
           if (matmuls.empty())
             continue;
-          auto wType = RankedTensorType::get(t.shape, plain);
+          auto wType = k % kPlainLanes == 0
+                           ? RankedTensorType::get({t.shape[0], k / kPlainLanes, kPlainLanes},
+                                                   plain)
+                           : RankedTensorType::get(t.shape, plain);
           ml_program::GlobalOp global = blockGlobal(module, symbols, t, wType);
+          if (global.getType() != wType) {
+            constant.emitError() << "--weights-from: " << tensor
+                                 << " is bound twice with different types";
+            return signalPassFailure();
+          }
           for (linalg::MatmulOp matmul : matmuls)
             rewritePlainMatmul(matmul, global);
           if (constant->use_empty())
             constant->erase();
           continue;
         }
-        const int64_t k = t.shape[1];
         if (k % 32 != 0) {
           constant.emitError() << "--weights-from: " << tensor << ": K = " << k
                                << " is not a multiple of the " << t.type << " block of 32";
