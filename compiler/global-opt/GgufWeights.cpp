@@ -1,4 +1,4 @@
-//===- GgufWeights.cpp - Matmul weights bound from a GGUF file, in place --===//
+//===- GgufWeights.cpp - Model weights bound from a GGUF file, in place ---===//
 //
 // turbine-bind-gguf-weights (Passes.td), what `turbine compile
 // --weights-from=F.gguf` runs: the weights of the model that the GGUF file
@@ -15,17 +15,25 @@
 //    transposed linear weight, ParameterNames.h) whose KEY the file holds as
 //    Q8_0 or Q4_0 becomes the block-decoding generic of GgufWeights.h over
 //    the tensor's raw blocks (i8 [N, K/32, 34 or 18]).
-//  - A constant named KEY whose tensor is F32 of the same shape (norm
-//    weights) becomes a load of an external f32 parameter.
-//  - Other uses of the file's tensors (an embedding table read by a gather)
-//    keep the model's own constant.
+//  - One the file holds as F16 / BF16 / F32 reads the file's [N, K] rows
+//    (typed [N, K/32, 32] when K is a multiple of 32): two generics, 32-lane
+//    partial sums of A * extf(W) and their sum (rewritePlainMatmul), both
+//    vectorized by the generic strategy along contiguous lanes.
+//  - A constant named KEY of the same shape (bindTensor): when every use is
+//    a tensor.extract (the token embedding's gather), each reads the file's
+//    tensor in its own type (F32, F16 / BF16 extended, Q8_0 / Q4_0 with the
+//    element's block decoded), so no f32 table remains; otherwise F32
+//    becomes a load of an external f32 parameter and F16 / BF16 one
+//    extended elementwise (norm weights); Q8_0 / Q4_0 tensors used whole
+//    keep the model's constant.
 //
 // Errors (each names the GGUF tensor and the model's weight): a shape that
-// does not match the model's, a matmul weight of a type other than Q8_0 /
-// Q4_0 (F16 / BF16 / F32 matmul weights from the file are not supported
-// yet; K-quants not at all), K not a multiple of 32. The external globals
-// carry `turbine.ggml_type` / `turbine.ggml_shape`, which the artifact
-// records, so the runtime refuses a file whose tensor differs.
+// does not match the model's (a token embedding of another vocabulary size
+// too), a tensor of a ggml type other than F32 / F16 / BF16 / Q8_0 / Q4_0
+// (K-quants, integer types), K not a multiple of 32 for a block type. The
+// external globals carry `turbine.ggml_type` / `turbine.ggml_shape`, which
+// the artifact records, so the runtime refuses a file whose tensor differs
+// and binds the file's bytes in place.
 //===----------------------------------------------------------------------===//
 #include "global-opt/GgufWeights.h"
 

@@ -339,8 +339,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "`turbine params list`) matches anywhere stay f32 with --quantize-weights");
   cmd->add_option("--weights-from", args->weightsFrom,
                   "GGUF file whose tensors the model's weights become, bound by their GGUF "
-                  "names in the file's own types: Q8_0 / Q4_0 matmul weights read in their "
-                  "block layout, F32 tensors as they are (run with --parameters=FILE)");
+                  "names and read in place in the file's own types (F32, F16, BF16, Q8_0, "
+                  "Q4_0): matmul weights, the token embedding's gather, norm weights "
+                  "(run with --parameters=FILE)");
   cmd->add_option("--parameter-name-map", args->parameterNameMap,
                   "With --weights-from: rules `GGUF_NAME = STATE_DICT_KEY` (a '*' copies "
                   "across), e.g. examples/llm/llama.names");
