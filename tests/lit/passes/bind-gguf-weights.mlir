@@ -18,6 +18,7 @@
 // RUN: not turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=fc.weight:blk.fc:Q8_0:4x64' 2>&1 >/dev/null | FileCheck %s --check-prefix=SHAPE
 // RUN: turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=fc.weight:blk.fc:F16:3x64,emb:tok:Q8_0:4x64' | FileCheck %s --check-prefix=F16
 // RUN: turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=emb:tok:F16:4x64' | FileCheck %s --check-prefix=EMB16
+// RUN: turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=norm:out_norm:BF16:3' | FileCheck %s --check-prefix=NORM16
 // RUN: not turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=emb:tok:F16:5x64' 2>&1 >/dev/null | FileCheck %s --check-prefix=VOCAB
 // RUN: not turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=fc.weight:blk.fc:I16:3x64' 2>&1 >/dev/null | FileCheck %s --check-prefix=I16
 // RUN: not turbine-opt %s --split-input-file '--turbine-bind-gguf-weights=tensors=fc.weight:blk.fc:Q4_K:3x64' 2>&1 >/dev/null | FileCheck %s --check-prefix=Q4K
@@ -53,6 +54,13 @@
 // F16: arith.bitcast %{{.+}} : i16 to f16
 // F16: arith.sitofp %{{.+}} : i8 to f32
 // F16-NOT: arith.constant {turbine.param_name = "emb"}
+
+// NORM16: ml_program.global private @out_norm(#{{.+}}) : tensor<3xbf16> {turbine.ggml_shape = array<i64: 3>, turbine.ggml_type = "BF16"}
+// NORM16-LABEL: func.func @linear
+// NORM16: %[[N:.+]] = ml_program.global_load_const @out_norm : tensor<3xbf16>
+// NORM16: %[[E:.+]] = linalg.generic {{.+}} ins(%[[N]] : tensor<3xbf16>) outs(%{{.+}} : tensor<3xf32>)
+// NORM16: arith.extf %{{.+}} : bf16 to f32
+// NORM16: return %{{.+}}, %[[E]]
 
 // EMB16-LABEL: func.func @gather
 // EMB16: %[[T:.+]] = ml_program.global_load_const @tok : tensor<4x64xf16>
