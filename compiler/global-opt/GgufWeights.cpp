@@ -330,9 +330,15 @@ void rewriteMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global, int ggm
 /// tensor.extract: ggml's dequantize_row_q8_0 / q4_0 for one element.
 Value extractElement(OpBuilder &b, Location loc, Value w, StringRef ggmlType, Value row,
                      Value col) {
-  if (ggmlType != "Q8_0" && ggmlType != "Q4_0")
-    return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, col}));
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  if (ggmlType != "Q8_0" && ggmlType != "Q4_0") {
+    if (cast<RankedTensorType>(w.getType()).getRank() == 2)
+      return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, col}));
+    // [N, K/32, 32]: the layout a matmul by the same tensor reads.
+    Value group = arith::DivUIOp::create(b, loc, col, index(kPlainLanes));
+    Value lane = arith::RemUIOp::create(b, loc, col, index(kPlainLanes));
+    return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, group, lane}));
+  }
   Value block = arith::DivUIOp::create(b, loc, col, index(32));
   Value within = arith::RemUIOp::create(b, loc, col, index(32));
   Type i16 = b.getI16Type();
@@ -408,10 +414,16 @@ LogicalResult bindTensor(ModuleOp module, SymbolTable &symbols, arith::ConstantO
                                   << t.shape[1] << " is not a multiple of the " << t.type
                                   << " block of 32";
   }
+  // A gathered 2-D F32 / F16 / BF16 table with rows of whole 32-lane groups
+  // is typed as a matmul by the same tensor reads it ([N, K/32, 32]), so a
+  // model whose output head is its token embedding (tied) binds both uses
+  // to one global.
+  const bool lanes = gather && !blocks && type.getRank() == 2 && t.shape[1] % kPlainLanes == 0;
   RankedTensorType globalType =
-      blocks ? RankedTensorType::get({t.shape[0], t.shape[1] / 32, t.type == "Q8_0" ? 34 : 18},
-                                     IntegerType::get(ctx, 8))
-             : RankedTensorType::get(t.shape, plain);
+      blocks  ? RankedTensorType::get({t.shape[0], t.shape[1] / 32, t.type == "Q8_0" ? 34 : 18},
+                                      IntegerType::get(ctx, 8))
+      : lanes ? RankedTensorType::get({t.shape[0], t.shape[1] / kPlainLanes, kPlainLanes}, plain)
+              : RankedTensorType::get(t.shape, plain);
   ml_program::GlobalOp global = blockGlobal(module, symbols, t, globalType);
   if (global.getType() != globalType)
     return constant.emitError() << "--weights-from: " << tensorText << " is bound twice with "
@@ -419,7 +431,7 @@ LogicalResult bindTensor(ModuleOp module, SymbolTable &symbols, arith::ConstantO
   OpBuilder b(constant);
   Value load = ml_program::GlobalLoadConstOp::create(
       b, constant.getLoc(), globalType, SymbolRefAttr::get(global.getSymNameAttr()));
-  if (gather && (blocks || !plain.isF32())) {
+  if (gather && (blocks || lanes || !plain.isF32())) {
     for (tensor::ExtractOp extract : extracts) {
       OpBuilder eb(extract);
       if (type.getRank() == 2) {

@@ -63,10 +63,23 @@
 // NORM16: return %{{.+}}, %[[E]]
 
 // EMB16-LABEL: func.func @gather
-// EMB16: %[[T:.+]] = ml_program.global_load_const @tok : tensor<4x64xf16>
+// EMB16: %[[T:.+]] = ml_program.global_load_const @tok : tensor<4x2x32xf16>
 // EMB16: linalg.generic
-// EMB16: %[[X:.+]] = tensor.extract %[[T]][%{{.+}}, %{{.+}}] : tensor<4x64xf16>
+// EMB16: arith.divui
+// EMB16: arith.remui
+// EMB16: %[[X:.+]] = tensor.extract %[[T]][%{{.+}}, %{{.+}}, %{{.+}}] : tensor<4x2x32xf16>
 // EMB16: arith.extf %[[X]] : f16 to f32
+// A tied model: the output head is the embedding table (`emb.T`); both
+// read the one global.
+// EMB16: ml_program.global private @tok(#{{.+}}) : tensor<4x2x32xf16>
+// EMB16-NOT: ml_program.global
+// EMB16-LABEL: func.func @tied
+// EMB16: %[[G:.+]] = ml_program.global_load_const @tok : tensor<4x2x32xf16>
+// EMB16: tensor.extract %[[G]]
+// EMB16: %[[H:.+]] = ml_program.global_load_const @tok : tensor<4x2x32xf16>
+// EMB16: linalg.generic
+// EMB16-SAME: ins(%{{.+}}, %[[H]] : tensor<1x2x32xf32>, tensor<4x2x32xf16>)
+// EMB16-NOT: arith.constant {turbine.param_name
 // ODDK: error: --weights-from: GGUF tensor 'blk.odd' (2x48xQ8_0): K = 48 is not a multiple of the Q8_0 block of 32
 // SPEC: error: bind-gguf-weights: malformed tensor 'fc.weight:blk.fc'
 
@@ -152,4 +165,25 @@ func.func @gather(%ids: tensor<2xi64>) -> tensor<2x64xf32> {
     linalg.yield %x : f32
   } -> tensor<2x64xf32>
   return %g : tensor<2x64xf32>
+}
+
+// -----
+
+// Tied: the token embedding's table is also the output head's weight.
+func.func @tied(%ids: tensor<2xi64>, %x: tensor<1x64xf32>) -> (tensor<2x64xf32>, tensor<1x4xf32>) {
+  %t = arith.constant {turbine.param_name = "emb"} dense<0.5> : tensor<4x64xf32>
+  %h = arith.constant {turbine.param_name = "emb.T"} dense<0.5> : tensor<64x4xf32>
+  %e = tensor.empty() : tensor<2x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2xi64>) outs(%e : tensor<2x64xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %r = arith.index_cast %id : i64 to index
+    %c = linalg.index 1 : index
+    %v = tensor.extract %t[%r, %c] : tensor<4x64xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<1x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%o : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %p = linalg.matmul ins(%x, %h : tensor<1x64xf32>, tensor<64x4xf32>) outs(%f : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %g, %p : tensor<2x64xf32>, tensor<1x4xf32>
 }
