@@ -7,7 +7,7 @@
 # with f32, bf16 and f16 weights (the model in that dtype: bf16 / f16
 # activations too, f32 accumulation), with --quantize-weights=int8 / int4
 # (group size 32, the fused dequantize-and-multiply kernel), and with the
-# same weights as GGUF Q8_0 / Q4_0 blocks read in place
+# same weights as GGUF Q8_0 / Q4_0 blocks or F16 / BF16 rows read in place
 # (`--weights-from=F.gguf`, run with `--parameters=F.gguf`; examples/llm's
 # ggml_quants / gguf_writer), timed with `turbine bench` at
 # 1 and 2 threads in interleaved rounds, next to the machine's read
@@ -44,20 +44,28 @@ KINDS = [("f32", "none", LAYERS * K * N * 4, "f32"),
          ("q8_0", "gguf", LAYERS * N * (K // 32) * 34, "f32"),
          ("q8_0+a8", "gguf", LAYERS * N * (K // 32) * 34, "f32"),
          ("q4_0", "gguf", LAYERS * N * (K // 32) * 18, "f32"),
-         ("q4_0+a8", "gguf", LAYERS * N * (K // 32) * 18, "f32")]
+         ("q4_0+a8", "gguf", LAYERS * N * (K // 32) * 18, "f32"),
+         ("gguf-f16", "gguf", LAYERS * K * N * 2, "f32"),
+         ("gguf-bf16", "gguf", LAYERS * K * N * 2, "f32")]
+# The GGUF kinds' ggml types (the f32 model, its weights read from the file).
+GGUF_TYPES = {"q8_0": "Q8_0", "q4_0": "Q4_0", "gguf-f16": "F16", "gguf-bf16": "BF16"}
+# TURBINE_GEMV_KINDS=f16,gguf-f16 runs only those rows.
+if os.environ.get("TURBINE_GEMV_KINDS"):
+    KINDS = [k for k in KINDS if k[0] in os.environ["TURBINE_GEMV_KINDS"].split(",")]
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "llm"))
 
 
 def write_gguf(linear, path, kind):
-    """The Linears' weights as one GGUF file of `kind` (q8_0 / q4_0), named as their state_dict."""
+    """The Linears' weights as one GGUF file of `kind` (GGUF_TYPES), named as their state_dict."""
     import ggml_quants
     from gguf_writer import GGUFWriter
     writer = GGUFWriter()
     for name, w in linear.state_dict().items():
-        data = ggml_quants.encode(w.detach().numpy(), kind[:4].upper())
-        writer.add_tensor(name, [w.shape[1], w.shape[0]], kind[:4].upper(), data)
+        ggml_type = GGUF_TYPES[kind.split("+")[0].split("@")[0]]
+        data = ggml_quants.encode(w.detach().numpy(), ggml_type)
+        writer.add_tensor(name, [w.shape[1], w.shape[0]], ggml_type, data)
     writer.write(path)
 
 
@@ -84,14 +92,14 @@ def main(build, rounds, baseline=None):
     compilers = {name: turbine for name, _, _, _ in KINDS}
     if baseline:
         for name, flag, nbytes, dtype in KINDS:
-            if flag in ("int8", "int4", "gguf") and not name.endswith("+a8"):
+            if name in ("int8", "int4", "q8_0", "q4_0"):
                 kinds.append((name + "@base", flag, nbytes, dtype))
                 compilers[name + "@base"] = os.path.join(baseline, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="gemv-")
     torch.manual_seed(0)
     linear = torch.nn.Sequential(*[torch.nn.Linear(K, N, bias=False)
                                    for _ in range(LAYERS)]).eval()
-    for dtype in ("f32", "bf16", "f16"):
+    for dtype in sorted({k[3] for k in kinds}):
         # Scripted, not traced: torch has no f16 matmul on the CPU to trace with.
         torch.jit.script(copy.deepcopy(linear).to(DTYPES[dtype])).save(os.path.join(work, dtype + ".pt"))
     run_flags = {name: [] for name, _, _, _ in kinds}

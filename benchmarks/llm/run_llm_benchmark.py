@@ -38,8 +38,10 @@
 # without npm the column says n/a), torch eager (f32 compute; timed on the
 # f32 file only, since the dequantized weights run at the same speed;
 # OPENBLAS_CORETYPE=Cooperlake, torch.set_num_threads), and Turbine (the
-# model compiled as a stateful program from the f32 file's weights, run by
-# examples/llm's llm_generate; f32 only until low-precision kernels land).
+# model compiled as a stateful program from the file's weights, run by
+# examples/llm's llm_generate; the f32 file's weights compiled into the
+# artifact, the F16 / BF16 / Q8_0 / Q4_0 files' read in place with
+# --weights-from).
 #
 # Knobs (environment): LLM_TYPES, LLM_THREADS, LLM_ROUNDS, LLM_REPS,
 # LLM_WARMUP, LLM_TURBINE_FLAGS (extra `turbine compile` flags), LLM_PROMPT_LEN (32), LLM_NEW_TOKENS (64), LLM_KV_TYPE (F16:
@@ -177,12 +179,12 @@ class TurbineEngine(Engine):
     The GGUF file's weights (decoded to f32) are loaded into examples/llm's
     torch model, scripted with both entry points and compiled with `turbine
     compile --function-shapes=prefill:1xTxi64 --function-shapes=decode:1x1xi64,i64`
-    (the KV caches become mutable globals). For Q8_0 / Q4_0 files the compile
-    adds `--weights-from=FILE --parameter-name-map=examples/llm/llama.names`
-    and the run `--parameters=FILE`: every matmul weight is then the file's
-    own blocks, memory-mapped (the token embedding, read by a gather, stays
-    the f32 copy in the artifact). F16 / BF16 files are not timed (their
-    matmul weights cannot be bound yet). The artifact is kept in BUILD_DIR/llm-bench/turbine and reused
+    (the KV caches become mutable globals). For F16 / BF16 / Q8_0 / Q4_0
+    files the compile adds `--weights-from=FILE
+    --parameter-name-map=examples/llm/llama.names` and the run
+    `--parameters=FILE`: every weight (matmul weights, the token embedding's
+    table, the norms) is then the file's own tensor in its own type,
+    memory-mapped; the artifact carries none of them. The artifact is kept in BUILD_DIR/llm-bench/turbine and reused
     while the GGUF file, the prompt length and the compiler binary are
     unchanged. llm_generate (C++, runtime library only) times prefill and the
     decode steps in one Instance with `threads` workers and prints the JSON of
@@ -206,8 +208,8 @@ class TurbineEngine(Engine):
         return None
 
     # Types Turbine reads from the GGUF file itself (--weights-from): the
-    # matmul weights stay the file's blocks, memory-mapped at run time.
-    BLOCK_TYPES = ("q8_0", "q4_0")
+    # weights stay the file's tensors, memory-mapped at run time.
+    BLOCK_TYPES = ("f16", "bf16", "q8_0", "q4_0")
 
     def timed_types(self, types):
         return [t for t in types if t == "f32" or t in self.BLOCK_TYPES]

@@ -1,4 +1,4 @@
-//===- GgufWeights.cpp - Matmul weights bound from a GGUF file, in place --===//
+//===- GgufWeights.cpp - Model weights bound from a GGUF file, in place ---===//
 //
 // turbine-bind-gguf-weights (Passes.td), what `turbine compile
 // --weights-from=F.gguf` runs: the weights of the model that the GGUF file
@@ -15,17 +15,25 @@
 //    transposed linear weight, ParameterNames.h) whose KEY the file holds as
 //    Q8_0 or Q4_0 becomes the block-decoding generic of GgufWeights.h over
 //    the tensor's raw blocks (i8 [N, K/32, 34 or 18]).
-//  - A constant named KEY whose tensor is F32 of the same shape (norm
-//    weights) becomes a load of an external f32 parameter.
-//  - Other uses of the file's tensors (an embedding table read by a gather)
-//    keep the model's own constant.
+//  - One the file holds as F16 / BF16 / F32 reads the file's [N, K] rows
+//    (typed [N, K/32, 32] when K is a multiple of 32): two generics, 32-lane
+//    partial sums of A * extf(W) and their sum (rewritePlainMatmul), both
+//    vectorized by the generic strategy along contiguous lanes.
+//  - A constant named KEY of the same shape (bindTensor): when every use is
+//    a tensor.extract (the token embedding's gather), each reads the file's
+//    tensor in its own type (F32, F16 / BF16 extended, Q8_0 / Q4_0 with the
+//    element's block decoded), so no f32 table remains; otherwise F32
+//    becomes a load of an external f32 parameter and F16 / BF16 one
+//    extended elementwise (norm weights); Q8_0 / Q4_0 tensors used whole
+//    keep the model's constant.
 //
 // Errors (each names the GGUF tensor and the model's weight): a shape that
-// does not match the model's, a matmul weight of a type other than Q8_0 /
-// Q4_0 (F16 / BF16 / F32 matmul weights from the file are not supported
-// yet; K-quants not at all), K not a multiple of 32. The external globals
-// carry `turbine.ggml_type` / `turbine.ggml_shape`, which the artifact
-// records, so the runtime refuses a file whose tensor differs.
+// does not match the model's (a token embedding of another vocabulary size
+// too), a tensor of a ggml type other than F32 / F16 / BF16 / Q8_0 / Q4_0
+// (K-quants, integer types), K not a multiple of 32 for a block type. The
+// external globals carry `turbine.ggml_type` / `turbine.ggml_shape`, which
+// the artifact records, so the runtime refuses a file whose tensor differs
+// and binds the file's bytes in place.
 //===----------------------------------------------------------------------===//
 #include "global-opt/GgufWeights.h"
 
@@ -118,6 +126,120 @@ SmallVector<AffineMap> ggufMatmulMaps(MLIRContext *ctx, int ggmlType) {
           map({d(m), d(n)})};
 }
 
+/// The element type of a plain (unblocked) ggml type: F32, F16, BF16; null
+/// for anything else.
+Type plainElementType(MLIRContext *ctx, StringRef ggmlType) {
+  if (ggmlType == "F32")
+    return Float32Type::get(ctx);
+  if (ggmlType == "F16")
+    return Float16Type::get(ctx);
+  if (ggmlType == "BF16")
+    return BFloat16Type::get(ctx);
+  return nullptr;
+}
+
+/// `x` as f32 (arith.extf from f16 / bf16; f32 as it is).
+Value toF32(OpBuilder &b, Location loc, Value x) {
+  if (x.getType().isF32())
+    return x;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+}
+
+/// `value` ([shape] f16 / bf16) extended to f32 by an identity generic.
+Value castElementsToF32(OpBuilder &b, Location loc, Value value, RankedTensorType f32Type) {
+  Value empty = tensor::EmptyOp::create(b, loc, f32Type.getShape(), b.getF32Type());
+  int64_t rank = f32Type.getRank();
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(b, loc, TypeRange{f32Type}, ValueRange{value},
+                                   ValueRange{empty}, maps, iterators,
+                                   [](OpBuilder &nb, Location l, ValueRange args) {
+                                     linalg::YieldOp::create(nb, l, toF32(nb, l, args[0]));
+                                   })
+      .getResult(0);
+}
+
+/// Lanes of the partial sums of a plain GGUF matmul (kPlainLanes below).
+constexpr int64_t kPlainLanes = 32;
+
+/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into
+/// generics reading the plain GGUF tensor `global` (the file's row-major
+/// [out, in] f32 / f16 / bf16 rows) in place. Each output is a dot product
+/// of two contiguous rows; a float sum along the innermost loop would be a
+/// chain of scalar adds (the generic strategy keeps float reductions in
+/// order), so with K = 32 G the sum is split in two, both vectorized along
+/// contiguous lanes:
+///
+///   W  [N, G, 32] (the global's type; the file's [N, K] bytes)
+///   P  [M, N, 32] f32 = 0;  loops (m, n, g, j): P[m, n, j] +=
+///                          A'[m, g, j] * extf(W[n, g, j])   (A' = A [M, G, 32])
+///   C  [M, N]    += sum_j P[m, n, j]                         (loops (m, n, j))
+///
+/// the result of the matmul by the file's values up to f32 summation order.
+/// With K not a multiple of 32, `global` is [N, K] and one generic (loops
+/// m, n, k; body C += A * extf(W)) computes it, correctly but slowly.
+void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
+  IRRewriter rewriter(matmul.getContext());
+  rewriter.setInsertionPoint(matmul);
+  Location loc = matmul.getLoc();
+  MLIRContext *ctx = matmul.getContext();
+  auto wType = cast<RankedTensorType>(global.getType());
+  Value w = ml_program::GlobalLoadConstOp::create(rewriter, loc, wType,
+                                                  SymbolRefAttr::get(global.getSymNameAttr()));
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  using utils::IteratorType;
+  Value a = matmul.getDpsInputs()[0];
+  Value init = matmul.getDpsInits()[0];
+  auto multiplyAdd = [&](OpBuilder &b, Location l, ValueRange args) {
+    Value product = arith::MulFOp::create(b, l, args[0], toF32(b, l, args[1]));
+    linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[2], product).getResult());
+  };
+  if (wType.getRank() == 2) {
+    SmallVector<AffineMap> maps{AffineMap::get(3, 0, {d(0), d(2)}, ctx),
+                                AffineMap::get(3, 0, {d(1), d(2)}, ctx),
+                                AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+    SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel,
+                                        IteratorType::reduction};
+    auto generic = linalg::GenericOp::create(rewriter, loc, TypeRange{init.getType()},
+                                             ValueRange{a, w}, ValueRange{init}, maps,
+                                             iterators, multiplyAdd);
+    rewriter.replaceOp(matmul, generic.getResults());
+    return;
+  }
+  const int64_t groups = wType.getDimSize(1);
+  auto aType = cast<RankedTensorType>(a.getType());
+  OpFoldResult m = tensor::getMixedSize(rewriter, loc, a, 0);
+  SmallVector<OpFoldResult> grouped{m, rewriter.getIndexAttr(groups),
+                                    rewriter.getIndexAttr(kPlainLanes)};
+  Value aGrouped = tensor::ExpandShapeOp::create(
+      rewriter, loc,
+      RankedTensorType::get({aType.getDimSize(0), groups, kPlainLanes}, rewriter.getF32Type()),
+      a, SmallVector<ReassociationIndices>{{0}, {1, 2}}, grouped);
+  SmallVector<OpFoldResult> partialSizes{m, rewriter.getIndexAttr(wType.getDimSize(0)),
+                                         rewriter.getIndexAttr(kPlainLanes)};
+  Value empty = tensor::EmptyOp::create(rewriter, loc, partialSizes, rewriter.getF32Type());
+  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  Value partialInit = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx),
+                              AffineMap::get(4, 0, {d(1), d(2), d(3)}, ctx),
+                              AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)};
+  SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel,
+                                      IteratorType::reduction, IteratorType::parallel};
+  auto partial = linalg::GenericOp::create(rewriter, loc, TypeRange{partialInit.getType()},
+                                           ValueRange{aGrouped, w}, ValueRange{partialInit},
+                                           maps, iterators, multiplyAdd);
+  SmallVector<AffineMap> sumMaps{AffineMap::get(3, 0, {d(0), d(1), d(2)}, ctx),
+                                 AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
+  SmallVector<IteratorType> sumIterators{IteratorType::parallel, IteratorType::parallel,
+                                         IteratorType::reduction};
+  auto sum = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{partial.getResult(0)},
+      ValueRange{init}, sumMaps, sumIterators, [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[1], args[0]).getResult());
+      });
+  rewriter.replaceOp(matmul, sum.getResults());
+}
+
 /// The immutable external global holding GGUF tensor `t` as raw blocks.
 ml_program::GlobalOp blockGlobal(ModuleOp module, SymbolTable &symbols, const GgufTensor &t,
                                  RankedTensorType type) {
@@ -203,6 +325,135 @@ void rewriteMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global, int ggm
   rewriter.replaceOp(matmul, generic.getResults());
 }
 
+/// The f32 value of element (row, col) of GGUF tensor `w` — [N, K] f32 /
+/// f16 / bf16, or i8 [N, K/32, 34 | 18] Q8_0 / Q4_0 blocks — read with
+/// tensor.extract: ggml's dequantize_row_q8_0 / q4_0 for one element.
+Value extractElement(OpBuilder &b, Location loc, Value w, StringRef ggmlType, Value row,
+                     Value col) {
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  if (ggmlType != "Q8_0" && ggmlType != "Q4_0") {
+    if (cast<RankedTensorType>(w.getType()).getRank() == 2)
+      return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, col}));
+    // [N, K/32, 32]: the layout a matmul by the same tensor reads.
+    Value group = arith::DivUIOp::create(b, loc, col, index(kPlainLanes));
+    Value lane = arith::RemUIOp::create(b, loc, col, index(kPlainLanes));
+    return toF32(b, loc, tensor::ExtractOp::create(b, loc, w, ValueRange{row, group, lane}));
+  }
+  Value block = arith::DivUIOp::create(b, loc, col, index(32));
+  Value within = arith::RemUIOp::create(b, loc, col, index(32));
+  Type i16 = b.getI16Type();
+  Value low = arith::ExtUIOp::create(
+      b, loc, i16, tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, index(0)}));
+  Value high = arith::ExtUIOp::create(
+      b, loc, i16, tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, index(1)}));
+  Value eight16 = arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(8));
+  Value bits = arith::OrIOp::create(b, loc, low, arith::ShLIOp::create(b, loc, high, eight16));
+  Value scale = toF32(b, loc, arith::BitcastOp::create(b, loc, b.getF16Type(), bits));
+  Value q;
+  if (ggmlType == "Q8_0") {
+    Value at = arith::AddIOp::create(b, loc, within, index(2));
+    q = tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, at});
+  } else {
+    // Element i < 16: the low nibble of byte 2 + i; 16 + i: its high nibble.
+    Value byteIndex = arith::AddIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, within, index(16)), index(2));
+    Value byte = tensor::ExtractOp::create(b, loc, w, ValueRange{row, block, byteIndex});
+    Value isHigh =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, within, index(16));
+    Value lowNibble = arith::AndIOp::create(
+        b, loc, byte, arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(15)));
+    Value highNibble = arith::ShRUIOp::create(
+        b, loc, byte, arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(4)));
+    Value nibble = arith::SelectOp::create(b, loc, isHigh, highNibble, lowNibble);
+    q = arith::SubIOp::create(b, loc, nibble,
+                              arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(8)));
+  }
+  Value x = arith::SIToFPOp::create(b, loc, b.getF32Type(), q);
+  return arith::MulFOp::create(b, loc, x, scale);
+}
+
+/// Binds the model's f32 constant `constant` (not a transposed matmul
+/// weight) to GGUF tensor `t` of the same shape:
+///  - every use a tensor.extract (the token embedding's gather): each reads
+///    the file's tensor in its own type (F32 / F16 / BF16 / Q8_0 / Q4_0,
+///    the element's block decoded), so no f32 copy of the table remains;
+///  - otherwise F32 becomes a load of an external f32 parameter and F16 /
+///    BF16 one of the file's type, extended to f32 elementwise (norm
+///    weights); a Q8_0 / Q4_0 tensor used so keeps the model's constant.
+/// A shape that differs from the file's, or an unsupported ggml type, is an
+/// error naming both.
+LogicalResult bindTensor(ModuleOp module, SymbolTable &symbols, arith::ConstantOp constant,
+                         const GgufTensor &t) {
+  auto type = cast<RankedTensorType>(constant.getType());
+  StringRef name = constant->getAttrOfType<StringAttr>(kParamNameAttr).getValue();
+  MLIRContext *ctx = module.getContext();
+  std::string tensorText = "GGUF tensor '" + t.fileName + "' (" + t.text() + ")";
+  std::string model = "the model's weight '" + name.str() + "' (" +
+                      shapeText(type.getShape(), "f32") + ")";
+  if (ArrayRef<int64_t>(t.shape) != type.getShape())
+    return constant.emitError() << "--weights-from: " << tensorText << " does not match "
+                                << model;
+  const bool blocks = t.type == "Q8_0" || t.type == "Q4_0";
+  Type plain = plainElementType(ctx, t.type);
+  if (!plain && !blocks)
+    return constant.emitError() << "--weights-from: " << tensorText << ", bound to " << model
+                                << ": unsupported ggml type " << t.type
+                                << " (Turbine binds F32, F16, BF16, Q8_0 and Q4_0 tensors)";
+  SmallVector<tensor::ExtractOp> extracts;
+  for (Operation *user : constant->getUsers())
+    if (auto extract = dyn_cast<tensor::ExtractOp>(user))
+      extracts.push_back(extract);
+  const bool gather = !extracts.empty() && extracts.size() == size_t(std::distance(
+                                                                  constant->getUsers().begin(),
+                                                                  constant->getUsers().end()));
+  if (blocks) {
+    if (!gather || type.getRank() != 2)
+      return success(); // used whole: the model's constant stays
+    if (t.shape[1] % 32 != 0)
+      return constant.emitError() << "--weights-from: " << tensorText << ": the row length "
+                                  << t.shape[1] << " is not a multiple of the " << t.type
+                                  << " block of 32";
+  }
+  // A gathered 2-D F32 / F16 / BF16 table with rows of whole 32-lane groups
+  // is typed as a matmul by the same tensor reads it ([N, K/32, 32]), so a
+  // model whose output head is its token embedding (tied) binds both uses
+  // to one global.
+  const bool lanes = gather && !blocks && type.getRank() == 2 && t.shape[1] % kPlainLanes == 0;
+  RankedTensorType globalType =
+      blocks  ? RankedTensorType::get({t.shape[0], t.shape[1] / 32, t.type == "Q8_0" ? 34 : 18},
+                                      IntegerType::get(ctx, 8))
+      : lanes ? RankedTensorType::get({t.shape[0], t.shape[1] / kPlainLanes, kPlainLanes}, plain)
+              : RankedTensorType::get(t.shape, plain);
+  ml_program::GlobalOp global = blockGlobal(module, symbols, t, globalType);
+  if (global.getType() != globalType)
+    return constant.emitError() << "--weights-from: " << tensorText << " is bound twice with "
+                                << "different types";
+  OpBuilder b(constant);
+  Value load = ml_program::GlobalLoadConstOp::create(
+      b, constant.getLoc(), globalType, SymbolRefAttr::get(global.getSymNameAttr()));
+  if (gather && (blocks || lanes || !plain.isF32())) {
+    for (tensor::ExtractOp extract : extracts) {
+      OpBuilder eb(extract);
+      if (type.getRank() == 2) {
+        Value x = extractElement(eb, extract.getLoc(), load, t.type, extract.getIndices()[0],
+                                 extract.getIndices()[1]);
+        extract.getResult().replaceAllUsesWith(x);
+      } else {
+        Value x = tensor::ExtractOp::create(eb, extract.getLoc(), load, extract.getIndices());
+        extract.getResult().replaceAllUsesWith(toF32(eb, extract.getLoc(), x));
+      }
+      extract->erase();
+    }
+  } else if (plain.isF32()) {
+    constant.getResult().replaceAllUsesWith(load);
+  } else {
+    constant.getResult().replaceAllUsesWith(
+        castElementsToF32(b, constant.getLoc(), load, type));
+  }
+  constant->erase();
+  return success();
+}
+
 struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
   using Base::Base;
 
@@ -245,16 +496,39 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
           return signalPassFailure();
         }
         int ggmlType = t.type == "Q8_0" ? kGgufQ8_0 : t.type == "Q4_0" ? kGgufQ4_0 : -1;
-        if (ggmlType < 0) {
-          bool plain = t.type == "F32" || t.type == "F16" || t.type == "BF16";
+        Type plain = plainElementType(module.getContext(), t.type);
+        if (ggmlType < 0 && !plain) {
           constant.emitError() << "--weights-from: " << tensor << ", bound to " << model
                                << ": unsupported ggml type " << t.type << " for a matmul weight"
-                               << (plain ? " (not supported yet: matmul weights bind from "
-                                           "Q8_0 and Q4_0 GGUF tensors)"
-                                         : " (Turbine binds Q8_0 and Q4_0 matmul weights)");
+                               << " (Turbine binds F32, F16, BF16, Q8_0 and Q4_0 matmul "
+                                  "weights)";
           return signalPassFailure();
         }
         const int64_t k = t.shape[1];
+        if (plain) {
+          // The file's [N, K] rows read in place by a dot-product generic.
+          SmallVector<linalg::MatmulOp> matmuls;
+          for (Operation *user : constant->getUsers())
+            if (isPlainMatmulByConstant(user, constant.getResult()))
+              matmuls.push_back(cast<linalg::MatmulOp>(user));
+          if (matmuls.empty())
+            continue;
+          auto wType = k % kPlainLanes == 0
+                           ? RankedTensorType::get({t.shape[0], k / kPlainLanes, kPlainLanes},
+                                                   plain)
+                           : RankedTensorType::get(t.shape, plain);
+          ml_program::GlobalOp global = blockGlobal(module, symbols, t, wType);
+          if (global.getType() != wType) {
+            constant.emitError() << "--weights-from: " << tensor
+                                 << " is bound twice with different types";
+            return signalPassFailure();
+          }
+          for (linalg::MatmulOp matmul : matmuls)
+            rewritePlainMatmul(matmul, global);
+          if (constant->use_empty())
+            constant->erase();
+          continue;
+        }
         if (k % 32 != 0) {
           constant.emitError() << "--weights-from: " << tensor << ": K = " << k
                                << " is not a multiple of the " << t.type << " block of 32";
@@ -281,31 +555,14 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
           constant->erase();
         continue;
       }
-      // A plain F32 tensor used as it is (norm weights).
+      // A tensor used as it is: norm weights (F32, or F16 / BF16 extended),
+      // the token embedding's gather (any type, the selected elements
+      // decoded from the file's bytes).
       auto it = byModuleName.find(name.str());
-      if (it == byModuleName.end() || it->second.type != "F32" ||
-          !type.getElementType().isF32())
+      if (it == byModuleName.end() || !type.getElementType().isF32())
         continue;
-      const GgufTensor &t = it->second;
-      if (ArrayRef<int64_t>(t.shape) != type.getShape()) {
-        constant.emitError() << "--weights-from: GGUF tensor '" << t.fileName << "' ("
-                             << t.text() << ") does not match the model's weight '" << name
-                             << "' (" << shapeText(type.getShape(), "f32") << ")";
+      if (failed(bindTensor(module, symbols, constant, it->second)))
         return signalPassFailure();
-      }
-      auto global = symbols.lookup<ml_program::GlobalOp>(t.fileName);
-      if (!global) {
-        OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-        global = ml_program::GlobalOp::create(b, module.getLoc(), t.fileName, type, false,
-                                              ml_program::ExternAttr::get(b.getContext(), type),
-                                              b.getStringAttr("private"));
-        symbols.insert(global);
-      }
-      OpBuilder b(constant);
-      Value load = ml_program::GlobalLoadConstOp::create(
-          b, constant.getLoc(), type, SymbolRefAttr::get(global.getSymNameAttr()));
-      constant.getResult().replaceAllUsesWith(load);
-      constant->erase();
     }
   }
 };

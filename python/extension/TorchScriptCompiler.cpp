@@ -5,11 +5,14 @@
 #include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/kernels/CustomOp.h"
 #include "turbine/kernels/EmitKernel.h"
+#include "turbine/tools/GgufWeightsFrom.h"
 #include "turbine/tools/ModelSession.h"
 #include "turbine/tools/ParameterExternalization.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <algorithm>
 
 namespace turbine::torch_ext {
 namespace {
@@ -66,14 +69,36 @@ Result<std::string> compileTorchScript(const TorchScriptCompileRequest &request)
   torch_frontend::ImportOptions torchOptions = std::move(*parsed);
   addCustomOpHooks(torchOptions);
   compiler::CompileOptions options;
+  // weights_from (a GGUF file) and its parameter_name_map are read here, as
+  // `turbine compile --weights-from` does (tools/common GgufWeightsFrom.h).
+  std::string weightsFrom, parameterNameMap;
   for (const std::string &option : request.options) {
     size_t eq = option.find('=');
     if (eq == std::string::npos)
       return Status::error("compile option '" + option + "' is not NAME=VALUE");
+    std::string key = option.substr(0, eq);
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (key == "weights_from") {
+      weightsFrom = option.substr(eq + 1);
+      continue;
+    }
+    if (key == "parameter_name_map") {
+      parameterNameMap = option.substr(eq + 1);
+      continue;
+    }
     if (Status set = compiler::setCompileOption(options, option.substr(0, eq),
                                                 option.substr(eq + 1));
         !set)
       return set;
+  }
+  if (!weightsFrom.empty()) {
+    Result<std::vector<std::string>> tensors = tools::ggufTensorList(weightsFrom, parameterNameMap);
+    if (!tensors)
+      return Status::error("weights_from: " + tensors.status().message());
+    options.ggufTensors = std::move(*tensors);
+  } else if (!parameterNameMap.empty()) {
+    return Status::error("parameter_name_map renames the tensors of weights_from, which is "
+                         "not given");
   }
   if (!request.compileTo.empty()) {
     options.stopAfter = compiler::parsePhase(request.compileTo);

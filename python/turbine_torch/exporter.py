@@ -115,7 +115,8 @@ class ExportedProgram:
             f.write(self.import_to("input"))
 
     def compile(self, save_to=None, device="local-task", externalize_params=None,
-                externalize_min_bytes=256, externalize=None, rename=None, **options):
+                externalize_min_bytes=256, externalize=None, rename=None, weights_from=None,
+                parameter_name_map=None, **options):
         """Compiles to an artifact; writes it to `save_to` when given. Returns
         the loaded module, callable on torch tensors. With `externalize_params`
         (a .irpa or .safetensors path) the weights of at least
@@ -129,6 +130,16 @@ class ExportedProgram:
         weight the importer stored rearranged, `fc.weight.T`, goes with its
         key); `rename` ({compiled name: name in the file}) renames what goes
         out, in the file and in the artifact.
+
+        `weights_from` (a GGUF file, as `turbine compile --weights-from`):
+        the weights the file holds become external parameters named as its
+        tensors and read in the file's own types (F32 / F16 / BF16 rows,
+        Q8_0 / Q4_0 blocks; matmul weights, the token embedding's table and
+        norm weights), so the artifact does not carry them; the returned
+        module is loaded with the file. `parameter_name_map` (a file of
+        `GGUF_NAME = STATE_DICT_KEY` rules, e.g. examples/llm/llama.names)
+        renames the file's tensors to the module's keys. Load a saved
+        artifact later with turbine_torch.load(path, parameters=[weights_from]).
 
         Other keyword arguments are compile options, as `turbine compile`
         has them: target, target_cpu, opt_level, matmul_data_tiling and
@@ -145,9 +156,19 @@ class ExportedProgram:
         renames = ["%s=%s" % (k, v) for k, v in (rename or {}).items()]
         if (names or renames) and not externalize_params:
             raise ValueError("externalize / rename need externalize_params (the file to write)")
+        if parameter_name_map is not None and weights_from is None:
+            raise ValueError("parameter_name_map renames the tensors of weights_from, which "
+                             "is not given")
+        if weights_from is not None:
+            weights_from = os.fspath(weights_from)
+            options = dict(options, weights_from=weights_from)
+            if parameter_name_map is not None:
+                options["parameter_name_map"] = os.fspath(parameter_name_map)
         artifact = self._compile("", externalize_params or "", externalize_min_bytes,
                                  options, names, renames)
         parameters = [externalize_params] if externalize_params else []
+        if weights_from is not None:
+            parameters.append(weights_from)
         # The runtime reads the whole file at load; the copy can go after.
         fd, path = tempfile.mkstemp(suffix=".tmod")
         try:

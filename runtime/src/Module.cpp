@@ -77,6 +77,22 @@ Result<Tensor> bindExternalParameter(const artifact::Parameter &p,
                              "' is " + got + ", but the artifact was compiled against " +
                              shape + "x" + p.ggmlType + " (recompile with this file's --weights-from)");
       }
+      if (!entry->isBlockQuantized()) {
+        // F32 / F16 / BF16 compiled against the file: its bytes in place,
+        // whatever their alignment (GGUF aligns tensors to 32 bytes; the
+        // kernels assume no more than the element's).
+        auto bytes = tensorByteSize(p.dtype, p.shape);
+        if (!bytes)
+          return bytes.status();
+        if (entry->kind != ParameterEntry::Kind::data || entry->dtype != p.dtype ||
+            *bytes != entry->length)
+          return Status::error("external parameter '" + p.name + "' in '" + file.origin() +
+                               "' is " + entry->typeString() + " (" +
+                               std::to_string(entry->length) + " bytes); the artifact expects " +
+                               formatTensorType(p.dtype, p.shape));
+        return Tensor::wrap(p.dtype, p.shape, const_cast<uint8_t *>(entry->bytes),
+                            file.storage(), /*readOnly=*/true);
+      }
       Result<GgmlBlocksView> blocks = file.ggmlBlocks(*entry);
       if (!blocks)
         return blocks.status();

@@ -21,11 +21,10 @@
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/tools/ModelSession.h"
+#include "turbine/tools/GgufWeightsFrom.h"
 #include "turbine/tools/ParameterExternalization.h"
 
 #include "turbine/artifact/Module.h"
-#include "turbine/runtime/Ggml.h"
-#include "turbine/runtime/ParameterArchive.h"
 #include "turbine/compiler/Target.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -38,43 +37,6 @@
 
 namespace turbine::tools {
 namespace {
-
-/// The tensors of GGUF file `path` as turbine-bind-gguf-weights lists them
-/// (`MODULE_NAME:GGUF_NAME:TYPE:D0xD1...`), renamed by the rules of
-/// `namesPath` when given.
-Result<std::vector<std::string>> ggufTensorList(const std::string &path,
-                                                const std::string &namesPath) {
-  using namespace turbine::runtime;
-  Result<ParameterIndex> file = ParameterIndex::open(path);
-  if (!file)
-    return Status::error("--weights-from: " + file.status().message());
-  if (file->format() != ParameterFileFormat::gguf)
-    return Status::error("--weights-from: '" + path + "' is a " +
-                         parameterFileFormatName(file->format()) +
-                         " file, not GGUF (use --externalize-params for other formats)");
-  if (!namesPath.empty()) {
-    Result<ParameterNameMap> names = ParameterNameMap::load(namesPath);
-    if (!names)
-      return Status::error("--parameter-name-map: " + names.status().message());
-    Result<ParameterIndex> renamed = file->renamed(*names);
-    if (!renamed)
-      return Status::error("--parameter-name-map: " + renamed.status().message());
-    file = std::move(renamed);
-  }
-  std::vector<std::string> tensors;
-  for (const ParameterEntry &entry : file->entries()) {
-    std::string fileName = entry.fileName.empty() ? entry.name : entry.fileName;
-    if (entry.name.find(':') != std::string::npos || fileName.find(':') != std::string::npos)
-      return Status::error("--weights-from: tensor name '" + fileName + "' contains ':'");
-    std::string shape;
-    for (int64_t d : entry.shape)
-      shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    std::string type = entry.ggmlType ? ggmlTypeName(*entry.ggmlType) : "?";
-    tensors.push_back(entry.name + ":" + fileName + ":" + type + ":" + shape);
-  }
-  return tensors;
-}
-
 
 struct CompileArgs {
   std::vector<std::string> sequenceLengths; ///< NAME=N (ONNX sequence inputs)
@@ -387,8 +349,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
                   "`turbine params list`) matches anywhere stay f32 with --quantize-weights");
   cmd->add_option("--weights-from", args->weightsFrom,
                   "GGUF file whose tensors the model's weights become, bound by their GGUF "
-                  "names in the file's own types: Q8_0 / Q4_0 matmul weights read in their "
-                  "block layout, F32 tensors as they are (run with --parameters=FILE)");
+                  "names and read in place in the file's own types (F32, F16, BF16, Q8_0, "
+                  "Q4_0): matmul weights, the token embedding's gather, norm weights "
+                  "(run with --parameters=FILE)");
   cmd->add_option("--parameter-name-map", args->parameterNameMap,
                   "With --weights-from: rules `GGUF_NAME = STATE_DICT_KEY` (a '*' copies "
                   "across), e.g. examples/llm/llama.names");

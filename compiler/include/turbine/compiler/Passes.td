@@ -162,17 +162,21 @@ def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
 }
 
 def BindGgufWeights : Pass<"turbine-bind-gguf-weights", "mlir::ModuleOp"> {
-  let summary = "Matmul weights become external parameters of a GGUF file, read in its block layout";
+  let summary = "Model weights become external parameters of a GGUF file, read in its own types";
   let description = [{
     `turbine compile --weights-from=F.gguf`: for each tensor of the file
     (option `tensors`, one `MODULE_NAME:GGUF_NAME:TYPE:D0xD1...` each), a
     matmul by the constant `MODULE_NAME.T` (a transposed linear weight) of a
     Q8_0 / Q4_0 tensor becomes one linalg.generic decoding the tensor's raw
     blocks (i8 [N, K/32, 34 | 18], an `#ml_program.extern` global named
-    GGUF_NAME; global-opt/GgufWeights.h), and a constant MODULE_NAME of an
-    F32 tensor of the same shape an external f32 parameter. Shape
-    mismatches, unsupported types of matmul weights and K not a multiple of
-    32 are errors naming the tensor and the weight.
+    GGUF_NAME; global-opt/GgufWeights.h); of an F16 / BF16 / F32 tensor, a
+    generic of 32-lane partial sums over the file's [N, K] rows and their
+    sum. A constant MODULE_NAME of the same shape read only by
+    tensor.extract (the token embedding's gather) reads the file's tensor
+    in its own type, the element's block decoded; one used otherwise (norm
+    weights) becomes an external F32 parameter, or F16 / BF16 extended.
+    Shape mismatches, unsupported ggml types and K not a multiple of 32 are
+    errors naming the tensor and the weight.
   }];
   let options = [
     ListOption<"tensors", "tensors", "std::string",
