@@ -58,6 +58,20 @@ namespace turbine::compiler {
 
 namespace {
 
+/// An in-bounds vector read of `type` at `indices` (minor identity map).
+Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indices,
+                 VectorType type) {
+  unsigned rank = cast<ShapedType>(source.getType()).getRank();
+  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
+  Type element = type.getElementType();
+  Value padding = isa<FloatType>(element)
+                      ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
+                      : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
+  return vector::TransferReadOp::create(b, loc, type, source, indices, AffineMapAttr::get(map),
+                                        padding, Value(),
+                                        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
+}
+
 /// Register tile (rows of A x weight rows) for a matmul of `m` rows.
 std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
   if (m == 1)
@@ -100,17 +114,6 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   };
   SmallVector<Value> rowIndex = clamped(0, rows), colIndex = clamped(1, columns);
 
-  auto read = [&](OpBuilder &b, Value source, ArrayRef<Value> indices, VectorType type) -> Value {
-    unsigned rank = cast<ShapedType>(source.getType()).getRank();
-    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
-    Type element = type.getElementType();
-    Value padding = isa<FloatType>(element)
-                        ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
-                        : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
-    SmallVector<bool> inBounds(type.getRank(), true);
-    return vector::TransferReadOp::create(b, loc, type, source, indices, AffineMapAttr::get(map),
-                                          padding, Value(), b.getBoolArrayAttr(inBounds));
-  };
   auto splatI8 = [&](OpBuilder &b, int v, int64_t n) -> Value {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(VectorType::get({n}, i8), b.getI8IntegerAttr(v)));
@@ -131,15 +134,15 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         SmallVector<Value> activations;
         for (int64_t r = 0; r < rows; ++r) {
           if (q8) {
-            activations.push_back(read(b, a, {rowIndex[r], g, zero}, fVec));
+            activations.push_back(readVector(b, loc, a, {rowIndex[r], g, zero}, fVec));
           } else {
-            Value block = read(b, a, {rowIndex[r], g, zero, zero}, VectorType::get({2, 16}, f32));
+            Value block = readVector(b, loc, a, {rowIndex[r], g, zero, zero}, VectorType::get({2, 16}, f32));
             activations.push_back(vector::ShapeCastOp::create(b, loc, fVec, block));
           }
         }
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t col = 0; col < columns; ++col) {
-          Value scaleBytes = read(b, w, {colIndex[col], g, zero}, VectorType::get({2}, i8));
+          Value scaleBytes = readVector(b, loc, w, {colIndex[col], g, zero}, VectorType::get({2}, i8));
           Value half = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getF16Type()),
                                                  scaleBytes);
           Value halfScalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
@@ -148,9 +151,9 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           Value two = arith::ConstantIndexOp::create(b, loc, 2);
           Value q;
           if (q8) {
-            q = read(b, wq, {colIndex[col], g, two}, VectorType::get({32}, i8));
+            q = readVector(b, loc, wq, {colIndex[col], g, two}, VectorType::get({32}, i8));
           } else {
-            Value packed = read(b, wq, {colIndex[col], g, two}, VectorType::get({16}, i8));
+            Value packed = readVector(b, loc, wq, {colIndex[col], g, two}, VectorType::get({16}, i8));
             Value low = arith::AndIOp::create(b, loc, packed, splatI8(b, 15, 16));
             Value high = arith::ShRUIOp::create(b, loc, packed, splatI8(b, 4, 16));
             SmallVector<int64_t> order;
@@ -222,17 +225,6 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  auto read = [&](OpBuilder &b, Value source, ArrayRef<Value> indices, VectorType type) -> Value {
-    unsigned rank = cast<ShapedType>(source.getType()).getRank();
-    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
-    Type element = type.getElementType();
-    Value padding = isa<FloatType>(element)
-                        ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
-                        : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
-    return vector::TransferReadOp::create(
-        b, loc, type, source, indices, AffineMapAttr::get(map), padding, Value(),
-        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
-  };
   auto write = [&](OpBuilder &b, Value v, Value dest, ArrayRef<Value> indices) -> Value {
     unsigned rank = cast<ShapedType>(dest.getType()).getRank();
     auto type = cast<VectorType>(v.getType());
@@ -275,10 +267,10 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
           Value g = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p, index(b, 2)),
                                           index(b, h));
           Value block =
-              q8 ? read(b, a, {zero, g, zero}, VectorType::get({32}, f32))
+              q8 ? readVector(b, loc, a, {zero, g, zero}, VectorType::get({32}, f32))
                  : vector::ShapeCastOp::create(
                        b, loc, VectorType::get({32}, f32),
-                       read(b, a, {zero, g, zero, zero}, VectorType::get({2, 16}, f32)));
+                       readVector(b, loc, a, {zero, g, zero, zero}, VectorType::get({2, 16}, f32)));
           Int8Activations rounded = roundActivationsToInt8(b, loc, block);
           qa = write(b, arith::TruncIOp::create(b, loc, VectorType::get({32}, i8), rounded.q), qa,
                      {g, zero});
@@ -310,7 +302,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
               for (int64_t h = 0; h < 2; ++h) {
                 Value g = arith::AddIOp::create(
                     ib, loc, arith::MulIOp::create(ib, loc, p, index(ib, 2)), index(ib, h));
-                Value scaleBytes = read(ib, w, {col, g, zero}, VectorType::get({2}, i8));
+                Value scaleBytes = readVector(ib, loc, w, {col, g, zero}, VectorType::get({2}, i8));
                 Value half = vector::BitCastOp::create(
                     ib, loc, VectorType::get({1}, ib.getF16Type()), scaleBytes);
                 Value halfScalar = vector::ExtractOp::create(ib, loc, half, ArrayRef<int64_t>{0});
@@ -318,11 +310,11 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                 if (q8) {
                   // q + 128 as an unsigned byte.
                   bytes[h] = arith::XOrIOp::create(
-                      ib, loc, read(ib, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8)),
+                      ib, loc, readVector(ib, loc, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8)),
                       splat(ib, VectorType::get({32}, i8), ib.getI8IntegerAttr(-128)));
                 } else {
                   // The nibbles (q + 8, 0..15): elements 0-15 low, 16-31 high.
-                  Value packed = read(ib, wq, {col, g, index(ib, 2)}, lanes(i8));
+                  Value packed = readVector(ib, loc, wq, {col, g, index(ib, 2)}, lanes(i8));
                   bytes[h] = concat(
                       ib, arith::AndIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(15))),
                       arith::ShRUIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(4))));
@@ -333,13 +325,13 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
               };
               Value activations = vector::ShapeCastOp::create(
                   ib, loc, VectorType::get({64}, i8),
-                  read(ib, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
+                  readVector(ib, loc, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
                        VectorType::get({2, 32}, i8)));
-              Value dot = buildUnsignedSignedDot(ib, loc, read(ib, starts, {p, zero}, lanes(i32)),
+              Value dot = buildUnsignedSignedDot(ib, loc, readVector(ib, loc, starts, {p, zero}, lanes(i32)),
                                                  dwords(concat(ib, bytes[0], bytes[1])),
                                                  dwords(activations));
               Value scale = arith::MulFOp::create(ib, loc, perBlockLanes(ib, d[0], d[1]),
-                                                  read(ib, activationScales, {p, zero}, lanes(f32)));
+                                                  readVector(ib, loc, activationScales, {p, zero}, lanes(f32)));
               scf::YieldOp::create(
                   ib, loc,
                   ValueRange{vector::FMAOp::create(
