@@ -78,6 +78,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -548,7 +549,9 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
     SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
     kernel.walk([&](linalg::GenericOp op) {
-      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op))
+      // (bf16 matmuls with AVX512-BF16 take their own register tiles.)
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op);
+          matmul && !takesBf16DotProducts(matmul, features))
         matmulsWithEpilogue.push_back({op, matmul});
     });
     for (auto [epilogue, matmul] : matmulsWithEpilogue)
@@ -572,7 +575,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     if (lowerChannelsLastInputGather(rewriter, op))
       continue;
     if (isMatmulLike(op))
-      tileMatmul(rewriter, op);
+      tileMatmul(rewriter, op, features);
     else if (matchQuantizedMatmul(op))
       tileQuantizedMatmul(rewriter, op);
     else if (matchGgufMatmul(op))
@@ -592,6 +595,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernel)))
     return failure();
+  vectorizeBf16Matmuls(rewriter, kernel);
   vectorizeMatmulTiles(rewriter, kernel);
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
   vectorizeGgufMatmuls(rewriter, kernel);

@@ -316,7 +316,8 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
     Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
     a time, masked partial tiles), group-quantized matmuls their fused
     dequantizing tiles (int4 GEMV with int8 activations and vpdpbusd when
-    `target-cpu` has AVX512-VNNI), convolutions and pooling pixel x channel
+    `target-cpu` has AVX512-VNNI), bf16 matmuls vdpbf16ps register tiles
+    (x86vector.avx512.dot) when it has AVX512-BF16, convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
     With `reference`, only the workgroup level: every op is left to become
@@ -329,7 +330,7 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
            "CPU whose optional instructions the strategies may use: host, an LLVM "
            "CPU name (znver4, skylake-avx512, ...), or empty for none (CpuFeatures.h)">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect", "mlir::x86vector::X86VectorDialect"];
 }
 
 def CpuLowerVectorMasks : Pass<"turbine-cpu-lower-vector-masks", "mlir::ModuleOp"> {
