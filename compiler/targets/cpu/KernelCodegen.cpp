@@ -64,6 +64,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -608,6 +609,15 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   if (failed(cleanup.run(kernel)))
     return failure();
   hoistAccumulators(rewriter, kernel);
+  // Without AVX512-BF16, LLVM rounds f32 to bf16 by a call to compiler-rt's
+  // __truncsfbf2, which the kernel library does not link: round in integer
+  // arithmetic instead (to nearest even, as the instruction does).
+  if (!features.avx512bf16) {
+    RewritePatternSet patterns(kernel.getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return failure();
+  }
   return success();
 }
 
@@ -643,7 +653,8 @@ namespace {
 
 /// A contraction of f16/bf16 operands into an f32 accumulator (a matmul
 /// turbine-accumulate-in-f32 widened) reads its operands extended: the
-/// outer-product lowering takes one element type.
+/// outer-product lowering takes one element type (a masked contract:
+/// extended before its vector.mask).
 struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::ContractionOp op,
@@ -652,6 +663,10 @@ struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
     if (!accType || !isa<FloatType>(accType.getElementType()))
       return failure();
     Type wide = accType.getElementType();
+    // A masked contract (a partial tile) is the only op of its vector.mask
+    // region: the extensions go before the mask.
+    if (auto mask = dyn_cast<vector::MaskOp>(op->getParentOp()))
+      rewriter.setInsertionPoint(mask);
     auto extend = [&](Value v) -> Value {
       auto type = cast<VectorType>(v.getType());
       auto narrow = dyn_cast<FloatType>(type.getElementType());
