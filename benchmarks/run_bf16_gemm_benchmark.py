@@ -15,6 +15,7 @@
 # benchmark, not a test: it asserts nothing about speed.
 #
 #   /usr/bin/python3 benchmarks/run_bf16_gemm_benchmark.py BUILD_DIR [ROUNDS] [--large]
+#       [--shapes=MxNxK,...]   (only these shapes)
 # ===---------------------------------------------------------------------=== #
 import os
 import re
@@ -47,6 +48,9 @@ def main(build, rounds, large):
     turbine = os.path.join(build, "bin", "turbine")
     work = tempfile.mkdtemp(prefix="bf16-gemm-")
     shapes = SHAPES + (LARGE if large else [])
+    for arg in sys.argv:
+        if arg.startswith("--shapes="):
+            shapes = [tuple(int(d) for d in s.split("x")) for s in arg[len("--shapes="):].split(",")]
     torch.manual_seed(0)
     tmods = {}
     for shape in shapes:
