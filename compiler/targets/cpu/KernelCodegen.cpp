@@ -15,6 +15,8 @@
 //       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
 //       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
 //       are vectorized with masks;
+//       bf16 matmuls on a CPU with AVX512-BF16: 8x32 register tiles over
+//       the whole K tile written with vdpbf16ps (Bf16MatmulCodegen.cpp);
 //       group-quantized matmuls (turbine-quantize-weights): the same row
 //       split and register tiles, written as vector code that dequantizes
 //       the int8 / int4 weights in registers (QuantizedMatmulCodegen.cpp);
