@@ -80,3 +80,21 @@ def test_matmul_accumulates_in_f32(dtype):
     got = compiled(linear, x)(x).float()
     exact = 2048 * float(torch.tensor(0.01, dtype=dtype))  # the rounded weight, summed exactly
     torch.testing.assert_close(got, torch.full((1, 4), exact), atol=0.0, rtol=TOLERANCE[dtype])
+
+
+@pytest.mark.parametrize("rows", [2, 5, 13, 40])
+def test_bf16_gemm_matches_f32_arithmetic(rows):
+    # Prefill-like GEMMs (rows not a multiple of the 8-row tile, K odd, N a
+    # few 32-column panels): vdpbf16ps tiles on a CPU with AVX512-BF16
+    # (Bf16MatmulCodegen.cpp), the f32 strategy elsewhere. Reference: the
+    # same bf16 values multiplied in f32 by torch; the output is rounded to
+    # bf16 (relative 2^-8), hence the bf16 tolerance.
+    torch.manual_seed(rows)
+    linear = torch.nn.Linear(67, 96).eval().to(torch.bfloat16)
+    x = torch.randn(rows, 67).to(torch.bfloat16)
+    with torch.no_grad():
+        want = torch.nn.functional.linear(x.float(), linear.weight.float(), linear.bias.float())
+    got = compiled(linear, x)(x)
+    assert got.dtype == torch.bfloat16
+    tol = TOLERANCE[torch.bfloat16]
+    torch.testing.assert_close(got.float(), want, atol=tol, rtol=tol)

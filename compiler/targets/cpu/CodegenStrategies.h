@@ -69,7 +69,14 @@ std::optional<llvm::SmallVector<int64_t>> loopUpperBounds(mlir::linalg::LinalgOp
 
 /// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiles,
 /// register tiles, leftover rows, the in-kernel pack of B where marked.
-void tileMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+/// bf16 operands on a CPU with AVX512-BF16 (`features`) take the vdpbf16ps
+/// register tiles of Bf16MatmulCodegen.cpp instead.
+void tileMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                const CpuFeatures &features);
+
+/// The rows of a matmul (after K tiling) past the last multiple of 8 (fewer
+/// than 8 or a dynamic count): one row at a time, 1x128x1 then 1x32x1 tiles.
+void tileLeftoverMatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *leftoverRows);
 
 /// The matmul whose result `epilogue` updates in place, when one
 /// register-tile pass covers it; null otherwise.
@@ -86,6 +93,25 @@ void vectorizeRegisterEpilogues(mlir::RewriterBase &rewriter, mlir::func::FuncOp
 
 /// Vectorizes the matmul register tiles of `kernel` (masked where partial).
 void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+
+// bf16 matmuls with AVX512-BF16 (Bf16MatmulCodegen.cpp).
+
+/// True if `op` (a matmul or packed matmul, possibly a workgroup or K tile
+/// of one) takes the vdpbf16ps strategy on a CPU with `features`: bf16 A
+/// and B, an f32 accumulator, 32-column panels (packed B, or a plain B with
+/// static N a multiple of 32), not a static single row (GEMV keeps its
+/// 1x128 f32 tiles).
+bool takesBf16DotProducts(mlir::linalg::LinalgOp op, const CpuFeatures &features);
+
+/// A matmul that takesBf16DotProducts, after K tiling: rows split at the
+/// last multiple of 8; full rows get 8 x 32 register tiles over the whole
+/// K tile, static leftover rows one tile of that many rows, a dynamic
+/// leftover tileLeftoverMatmulRows.
+void tileBf16MatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *op);
+
+/// Writes the tiles tileBf16MatmulRows made as vdpbf16ps vector code
+/// (x86vector.avx512.dot).
+void vectorizeBf16Matmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
 
 // Group-quantized matmuls (QuantizedMatmulCodegen.cpp).
 

@@ -15,6 +15,8 @@
 //       outer products = FMAs); leftover rows (small or dynamic batch, GEMV)
 //       go one row at a time, 1x128x1 then 1x32x1; partial tiles (N = 10)
 //       are vectorized with masks;
+//       bf16 matmuls on a CPU with AVX512-BF16: 8x32 register tiles over
+//       the whole K tile written with vdpbf16ps (Bf16MatmulCodegen.cpp);
 //       group-quantized matmuls (turbine-quantize-weights): the same row
 //       split and register tiles, written as vector code that dequantizes
 //       the int8 / int4 weights in registers (QuantizedMatmulCodegen.cpp);
@@ -64,6 +66,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -78,6 +81,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -548,7 +552,9 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
     SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
     kernel.walk([&](linalg::GenericOp op) {
-      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op))
+      // (bf16 matmuls with AVX512-BF16 take their own register tiles.)
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op);
+          matmul && !takesBf16DotProducts(matmul, features))
         matmulsWithEpilogue.push_back({op, matmul});
     });
     for (auto [epilogue, matmul] : matmulsWithEpilogue)
@@ -572,7 +578,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     if (lowerChannelsLastInputGather(rewriter, op))
       continue;
     if (isMatmulLike(op))
-      tileMatmul(rewriter, op);
+      tileMatmul(rewriter, op, features);
     else if (matchQuantizedMatmul(op))
       tileQuantizedMatmul(rewriter, op);
     else if (matchGgufMatmul(op))
@@ -592,6 +598,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(kernel)))
     return failure();
+  vectorizeBf16Matmuls(rewriter, kernel);
   vectorizeMatmulTiles(rewriter, kernel);
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
   vectorizeGgufMatmuls(rewriter, kernel, features);
@@ -604,6 +611,15 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   if (failed(cleanup.run(kernel)))
     return failure();
   hoistAccumulators(rewriter, kernel);
+  // Without AVX512-BF16, LLVM rounds f32 to bf16 by a call to compiler-rt's
+  // __truncsfbf2, which the kernel library does not link: round in integer
+  // arithmetic instead (to nearest even, as the instruction does).
+  if (!features.avx512bf16) {
+    RewritePatternSet patterns(kernel.getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+      return failure();
+  }
   return success();
 }
 
@@ -639,7 +655,8 @@ namespace {
 
 /// A contraction of f16/bf16 operands into an f32 accumulator (a matmul
 /// turbine-accumulate-in-f32 widened) reads its operands extended: the
-/// outer-product lowering takes one element type.
+/// outer-product lowering takes one element type (a masked contract:
+/// extended before its vector.mask).
 struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::ContractionOp op,
@@ -648,6 +665,10 @@ struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
     if (!accType || !isa<FloatType>(accType.getElementType()))
       return failure();
     Type wide = accType.getElementType();
+    // A masked contract (a partial tile) is the only op of its vector.mask
+    // region: the extensions go before the mask.
+    if (auto mask = dyn_cast<vector::MaskOp>(op->getParentOp()))
+      rewriter.setInsertionPoint(mask);
     auto extend = [&](Value v) -> Value {
       auto type = cast<VectorType>(v.getType());
       auto narrow = dyn_cast<FloatType>(type.getElementType());

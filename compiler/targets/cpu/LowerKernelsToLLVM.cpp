@@ -141,7 +141,7 @@ constexpr const char *kLLVMLoweringPipeline =
     "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,"
     "canonicalize,cse),"
     "convert-math-to-llvm,convert-math-to-libm,"
-    "convert-vector-to-llvm{reassociate-fp-reductions=true},"
+    "convert-vector-to-llvm{reassociate-fp-reductions=true enable-x86vector=true},"
     "expand-strided-metadata,lower-affine,"
     "finalize-memref-to-llvm,convert-index-to-llvm,"
     "convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"

@@ -112,8 +112,19 @@ void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
   }
   if (fullRows)
     tileMatmulRegisters(rewriter, fullRows, kMatmulRegisterM, kMatmulRegisterN);
-  if (!leftoverRows)
-    return;
+  if (leftoverRows)
+    tileLeftoverMatmulRows(rewriter, leftoverRows);
+}
+
+} // namespace
+
+/// Rows left over by the 8-row split (fewer than 8, or a dynamic count):
+/// one row at a time, 128 columns wide, the columns past the last 128 by 32
+/// (a packed matmul: one row x one panel).
+void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows) {
+  unsigned numLoops = cast<linalg::LinalgOp>(leftoverRows).getNumLoops();
+  bool packed = isPackedMatmul(leftoverRows);
+  unsigned mDim = packed ? 1 : numLoops - 3;
   if (packed) {
     tileMatmulRegisters(rewriter, leftoverRows, 1, 0);
     return;
@@ -150,8 +161,6 @@ void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
     tileMatmulRegisters(rewriter, inner, 1, kMatmulRegisterN);
 }
 
-} // namespace
-
 /// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiled by
 /// 256, then the rows split at the last multiple of 8. The first part gets
 /// the 8x32x1 register tile (16 zmm accumulators); the rows left over (a
@@ -163,7 +172,7 @@ void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
 /// masks (vectorizeMatmulTiles). A matmul marked for a pack of B in its
 /// kernel (MatmulKernelPacking.h) becomes, per K tile, that pack (a copy,
 /// vectorized like any generic) and a packed matmul.
-void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
+void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
   SmallVector<int64_t> kTiles(op.getNumLoops(), 0);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (ShapedType::isDynamic(ranges.back()) || ranges.back() > kMatmulTileK)
@@ -178,6 +187,12 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
       tileAndVectorizeGeneric(rewriter, cast<linalg::LinalgOp>(packed.pack));
       current = packed.contract;
     }
+  }
+  // bf16 operands on a CPU with AVX512-BF16: vdpbf16ps register tiles
+  // (Bf16MatmulCodegen.cpp).
+  if (takesBf16DotProducts(cast<linalg::LinalgOp>(current), features)) {
+    tileBf16MatmulRows(rewriter, current);
+    return;
   }
   tileMatmulRows(rewriter, current);
 }

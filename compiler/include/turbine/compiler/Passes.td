@@ -320,7 +320,9 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
     Matmuls get 8x32 register tiles (packed or plain B, leftover rows one at
     a time, masked partial tiles), group-quantized matmuls their fused
     dequantizing tiles (int4 and GGUF Q8_0 / Q4_0 GEMVs with int8 activations
-    and vpdpbusd when `target-cpu` has AVX512-VNNI and `int8-activations`), convolutions and pooling pixel x channel
+    and vpdpbusd when `target-cpu` has AVX512-VNNI and `int8-activations`),
+    bf16 matmuls vdpbf16ps register tiles (x86vector.avx512.dot) when it has
+    AVX512-BF16, convolutions and pooling pixel x channel
     tiles, everything else the generic strategy (inner loop by 64, masks).
     Kernels already at the vector level (the kernel language) are left alone.
     With `reference`, only the workgroup level: every op is left to become
@@ -336,7 +338,7 @@ def CpuTileAndVectorize : Pass<"turbine-cpu-tile-and-vectorize", "mlir::ModuleOp
            "Quantized-weight GEMVs may round activations to int8 and use vpdpbusd "
            "(where target-cpu has AVX512-VNNI); false: activations never rounded">
   ];
-  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect", "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect", "mlir::linalg::LinalgDialect", "mlir::math::MathDialect", "mlir::LLVM::LLVMDialect", "mlir::x86vector::X86VectorDialect"];
 }
 
 def CpuLowerVectorMasks : Pass<"turbine-cpu-lower-vector-masks", "mlir::ModuleOp"> {
