@@ -384,6 +384,8 @@ Result<CompileOutput> Session::compileModule(ModuleOp module) {
       if (Status built = buildPhasePipeline(phase, pm, options_, *target, extensions); !built)
         return built;
       enableIRPrinting(pm, options_);
+      if (phase == Phase::Codegen && !options_.verifyEachPass)
+        pm.enableVerifier(false);
       if (options_.timings)
         pm.enableTiming(phaseScope);
       // A per-kernel codegen runs on the kernels dealt to sibling containers,
