@@ -394,7 +394,10 @@ Result<CompileOutput> Session::compileModule(ModuleOp module) {
       KernelChunks split;
       MLIRContext *context = module.getContext();
       bool threaded = context->isMultithreadingEnabled();
-      if (phase == Phase::Codegen && target->codegenPerKernel()) {
+      // Not when IR is printed: the printout is the whole, unsplit module.
+      bool printing = options_.printIRAfterAll || !options_.printIRAfter.empty() ||
+                      !options_.printIRBefore.empty();
+      if (phase == Phase::Codegen && target->codegenPerKernel() && !printing) {
         split = splitKernels(module);
         if (split.kernels && !threaded)
           context->enableMultithreading();
