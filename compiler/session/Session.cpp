@@ -397,7 +397,16 @@ Result<CompileOutput> Session::compileModule(ModuleOp module) {
       // Not when IR is printed: the printout is the whole, unsplit module.
       bool printing = options_.printIRAfterAll || !options_.printIRAfter.empty() ||
                       !options_.printIRBefore.empty();
-      if (phase == Phase::Codegen && target->codegenPerKernel() && !printing) {
+      // Nor when an extension adds passes before codegen: they see the
+      // whole kernel container (`turbine bisect` records and corrupts kernels).
+      bool extended = false;
+      if (phase == Phase::Codegen)
+        for (const PipelineExtension *extension : extensions) {
+          OpPassManager probe(ModuleOp::getOperationName(), OpPassManager::Nesting::Explicit);
+          extension->addPassesBefore(phase, probe);
+          extended = extended || probe.size() != 0;
+        }
+      if (phase == Phase::Codegen && target->codegenPerKernel() && !printing && !extended) {
         split = splitKernels(module);
         if (split.kernels && !threaded)
           context->enableMultithreading();
