@@ -4,7 +4,8 @@
 // pass manager over the module, verifies after it, dumps it, and collects
 // MLIR's diagnostics into one error: "phase 'P' failed: <loc>: <reason>".
 // Timings use MLIR's timing manager (one scope per phase, passes nested);
-// IR printing uses MLIR's instrumentation.
+// IR printing uses MLIR's instrumentation. A target whose codegen works per
+// kernel gets it run on several kernel containers in parallel.
 //===----------------------------------------------------------------------===//
 #include "turbine/compiler/Session.h"
 
@@ -17,6 +18,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -117,6 +120,110 @@ void enableIRPrinting(PassManager &pm, const CompileOptions &options) {
 int64_t countKernels(ModuleOp module) {
   ModuleOp kernels = getKernelsModule(module, /*create=*/false);
   return kernels ? llvm::range_size(kernels.getOps<func::FuncOp>()) : 0;
+}
+
+/// How many containers the kernels are dealt to for a codegen phase that
+/// works per kernel (Target::codegenPerKernel): fixed, so the IR does not
+/// depend on the core count, and several per core, so a core that finishes
+/// its container early takes the next one (kernels differ in cost by 100x).
+constexpr unsigned kCodegenChunks = 16;
+
+/// The kernel container split into sibling containers for the codegen
+/// phase: `kernels` keeps the first share, `chunks` (unnamed modules after
+/// it) the others; `order` holds the kernels' names in container order.
+struct KernelChunks {
+  ModuleOp kernels;
+  SmallVector<ModuleOp> chunks;
+  SmallVector<StringAttr> order;
+};
+
+/// Deals the kernels round-robin in container order to up to kCodegenChunks
+/// containers, so the codegen pipeline (nested on builtin.module) runs on
+/// them in parallel. Declarations (functions without a body) are copied to
+/// every container. Nothing is split when the container holds anything else
+/// than functions, or fewer than two kernels.
+KernelChunks splitKernels(ModuleOp module) {
+  KernelChunks split;
+  ModuleOp kernels = getKernelsModule(module, /*create=*/false);
+  if (!kernels)
+    return split;
+  SmallVector<func::FuncOp> definitions, declarations;
+  for (Operation &op : kernels.getBody()->getOperations()) {
+    auto function = dyn_cast<func::FuncOp>(op);
+    if (!function)
+      return split;
+    (function.isDeclaration() ? declarations : definitions).push_back(function);
+  }
+  unsigned count = std::min<size_t>(kCodegenChunks, definitions.size());
+  if (count < 2)
+    return split;
+  split.kernels = kernels;
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(kernels);
+  for (unsigned i = 1; i < count; ++i) {
+    ModuleOp chunk = ModuleOp::create(b, kernels.getLoc());
+    for (NamedAttribute attr : kernels->getAttrs())
+      if (attr.getName() != SymbolTable::getSymbolAttrName() &&
+          attr.getName() != kKernelsModuleAttr)
+        chunk->setAttr(attr.getName(), attr.getValue());
+    Block *body = chunk.getBody();
+    for (func::FuncOp declaration : declarations)
+      body->push_back(declaration->clone());
+    split.chunks.push_back(chunk);
+  }
+  for (auto [i, function] : llvm::enumerate(definitions)) {
+    split.order.push_back(function.getSymNameAttr());
+    if (i % count) {
+      Block *body = split.chunks[i % count - 1].getBody();
+      function->moveBefore(body, body->end());
+    }
+  }
+  return split;
+}
+
+/// Moves the chunks' contents back into the kernel container and erases
+/// them: a symbol the container already has is dropped when it is the same
+/// op (a declaration every chunk made, a constant two chunks made alike) and
+/// renamed within its chunk otherwise; the kernels are put back in their
+/// order.
+LogicalResult mergeKernels(KernelChunks &split) {
+  if (!split.kernels)
+    return success();
+  Block *body = split.kernels.getBody();
+  SymbolTable table(split.kernels);
+  for (auto [index, chunk] : llvm::enumerate(split.chunks)) {
+    SymbolTable chunkTable(chunk);
+    for (Operation &op : llvm::make_early_inc_range(chunk.getBody()->getOperations())) {
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op)) {
+        if (Operation *existing = table.lookup(symbol.getNameAttr())) {
+          if (OperationEquivalence::isEquivalentTo(
+                  &op, existing, OperationEquivalence::ignoreValueEquivalence, nullptr,
+                  OperationEquivalence::IgnoreLocations)) {
+            op.erase();
+            continue;
+          }
+          std::string fresh;
+          for (int n = 0;; ++n) {
+            fresh = (symbol.getName() + "_chunk" + Twine(index + 1) + "_" + Twine(n)).str();
+            if (!table.lookup(fresh) && !chunkTable.lookup(fresh))
+              break;
+          }
+          if (failed(chunkTable.rename(&op, fresh)))
+            return failure();
+        }
+        op.remove();
+        table.insert(&op, body->end());
+      } else {
+        op.moveBefore(body, body->end());
+      }
+    }
+    chunk->erase();
+  }
+  for (StringAttr name : split.order)
+    if (Operation *kernel = table.lookup(name))
+      kernel->moveBefore(body, body->end());
+  split.chunks.clear();
+  return success();
 }
 
 /// The format of `source`: given, or by extension / first bytes.
@@ -277,9 +384,37 @@ Result<CompileOutput> Session::compileModule(ModuleOp module) {
       if (Status built = buildPhasePipeline(phase, pm, options_, *target, extensions); !built)
         return built;
       enableIRPrinting(pm, options_);
+      if (phase == Phase::Codegen && !options_.verifyEachPass)
+        pm.enableVerifier(false);
       if (options_.timings)
         pm.enableTiming(phaseScope);
-      if (failed(pm.run(module)))
+      // A per-kernel codegen runs on the kernels dealt to sibling containers,
+      // in parallel on the context's thread pool, which lives only as long
+      // as the phase: no thread outlives it (`turbine conformance` forks).
+      KernelChunks split;
+      MLIRContext *context = module.getContext();
+      bool threaded = context->isMultithreadingEnabled();
+      // Not when IR is printed: the printout is the whole, unsplit module.
+      bool printing = options_.printIRAfterAll || !options_.printIRAfter.empty() ||
+                      !options_.printIRBefore.empty();
+      // Nor when an extension adds passes before codegen: they see the
+      // whole kernel container (`turbine bisect` records and corrupts kernels).
+      bool extended = false;
+      if (phase == Phase::Codegen)
+        for (const PipelineExtension *extension : extensions) {
+          OpPassManager probe(ModuleOp::getOperationName(), OpPassManager::Nesting::Explicit);
+          extension->addPassesBefore(phase, probe);
+          extended = extended || probe.size() != 0;
+        }
+      if (phase == Phase::Codegen && target->codegenPerKernel() && !printing && !extended) {
+        split = splitKernels(module);
+        if (split.kernels && !threaded)
+          context->enableMultithreading();
+      }
+      LogicalResult ran = pm.run(module);
+      if (split.kernels && !threaded)
+        context->disableMultithreading();
+      if (failed(ran) || failed(mergeKernels(split)))
         return diagnostics.error("phase '" + name + "' failed");
     }
     if (failed(verify(module)))

@@ -65,6 +65,7 @@ struct CompileArgs {
   std::string groupSize = "32";
   bool timings = false;
   bool printIRAfterAll = false;
+  bool verifyEachPass = false;
   std::vector<std::string> printIRAfter;
   std::vector<std::string> printIRBefore;
   std::string externalizeParams;
@@ -166,6 +167,7 @@ Result<compiler::CompileOptions> compileOptions(const CompileArgs &args) {
   options.optLevel = args.optLevel;
   options.timings = args.timings;
   options.printIRAfterAll = args.printIRAfterAll;
+  options.verifyEachPass = args.verifyEachPass;
   options.printIRAfter = args.printIRAfter;
   options.printIRBefore = args.printIRBefore;
   if (!args.compileTo.empty()) {
@@ -359,6 +361,9 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--group-size", args->groupSize,
                   "Elements of K per scale for --quantize-weights")
       ->capture_default_str();
+  cmd->add_flag("--verify-each-pass", args->verifyEachPass,
+                "Verify the IR after every pass (default: after every pass of the phases "
+                "before codegen, and after every phase)");
   cmd->add_flag("--mlir-print-ir-after-all", args->printIRAfterAll,
                 "Print the IR after every pass (to stderr)");
   cmd->add_option("--mlir-print-ir-after", args->printIRAfter,

@@ -80,6 +80,8 @@ public:
     return addLLVMLoweringPasses(kernelsPm);
   }
 
+  bool codegenPerKernel() const override { return true; }
+
   Status emitKernels(ModuleOp kernels, const CompileOptions &options,
                      artifact::Module &out) const override {
     FailureOr<std::string> library = emitKernelLibrary(kernels, options);

@@ -112,6 +112,12 @@ struct CompileOptions {
   /// Collect per-phase and per-pass wall times into CompileOutput::timings
   /// (the report of MLIR's -mlir-timing).
   bool timings = false;
+  /// Verify the IR after every pass of every phase (MLIR's default). Off,
+  /// the codegen phase's passes (~45 on every kernel, mostly upstream
+  /// lowerings) are not verified one by one: the module is still verified
+  /// after every phase, and the verifier after each codegen pass was about
+  /// a seventh of a model's compile time (docs/performance.md).
+  bool verifyEachPass = false;
   /// Print the IR after every pass / after the named passes (pass arguments
   /// such as "turbine-cpu-tile-and-vectorize"), and before, to stderr.
   bool printIRAfterAll = false;

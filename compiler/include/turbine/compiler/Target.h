@@ -77,6 +77,11 @@ public:
   /// manager).
   virtual Status buildCodegenPasses(mlir::OpPassManager &kernelsPm,
                                     const CompileOptions &options) const = 0;
+  /// Whether the codegen pipeline transforms each kernel on its own (no pass
+  /// reads or writes across kernels, symbols a pass adds are private to the
+  /// kernels using them): then the session splits the kernel container into
+  /// sibling containers and runs the pipeline on them in parallel.
+  virtual bool codegenPerKernel() const { return false; }
   /// The link phase's kernel half: the lowered kernel container into
   /// `out`'s native code (`out.library`, the kernel symbols).
   virtual Status emitKernels(mlir::ModuleOp kernels, const CompileOptions &options,
