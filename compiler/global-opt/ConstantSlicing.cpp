@@ -51,8 +51,8 @@ struct SliceConstantInputs : OpRewritePattern<linalg::GenericOp> {
       if (!sliced)
         continue;
       auto slicedType = RankedTensorType::get(keptShape, type.getElementType());
-      Value slice = rewriter.create<tensor::ExtractSliceOp>(op.getLoc(), slicedType, operand->get(),
-                                                            offsets, sizes, strides);
+      Value slice = tensor::ExtractSliceOp::create(rewriter, op.getLoc(), slicedType,
+                                                   operand->get(), offsets, sizes, strides);
       maps[operand->getOperandNumber()] =
           AffineMap::get(map.getNumDims(), map.getNumSymbols(), kept, op.getContext());
       rewriter.modifyOpInPlace(op, [&] {

@@ -83,7 +83,6 @@ std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
 /// are the tile's static upper bounds.
 void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
                   int64_t rows, int64_t columns) {
-  MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
