@@ -35,7 +35,8 @@
 // writes row min(r, rows - 1) for its lanes r past the end: they recompute
 // and rewrite the last row's values exactly, so nothing is out of bounds.
 //
-// VNNI: on a target CPU with AVX512-VNNI (CpuFeatures.h, `--target-cpu`),
+// VNNI: with `--quantized-matmul-activations=int8` (default f32) on a
+// target CPU with AVX512-VNNI (CpuFeatures.h, `--target-cpu`),
 // an int4 GEMV tile of whole 16-column chunks (no mask; columns past the
 // last multiple of 16 / a partial column tile take the f32 path above) and
 // an even number of packed rows per group (group size a multiple of 4)
