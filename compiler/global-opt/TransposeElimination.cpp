@@ -125,12 +125,13 @@ struct MatmulThroughFlattenedTranspose : OpRewritePattern<linalg::MatmulOp> {
     if (flat != rows)
       return failure();
 
-    // Row q of W' (source index order) is row r of W (result index order).
     ArrayRef<char> raw = dense.getRawData();
     int64_t rowBytes = weightType.getDimSize(1) * (weightType.getElementTypeBitWidth() / 8);
     if (static_cast<int64_t>(raw.size()) != rows * rowBytes)
       return failure();
-    std::vector<char> permuted(raw.size());
+    // Row q of W' (source index order) is row sourceRow[q] of W (result
+    // index order).
+    std::vector<int64_t> sourceRow(rows);
     SmallVector<int64_t> sourceIndex(rank, 0), resultIndex(rank, 0);
     for (int64_t q = 0; q < rows; ++q) {
       int64_t rest = q;
@@ -143,10 +144,25 @@ struct MatmulThroughFlattenedTranspose : OpRewritePattern<linalg::MatmulOp> {
       int64_t r = 0;
       for (unsigned k = 1; k < rank; ++k)
         r = r * resultShape[k] + resultIndex[k];
-      std::memcpy(permuted.data() + q * rowBytes, raw.data() + r * rowBytes, rowBytes);
+      sourceRow[q] = r;
     }
-    auto permutedAttr = DenseElementsAttr::getFromRawBuffer(weightType, permuted);
     Location loc = matmul.getLoc();
+    Value newRows = tensor::CollapseShapeOp::create(rewriter, loc, source, groups);
+    // A transpose that only moves unit dims (an attention output [1, H, 1,
+    // D] to [1, 1, H, D]) leaves the rows in order: the weight stays the
+    // model's constant under its own name (so that a GGUF or quantized
+    // weight still matches it).
+    bool rowsInOrder = true;
+    for (int64_t q = 0; q < rows; ++q)
+      rowsInOrder = rowsInOrder && sourceRow[q] == q;
+    if (rowsInOrder) {
+      rewriter.modifyOpInPlace(matmul, [&] { matmul.getDpsInputOperand(0)->set(newRows); });
+      return success();
+    }
+    std::vector<char> permuted(raw.size());
+    for (int64_t q = 0; q < rows; ++q)
+      std::memcpy(permuted.data() + q * rowBytes, raw.data() + sourceRow[q] * rowBytes, rowBytes);
+    auto permutedAttr = DenseElementsAttr::getFromRawBuffer(weightType, permuted);
     auto newWeights = arith::ConstantOp::create(rewriter, loc, permutedAttr);
     // As a torch expression: W viewed with the transposed dims, permuted to
     // the source's order, flattened again.
@@ -159,7 +175,6 @@ struct MatmulThroughFlattenedTranspose : OpRewritePattern<linalg::MatmulOp> {
     deriveParameterName(weights, newWeights,
                         ".reshape(" + view + n + ").permute(" + order + std::to_string(rank - 1) +
                             ").reshape(" + std::to_string(rows) + "," + n + ")");
-    Value newRows = tensor::CollapseShapeOp::create(rewriter, loc, source, groups);
     rewriter.modifyOpInPlace(matmul, [&] {
       matmul.getDpsInputOperand(0)->set(newRows);
       matmul.getDpsInputOperand(1)->set(newWeights);

@@ -94,8 +94,22 @@ int benchCommand(const BenchOptions &options) {
   if (!device)
     return reportError(device.message());
 
+  // A function that uses module state (a stateful program's decode step)
+  // runs through one Instance: every call sees the state the previous one
+  // left (the same inputs thus overwrite the same state each call).
+  std::unique_ptr<Instance> instance;
+  if (function->usesState()) {
+    Result<std::unique_ptr<Instance>> created = (*module)->createInstance();
+    if (!created)
+      return reportError(created.message());
+    instance = std::move(*created);
+  }
+  auto invoke = [&]() -> Result<std::vector<Tensor>> {
+    return instance ? instance->invoke(*function, **device, *inputs)
+                    : function->invoke(**device, *inputs);
+  };
   for (int call = 0; call < options.warmup; ++call) {
-    Result<std::vector<Tensor>> results = function->invoke(**device, *inputs);
+    Result<std::vector<Tensor>> results = invoke();
     if (!results)
       return reportError("warmup call " + std::to_string(call) + ": " +
                          results.message());
@@ -112,7 +126,7 @@ int benchCommand(const BenchOptions &options) {
   while (static_cast<int64_t>(callTimesMs.size()) < options.repetitions ||
          measuredMs < minTimeMs) {
     BenchClock::time_point start = BenchClock::now();
-    Result<std::vector<Tensor>> results = function->invoke(**device, *inputs);
+    Result<std::vector<Tensor>> results = invoke();
     BenchClock::time_point end = BenchClock::now();
     if (!results)
       return reportError("call " + std::to_string(callTimesMs.size()) + ": " +

@@ -23,6 +23,7 @@ CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
     return features;
   if (targetCpu == "host") {
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    features.avx512f = host.lookup("avx512f");
     features.avx512vnni = host.lookup("avx512vnni");
     features.avx512bf16 = host.lookup("avx512bf16");
     return features;
@@ -37,6 +38,7 @@ CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
       target->createMCSubtargetInfo(triple, targetCpu, ""));
   if (!info || !info->isCPUStringValid(targetCpu))
     return features;
+  features.avx512f = info->checkFeatures("+avx512f");
   features.avx512vnni = info->checkFeatures("+avx512vnni");
   features.avx512bf16 = info->checkFeatures("+avx512bf16");
   return features;

@@ -15,6 +15,8 @@
 namespace turbine::compiler {
 
 struct CpuFeatures {
+  /// AVX512F (vpermps over 16 lanes: GGUF Q4_0 nibbles to f32 by table).
+  bool avx512f = false;
   /// AVX512-VNNI (vpdpbusd): int4 and GGUF Q8_0 / Q4_0 GEMVs on
   /// int8-rounded activations (unless --quantized-matmul-activations=f32).
   bool avx512vnni = false;

@@ -72,6 +72,16 @@ Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indic
                                         b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
 }
 
+/// Block g's scale d of weight row `row` (its first two bytes, an f16) as
+/// an f32 scalar.
+Value readBlockScale(OpBuilder &b, Location loc, Value w, Value row, Value g) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value bytes = readVector(b, loc, w, {row, g, zero}, VectorType::get({2}, b.getI8Type()));
+  Value half = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getF16Type()), bytes);
+  Value scalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
+}
+
 /// Register tile (rows of A x weight rows) for a matmul of `m` rows.
 std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
   if (m == 1)
@@ -118,13 +128,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         b, loc, DenseElementsAttr::get(VectorType::get({n}, i8), b.getI8IntegerAttr(v)));
   };
 
-  // GEMV (one row of A): one weight row per tile, read front to back, the
-  // rows after one another (one sequential stream through the file's
-  // blocks), 16-lane accumulators scaled once per block.
-  const bool gemv = rows == 1;
-  auto hVec = VectorType::get({16}, f32);
-  Value zeros = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(gemv ? hVec : fVec, rewriter.getF32FloatAttr(0)));
+  Value zeros = arith::ConstantOp::create(rewriter, loc,
+                                          DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
   SmallVector<Value> init(rows * columns, zeros);
   Value groups = index(wType.getDimSize(1));
   auto loop = scf::ForOp::create(
@@ -141,12 +146,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         }
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t col = 0; col < columns; ++col) {
-          Value scaleBytes = readVector(b, loc, w, {colIndex[col], g, zero}, VectorType::get({2}, i8));
-          Value half = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getF16Type()),
-                                                 scaleBytes);
-          Value halfScalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
-          Value d = arith::ExtFOp::create(b, loc, f32, halfScalar);
-          Value scale = gemv ? Value() : vector::BroadcastOp::create(b, loc, fVec, d);
+          Value d = readBlockScale(b, loc, w, colIndex[col], g);
+          Value scale = vector::BroadcastOp::create(b, loc, fVec, d);
           Value two = arith::ConstantIndexOp::create(b, loc, 2);
           Value q;
           if (q8) {
@@ -162,21 +163,6 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
             q = arith::SubIOp::create(b, loc, q, splatI8(b, 8, 32));
           }
           Value values = arith::SIToFPOp::create(b, loc, fVec, q);
-          if (gemv) {
-            // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]): the
-            // scale once per block, one accumulator chain per block.
-            auto half = [&](Value v, int64_t at) -> Value {
-              return vector::ExtractStridedSliceOp::create(b, loc, v, ArrayRef<int64_t>{at},
-                                                           ArrayRef<int64_t>{16},
-                                                           ArrayRef<int64_t>{1});
-            };
-            Value dot = arith::MulFOp::create(b, loc, half(values, 0), half(activations[0], 0));
-            dot = vector::FMAOp::create(b, loc, half(values, 16), half(activations[0], 16), dot);
-            Value &acc = next[col];
-            acc = vector::FMAOp::create(b, loc, vector::BroadcastOp::create(b, loc, hVec, d), dot,
-                                        acc);
-            continue;
-          }
           Value weights = arith::MulFOp::create(b, loc, values, scale);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
@@ -198,6 +184,137 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
       result = tensor::InsertOp::create(rewriter, loc, updated, result, at);
     }
   rewriter.replaceOp(op, result);
+}
+
+/// Blocks per step of the GEMV loop: each has its own accumulators, so
+/// that the FMA chains are independent (a chain's FMA latency per block
+/// would bound the loop otherwise).
+int64_t ggufGemvUnroll(int64_t blocks) {
+  for (int64_t unroll : {4, 2})
+    if (blocks % unroll == 0)
+      return unroll;
+  return 1;
+}
+
+/// The GEMV tile with f32 activations (one row of A, one weight row; file
+/// comment, "GEMV"): the row read front to back, `ggufGemvUnroll` blocks per
+/// step. Q8_0: acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]). Q4_0
+/// with AVX512F: t = d * [-8, ..., 7] once per block, then each half's
+/// nibbles (zero-extended to 32 bits) select their weights from t by one
+/// vpermps (it reads the low 4 bits of each index: the low nibble as it
+/// is, the high one after a shift), two FMAs into the block's accumulators
+/// for elements 0-15 and 16-31; without AVX512F the nibbles are unpacked
+/// to bytes and converted as Q8_0's.
+void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
+                  const CpuFeatures &features) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
+  Value c = op.getDpsInits()[0];
+  const int64_t blocks = cast<RankedTensorType>(w.getType()).getDimSize(1);
+  const bool q8 = info.ggmlType == kGgufQ8_0;
+  const bool table = !q8 && features.avx512f;
+  const int64_t unroll = ggufGemvUnroll(blocks);
+  Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
+  auto lanes = [&](Type t) { return VectorType::get({16}, t); };
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto splat = [&](OpBuilder &b, Type element, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanes(element), value));
+  };
+  SmallVector<float> nibbleValues;
+  for (int v = -8; v < 8; ++v)
+    nibbleValues.push_back(float(v));
+  Value nibbleTable = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(lanes(f32), ArrayRef<float>(nibbleValues)));
+  Value zero = index(rewriter, 0);
+  // Activations of block g, elements 16h .. 16h + 15.
+  auto activations = [&](OpBuilder &b, Value g, int64_t h) -> Value {
+    if (q8)
+      return readVector(b, loc, a, {zero, g, index(b, 16 * h)}, lanes(f32));
+    return readVector(b, loc, a, {zero, g, index(b, h), zero}, lanes(f32));
+  };
+  // The weights of block g's two halves as f32 (scaled by d for the table).
+  auto weights = [&](OpBuilder &b, Value g, Value d) -> std::array<Value, 2> {
+    Value two = index(b, 2);
+    if (table) {
+      Value scaled = arith::MulFOp::create(b, loc, nibbleTable,
+                                           vector::BroadcastOp::create(b, loc, lanes(f32), d));
+      Value bytes = arith::ExtUIOp::create(b, loc, lanes(i32),
+                                           readVector(b, loc, wq, {zero, g, two}, lanes(i8)));
+      Value low = arith::AndIOp::create(b, loc, bytes, splat(b, i32, b.getI32IntegerAttr(15)));
+      Value high = arith::ShRUIOp::create(b, loc, bytes, splat(b, i32, b.getI32IntegerAttr(4)));
+      // Lane i = scaled[nibbles[i]]: LLVM's X86 backend makes one vpermps
+      // of a vector built from such extracts.
+      auto select = [&](Value nibbles) -> Value {
+        SmallVector<Value> elements;
+        for (int64_t i = 0; i < 16; ++i) {
+          Value at = arith::IndexCastUIOp::create(
+              b, loc, b.getIndexType(), vector::ExtractOp::create(b, loc, nibbles, ArrayRef<int64_t>{i}));
+          elements.push_back(vector::ExtractOp::create(b, loc, scaled, ArrayRef<OpFoldResult>{at}));
+        }
+        return vector::FromElementsOp::create(b, loc, lanes(f32), elements);
+      };
+      return {select(low), select(high)};
+    }
+    Value q;
+    if (q8) {
+      q = readVector(b, loc, wq, {zero, g, two}, VectorType::get({32}, i8));
+    } else {
+      Value packed = readVector(b, loc, wq, {zero, g, two}, lanes(i8));
+      Value low = arith::AndIOp::create(b, loc, packed, splat(b, i8, b.getI8IntegerAttr(15)));
+      Value high = arith::ShRUIOp::create(b, loc, packed, splat(b, i8, b.getI8IntegerAttr(4)));
+      SmallVector<int64_t> order;
+      for (int64_t i = 0; i < 32; ++i)
+        order.push_back(i);
+      q = arith::SubIOp::create(b, loc, vector::ShuffleOp::create(b, loc, low, high, order),
+                                arith::ConstantOp::create(
+                                    b, loc,
+                                    DenseElementsAttr::get(VectorType::get({32}, i8),
+                                                           b.getI8IntegerAttr(8))));
+    }
+    Value values = arith::SIToFPOp::create(b, loc, VectorType::get({32}, f32), q);
+    auto half = [&](int64_t at) -> Value {
+      return vector::ExtractStridedSliceOp::create(b, loc, values, ArrayRef<int64_t>{at},
+                                                   ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1});
+    };
+    return {half(0), half(16)};
+  };
+
+  // Accumulators: per unrolled block one (scale after the dot product) or,
+  // for the table, two (one per half, the scale is in the weights).
+  const int64_t perBlock = table ? 2 : 1;
+  SmallVector<Value> init(unroll * perBlock, splat(rewriter, f32, rewriter.getF32FloatAttr(0)));
+  auto loop = scf::ForOp::create(
+      rewriter, loc, zero, index(rewriter, blocks), index(rewriter, unroll), init,
+      [&](OpBuilder &b, Location, Value first, ValueRange accs) {
+        SmallVector<Value> next(accs.begin(), accs.end());
+        for (int64_t u = 0; u < unroll; ++u) {
+          Value g = u == 0 ? first : arith::AddIOp::create(b, loc, first, index(b, u));
+          Value d = readBlockScale(b, loc, w, zero, g);
+          auto [low, high] = weights(b, g, d);
+          if (table) {
+            next[2 * u] = vector::FMAOp::create(b, loc, low, activations(b, g, 0), next[2 * u]);
+            next[2 * u + 1] =
+                vector::FMAOp::create(b, loc, high, activations(b, g, 1), next[2 * u + 1]);
+            continue;
+          }
+          Value dot = arith::MulFOp::create(b, loc, low, activations(b, g, 0));
+          dot = vector::FMAOp::create(b, loc, high, activations(b, g, 1), dot);
+          next[u] = vector::FMAOp::create(b, loc, vector::BroadcastOp::create(b, loc, lanes(f32), d),
+                                          dot, next[u]);
+        }
+        scf::YieldOp::create(b, loc, next);
+      });
+  Value total = loop.getResult(0);
+  for (Value acc : llvm::drop_begin(loop.getResults()))
+    total = arith::AddFOp::create(rewriter, loc, total, acc);
+  Value sum = vector::ReductionOp::create(rewriter, loc, vector::CombiningKind::ADD, total);
+  SmallVector<Value> at{zero, zero};
+  Value updated =
+      arith::AddFOp::create(rewriter, loc, tensor::ExtractOp::create(rewriter, loc, c, at), sum);
+  rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, updated, c, at));
 }
 
 /// Whether an M = 1 tile takes emitGgufVnniGemv: AVX512-VNNI and an even
@@ -301,11 +418,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
               for (int64_t h = 0; h < 2; ++h) {
                 Value g = arith::AddIOp::create(
                     ib, loc, arith::MulIOp::create(ib, loc, p, index(ib, 2)), index(ib, h));
-                Value scaleBytes = readVector(ib, loc, w, {col, g, zero}, VectorType::get({2}, i8));
-                Value half = vector::BitCastOp::create(
-                    ib, loc, VectorType::get({1}, ib.getF16Type()), scaleBytes);
-                Value halfScalar = vector::ExtractOp::create(ib, loc, half, ArrayRef<int64_t>{0});
-                d[h] = arith::ExtFOp::create(ib, loc, f32, halfScalar);
+                d[h] = readBlockScale(ib, loc, w, col, g);
                 if (q8) {
                   // q + 128 as an unsigned byte.
                   bytes[h] = arith::XOrIOp::create(
@@ -380,6 +493,10 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
       continue;
     }
     auto [rows, columns] = ggufRegisterTile((*bounds)[0] == 1 ? 1 : 2);
+    if ((*bounds)[0] == 1 && (*bounds)[1] == 1 && rows == 1 && !wType.isDynamicDim(1)) {
+      emitGgufGemv(rewriter, op, info, features);
+      continue;
+    }
     // Anything else (a tile this strategy did not make) stays scalar loops.
     if ((*bounds)[0] < 1 || (*bounds)[0] > rows || (*bounds)[1] < 1 ||
         (*bounds)[1] > columns || wType.isDynamicDim(1))

@@ -198,6 +198,12 @@ protected:
     else
       EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
           << "no i8 vector conversion: the block strategy did not run";
+    // The Q4_0 GEMV on an AVX512F CPU: nibbles select f32 weights from the
+    // table d * [-8, ..., 7] (lane i = t[nibble i], a vpermps).
+    if (!vnni && c.type == kQ4_0 && !c.gemvActivations.empty() &&
+        __builtin_cpu_supports("avx512f"))
+      EXPECT_NE(codegen.find("dense<[-8.000000e+00, -7.000000e+00"), std::string::npos)
+          << "no table lookup: the Q4_0 GEMV did not take the vpermps path";
 
     std::vector<double> w;
     ParameterIndex index = file("blk.0.fc", c.type, c.n, c.k, blocks(c, w));
