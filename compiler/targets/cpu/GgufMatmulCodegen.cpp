@@ -17,11 +17,17 @@
 //       acc[r][c] = fma(a[r], w, acc[r][c])
 //   C[r, c] += reduce_add(acc[r][c])               (one horizontal sum each)
 //
+// Q4_0 on a CPU with AVX512F decodes a block by table instead: w = (d *
+// [-8, ..., 7])[nibble], one vpermps per 16 weights (decodeQ4BlockByTable;
+// 6 instructions per block where unpacking and converting take 10).
+//
 // GEMV (M = 1): R = C = 1, one weight row front to back (the rows one after
-// another: one sequential stream through the file), per block
-// acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]) on 16 lanes, the
-// scale once per block. M > 1 (prefill): R = 4, C = 2 (16 accumulators,
-// each dequantized block used by 4 rows). Partial tiles (odd N, a dynamic
+// another: one sequential stream through the file), 4 blocks per step with
+// their own 16-lane accumulators (independent FMA chains), per block
+// acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]), the scale once per
+// block (Q4_0 by table: the two halves' scaled weights into two
+// accumulators). M > 1 (prefill): R = 4, C = 2 (16 accumulators,
+// each dequantized block used by 4 rows; 8 x 1 measured slower). Partial tiles (odd N, a dynamic
 // M's last rows) need no masks: lanes past the end read and write row /
 // column min(index, count - 1), recomputing the last one's value exactly.
 // The file's bytes are read in place; no f32 copy of the weights exists.
@@ -82,6 +88,67 @@ Value readBlockScale(OpBuilder &b, Location loc, Value w, Value row, Value g) {
   return arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
 }
 
+/// The 32 weights of block g of weight row `row` as signed integers
+/// (vector<32xi8>): Q8_0's bytes; Q4_0's 16 bytes, low nibbles (elements
+/// 0-15) then high nibbles (16-31), minus 8.
+Value readBlockIntegers(OpBuilder &b, Location loc, Value wq, Value row, Value g, bool q8) {
+  Type i8 = b.getI8Type();
+  Value two = arith::ConstantIndexOp::create(b, loc, 2);
+  auto splat = [&](int64_t n, int v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(VectorType::get({n}, i8), b.getI8IntegerAttr(v)));
+  };
+  if (q8)
+    return readVector(b, loc, wq, {row, g, two}, VectorType::get({32}, i8));
+  Value packed = readVector(b, loc, wq, {row, g, two}, VectorType::get({16}, i8));
+  Value low = arith::AndIOp::create(b, loc, packed, splat(16, 15));
+  Value high = arith::ShRUIOp::create(b, loc, packed, splat(16, 4));
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < 32; ++i)
+    order.push_back(i);
+  return arith::SubIOp::create(b, loc, vector::ShuffleOp::create(b, loc, low, high, order),
+                               splat(32, 8));
+}
+
+/// Q4_0 block g of weight row `row` as its two halves of f32 weights
+/// (elements 0-15, 16-31), scaled by d, on a CPU with AVX512F: t = d * [-8,
+/// ..., 7], then each half's nibbles, zero-extended to 32 bits, select from
+/// t, lane i = t[nibble i], which LLVM's X86 backend makes one vpermps (it
+/// reads the low 4 bits of each index: the low nibble after an and, the
+/// high one after a shift). Per 32 weights: one multiply, one load with
+/// zero extension, and, shift, two permutes.
+std::array<Value, 2> decodeQ4BlockByTable(OpBuilder &b, Location loc, Value wq, Value row,
+                                          Value g, Value d) {
+  auto lanes = [&](Type t) { return VectorType::get({16}, t); };
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  SmallVector<float> nibbleValues;
+  for (int v = -8; v < 8; ++v)
+    nibbleValues.push_back(float(v));
+  Value table = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(lanes(f32), ArrayRef<float>(nibbleValues)));
+  Value scaled =
+      arith::MulFOp::create(b, loc, table, vector::BroadcastOp::create(b, loc, lanes(f32), d));
+  auto splat = [&](int v) -> Value {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(lanes(i32), b.getI32IntegerAttr(v)));
+  };
+  Value bytes = arith::ExtUIOp::create(
+      b, loc, lanes(i32),
+      readVector(b, loc, wq, {row, g, arith::ConstantIndexOp::create(b, loc, 2)},
+                 lanes(b.getI8Type())));
+  auto select = [&](Value nibbles) -> Value {
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < 16; ++i) {
+      Value at = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(), vector::ExtractOp::create(b, loc, nibbles, ArrayRef<int64_t>{i}));
+      elements.push_back(vector::ExtractOp::create(b, loc, scaled, ArrayRef<OpFoldResult>{at}));
+    }
+    return vector::FromElementsOp::create(b, loc, lanes(f32), elements);
+  };
+  return {select(arith::AndIOp::create(b, loc, bytes, splat(15))),
+          select(arith::ShRUIOp::create(b, loc, bytes, splat(4)))};
+}
+
 /// Register tile (rows of A x weight rows) for a matmul of `m` rows.
 std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
   if (m == 1)
@@ -92,7 +159,7 @@ std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
 /// The vector code of one register tile (file comment); `rows` x `columns`
 /// are the tile's static upper bounds.
 void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
-                  int64_t rows, int64_t columns) {
+                  const CpuFeatures &features, int64_t rows, int64_t columns) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
@@ -100,8 +167,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   auto cType = cast<RankedTensorType>(c.getType());
   auto wType = cast<RankedTensorType>(w.getType());
   const bool q8 = info.ggmlType == kGgufQ8_0;
-  Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type();
-  auto fVec = VectorType::get({32}, f32);
+  const bool table = !q8 && features.avx512f;
+  auto fVec = VectorType::get({32}, rewriter.getF32Type());
 
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(rewriter, loc, v); };
   Value zero = index(0), one = index(1);
@@ -123,11 +190,6 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   };
   SmallVector<Value> rowIndex = clamped(0, rows), colIndex = clamped(1, columns);
 
-  auto splatI8 = [&](OpBuilder &b, int v, int64_t n) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(VectorType::get({n}, i8), b.getI8IntegerAttr(v)));
-  };
-
   Value zeros = arith::ConstantOp::create(rewriter, loc,
                                           DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
   SmallVector<Value> init(rows * columns, zeros);
@@ -140,30 +202,27 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           if (q8) {
             activations.push_back(readVector(b, loc, a, {rowIndex[r], g, zero}, fVec));
           } else {
-            Value block = readVector(b, loc, a, {rowIndex[r], g, zero, zero}, VectorType::get({2, 16}, f32));
+            Value block = readVector(b, loc, a, {rowIndex[r], g, zero, zero},
+                                     VectorType::get({2, 16}, b.getF32Type()));
             activations.push_back(vector::ShapeCastOp::create(b, loc, fVec, block));
           }
         }
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t col = 0; col < columns; ++col) {
           Value d = readBlockScale(b, loc, w, colIndex[col], g);
-          Value scale = vector::BroadcastOp::create(b, loc, fVec, d);
-          Value two = arith::ConstantIndexOp::create(b, loc, 2);
-          Value q;
-          if (q8) {
-            q = readVector(b, loc, wq, {colIndex[col], g, two}, VectorType::get({32}, i8));
-          } else {
-            Value packed = readVector(b, loc, wq, {colIndex[col], g, two}, VectorType::get({16}, i8));
-            Value low = arith::AndIOp::create(b, loc, packed, splatI8(b, 15, 16));
-            Value high = arith::ShRUIOp::create(b, loc, packed, splatI8(b, 4, 16));
+          Value weights;
+          if (table) {
+            auto [low, high] = decodeQ4BlockByTable(b, loc, wq, colIndex[col], g, d);
             SmallVector<int64_t> order;
             for (int64_t i = 0; i < 32; ++i)
               order.push_back(i);
-            q = vector::ShuffleOp::create(b, loc, low, high, order);
-            q = arith::SubIOp::create(b, loc, q, splatI8(b, 8, 32));
+            weights = vector::ShuffleOp::create(b, loc, low, high, order);
+          } else {
+            Value values = arith::SIToFPOp::create(
+                b, loc, fVec, readBlockIntegers(b, loc, wq, colIndex[col], g, q8));
+            weights = arith::MulFOp::create(b, loc, values,
+                                            vector::BroadcastOp::create(b, loc, fVec, d));
           }
-          Value values = arith::SIToFPOp::create(b, loc, fVec, q);
-          Value weights = arith::MulFOp::create(b, loc, values, scale);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
             acc = vector::FMAOp::create(b, loc, activations[r], weights, acc);
@@ -198,13 +257,10 @@ int64_t ggufGemvUnroll(int64_t blocks) {
 
 /// The GEMV tile with f32 activations (one row of A, one weight row; file
 /// comment, "GEMV"): the row read front to back, `ggufGemvUnroll` blocks per
-/// step. Q8_0: acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]). Q4_0
-/// with AVX512F: t = d * [-8, ..., 7] once per block, then each half's
-/// nibbles (zero-extended to 32 bits) select their weights from t by one
-/// vpermps (it reads the low 4 bits of each index: the low nibble as it
-/// is, the high one after a shift), two FMAs into the block's accumulators
-/// for elements 0-15 and 16-31; without AVX512F the nibbles are unpacked
-/// to bytes and converted as Q8_0's.
+/// step. Q8_0 (and Q4_0 without AVX512F): acc += d * (q[0:16] . a[0:16] +
+/// q[16:32] . a[16:32]). Q4_0 with AVX512F: the block's halves decoded
+/// scaled (decodeQ4BlockByTable), one FMA each into the block's two
+/// accumulators.
 void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
                   const CpuFeatures &features) {
   Location loc = op.getLoc();
@@ -215,66 +271,24 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   const bool q8 = info.ggmlType == kGgufQ8_0;
   const bool table = !q8 && features.avx512f;
   const int64_t unroll = ggufGemvUnroll(blocks);
-  Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
-  auto lanes = [&](Type t) { return VectorType::get({16}, t); };
+  Type f32 = rewriter.getF32Type();
+  auto lanes = VectorType::get({16}, f32);
   auto index = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto splat = [&](OpBuilder &b, Type element, Attribute value) -> Value {
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(lanes(element), value));
-  };
-  SmallVector<float> nibbleValues;
-  for (int v = -8; v < 8; ++v)
-    nibbleValues.push_back(float(v));
-  Value nibbleTable = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(lanes(f32), ArrayRef<float>(nibbleValues)));
   Value zero = index(rewriter, 0);
   // Activations of block g, elements 16h .. 16h + 15.
   auto activations = [&](OpBuilder &b, Value g, int64_t h) -> Value {
     if (q8)
-      return readVector(b, loc, a, {zero, g, index(b, 16 * h)}, lanes(f32));
-    return readVector(b, loc, a, {zero, g, index(b, h), zero}, lanes(f32));
+      return readVector(b, loc, a, {zero, g, index(b, 16 * h)}, lanes);
+    return readVector(b, loc, a, {zero, g, index(b, h), zero}, lanes);
   };
   // The weights of block g's two halves as f32 (scaled by d for the table).
   auto weights = [&](OpBuilder &b, Value g, Value d) -> std::array<Value, 2> {
-    Value two = index(b, 2);
-    if (table) {
-      Value scaled = arith::MulFOp::create(b, loc, nibbleTable,
-                                           vector::BroadcastOp::create(b, loc, lanes(f32), d));
-      Value bytes = arith::ExtUIOp::create(b, loc, lanes(i32),
-                                           readVector(b, loc, wq, {zero, g, two}, lanes(i8)));
-      Value low = arith::AndIOp::create(b, loc, bytes, splat(b, i32, b.getI32IntegerAttr(15)));
-      Value high = arith::ShRUIOp::create(b, loc, bytes, splat(b, i32, b.getI32IntegerAttr(4)));
-      // Lane i = scaled[nibbles[i]]: LLVM's X86 backend makes one vpermps
-      // of a vector built from such extracts.
-      auto select = [&](Value nibbles) -> Value {
-        SmallVector<Value> elements;
-        for (int64_t i = 0; i < 16; ++i) {
-          Value at = arith::IndexCastUIOp::create(
-              b, loc, b.getIndexType(), vector::ExtractOp::create(b, loc, nibbles, ArrayRef<int64_t>{i}));
-          elements.push_back(vector::ExtractOp::create(b, loc, scaled, ArrayRef<OpFoldResult>{at}));
-        }
-        return vector::FromElementsOp::create(b, loc, lanes(f32), elements);
-      };
-      return {select(low), select(high)};
-    }
-    Value q;
-    if (q8) {
-      q = readVector(b, loc, wq, {zero, g, two}, VectorType::get({32}, i8));
-    } else {
-      Value packed = readVector(b, loc, wq, {zero, g, two}, lanes(i8));
-      Value low = arith::AndIOp::create(b, loc, packed, splat(b, i8, b.getI8IntegerAttr(15)));
-      Value high = arith::ShRUIOp::create(b, loc, packed, splat(b, i8, b.getI8IntegerAttr(4)));
-      SmallVector<int64_t> order;
-      for (int64_t i = 0; i < 32; ++i)
-        order.push_back(i);
-      q = arith::SubIOp::create(b, loc, vector::ShuffleOp::create(b, loc, low, high, order),
-                                arith::ConstantOp::create(
-                                    b, loc,
-                                    DenseElementsAttr::get(VectorType::get({32}, i8),
-                                                           b.getI8IntegerAttr(8))));
-    }
-    Value values = arith::SIToFPOp::create(b, loc, VectorType::get({32}, f32), q);
+    if (table)
+      return decodeQ4BlockByTable(b, loc, wq, zero, g, d);
+    Value values = arith::SIToFPOp::create(b, loc, VectorType::get({32}, f32),
+                                           readBlockIntegers(b, loc, wq, zero, g, q8));
     auto half = [&](int64_t at) -> Value {
       return vector::ExtractStridedSliceOp::create(b, loc, values, ArrayRef<int64_t>{at},
                                                    ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1});
@@ -285,7 +299,8 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   // Accumulators: per unrolled block one (scale after the dot product) or,
   // for the table, two (one per half, the scale is in the weights).
   const int64_t perBlock = table ? 2 : 1;
-  SmallVector<Value> init(unroll * perBlock, splat(rewriter, f32, rewriter.getF32FloatAttr(0)));
+  SmallVector<Value> init(unroll * perBlock,
+                         arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(lanes, rewriter.getF32FloatAttr(0))));
   auto loop = scf::ForOp::create(
       rewriter, loc, zero, index(rewriter, blocks), index(rewriter, unroll), init,
       [&](OpBuilder &b, Location, Value first, ValueRange accs) {
@@ -302,7 +317,7 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           }
           Value dot = arith::MulFOp::create(b, loc, low, activations(b, g, 0));
           dot = vector::FMAOp::create(b, loc, high, activations(b, g, 1), dot);
-          next[u] = vector::FMAOp::create(b, loc, vector::BroadcastOp::create(b, loc, lanes(f32), d),
+          next[u] = vector::FMAOp::create(b, loc, vector::BroadcastOp::create(b, loc, lanes, d),
                                           dot, next[u]);
         }
         scf::YieldOp::create(b, loc, next);
@@ -501,7 +516,7 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
     if ((*bounds)[0] < 1 || (*bounds)[0] > rows || (*bounds)[1] < 1 ||
         (*bounds)[1] > columns || wType.isDynamicDim(1))
       continue;
-    emitGgufTile(rewriter, op, info, (*bounds)[0], (*bounds)[1]);
+    emitGgufTile(rewriter, op, info, features, (*bounds)[0], (*bounds)[1]);
   }
 }
 
