@@ -32,6 +32,9 @@ namespace {
 /// Channels up to which a depthwise convolution or pooling workgroup takes
 /// all of them (ChannelsLastWindow tiles).
 constexpr int64_t kChannelLocalMaxChannels = 2048;
+/// Fewest workgroups a channel-local window is split into (channels split
+/// for small images).
+constexpr int64_t kChannelLocalMinWorkgroups = 8;
 
 /// Query rows per workgroup of a fused attention.
 constexpr int64_t kAttentionRowTile = 16;
@@ -207,6 +210,23 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channe
     }
     tiling.tileSizes[dim] = tile;
     tiling.gridDims[axis] = dim;
+  }
+  // Channel-local windows over small images (7x7, 14x14): whole channels
+  // would leave a handful of workgroups for the workers; split the channels
+  // (in multiples of the register tile's) until there are
+  // kChannelLocalMinWorkgroups.
+  if (channelLocal && kind == RegionKind::ChannelsLastWindow && rank == 4 &&
+      !type.isDynamicDim(1) && !type.isDynamicDim(2) && !type.isDynamicDim(3) &&
+      tiling.tileSizes[3] == type.getDimSize(3)) {
+    int64_t pixelGroups = (type.getDimSize(1) / std::max<int64_t>(tiling.tileSizes[1], 1)) *
+                          (type.getDimSize(2) / std::max<int64_t>(tiling.tileSizes[2], 1));
+    int64_t extent = type.getDimSize(3);
+    int64_t units = extent / largestPowerOfTwoDivisorAtMost(extent, preferred[0]);
+    for (int64_t parts = 1; parts <= units; ++parts)
+      if (units % parts == 0 && (pixelGroups * parts >= kChannelLocalMinWorkgroups || parts == units)) {
+        tiling.tileSizes[3] = extent / parts;
+        break;
+      }
   }
   // NHWC windows: walk the grid pixels first (x = width, y = height) and
   // channel tiles last, so consecutive workgroups reuse one channel tile's
