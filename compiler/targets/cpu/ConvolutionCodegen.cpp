@@ -191,6 +191,32 @@ linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
   return nullptr;
 }
 
+namespace {
+
+/// A fused fill tile whose destination is a static slice of an empty tensor
+/// gets a static empty tensor of the slice's shape instead. With a dynamic
+/// batch the workgroup's accumulator is `tensor.empty(%n) : ?xHxWxF`, whose
+/// slices do not fold after register tiling: it bufferized to one heap
+/// allocation per workgroup that every register tile zero-filled, stored
+/// its accumulators to and read them back from for the epilogue (every
+/// convolution of every zoo model, whose batch is dynamic). A tile-sized
+/// empty tensor leaves nothing in memory once the fill's zeros and the
+/// accumulators are forwarded.
+void fillTileIntoOwnEmpty(RewriterBase &rewriter, linalg::FillOp fill) {
+  auto slice = fill.getOutputs()[0].getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.getSource().getDefiningOp<tensor::EmptyOp>())
+    return;
+  auto type = cast<RankedTensorType>(slice.getType());
+  if (!type.hasStaticShape())
+    return;
+  rewriter.setInsertionPoint(slice);
+  Value empty = tensor::EmptyOp::create(rewriter, slice.getLoc(), type.getShape(),
+                                        type.getElementType());
+  rewriter.modifyOpInPlace(fill, [&] { fill.getOutputsMutable()[0].set(empty); });
+}
+
+} // namespace
+
 /// A convolution and its elementwise epilogue, register tile by register
 /// tile: the epilogue is tiled (1, 1, pixels, channels) with the
 /// convolution and the fill of its accumulator fused into each tile, whose
@@ -234,6 +260,9 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
     auto fused = dyn_cast<linalg::LinalgOp>(op);
     if (!fused)
       continue;
+    // The fill tile's destination: a tile-sized empty tensor of its own.
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      fillTileIntoOwnEmpty(rewriter, fill);
     // The epilogue and fill tiles: one vector each, so that the fill's
     // zeros and the convolution's result reach the accumulators and the
     // epilogue by forwarding, not through memory.

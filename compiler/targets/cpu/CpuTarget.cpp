@@ -20,6 +20,8 @@
 #include "turbine/compiler/Passes.h"
 
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -27,6 +29,18 @@ using namespace mlir;
 
 namespace turbine::compiler {
 namespace {
+
+/// Largest static allocation a kernel keeps on its stack (bytes).
+constexpr int64_t kMaxStackTemporaryBytes = 4096;
+
+/// A static allocation of at most kMaxStackTemporaryBytes.
+bool isSmallTemporary(Value alloc) {
+  auto type = dyn_cast<MemRefType>(alloc.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return false;
+  int64_t bits = type.getNumElements() * type.getElementType().getIntOrFloatBitWidth();
+  return bits <= 8 * kMaxStackTemporaryBytes;
+}
 
 class CpuTarget final : public Target {
 public:
@@ -69,6 +83,13 @@ public:
     kernels.addPass(createCanonicalizerPass());
     kernels.addPass(createCSEPass());
     kernelsPm.addPass(createCpuBufferize());
+    // Tile-sized temporaries (a register tile's accumulator that its
+    // epilogue reads back, 1 KB) are static allocations inside the tile
+    // loops, each a malloc / free per register tile: out of the loops and
+    // onto the stack, where LLVM keeps them in registers.
+    OpPassManager &temporaries = kernelsPm.nest<func::FuncOp>();
+    temporaries.addPass(bufferization::createBufferLoopHoistingPass());
+    temporaries.addPass(bufferization::createPromoteBuffersToStackPass(isSmallTemporary));
     bufferization::buildBufferDeallocationPipeline(kernelsPm);
     OpPassManager &afterDealloc = kernelsPm.nest<func::FuncOp>();
     afterDealloc.addPass(createCanonicalizerPass());

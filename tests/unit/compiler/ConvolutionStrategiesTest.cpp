@@ -5,7 +5,8 @@
 // bias + ReLU epilogue and residual add) at odd shapes — strides, uneven
 // padding, dilation, 1x1, 3 input channels, rectangular windows, channel
 // counts that are and are not multiples of the 32-channel filter tile,
-// depthwise and grouped convolutions in the frontends' generic form (grouped:
+// depthwise convolutions (3x3 and 5x5, all channels per workgroup or split
+// for small images) and grouped convolutions in the frontends' generic form (grouped:
 // groups of 1 to 16 input channels, filters packed per group), and padded
 // max pooling after them — runs
 // them on local-sync and on local-task with 2 workers, and compares with a
@@ -528,6 +529,32 @@ TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
 
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesDepthwise) {
   ConvCase c{40, 40, 11, 9, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// Depthwise convolutions take all channels per workgroup, split for small
+// images (CpuWorkgroupTiling.cpp): 72 channels (8-channel register tiles)
+// on an 18x18 image, whole; 144 channels at 14x14 with a 5x5 window, split
+// into 3 x 48 so that there are 8+ workgroups; 96 channels, 5x5 stride 2
+// with uneven padding, split into 3 x 32. Epilogues on the register tiles.
+TEST(ConvolutionStrategies, DepthwiseAllChannelsPerWorkgroup) {
+  ConvCase c{72, 72, 18, 18, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, Depthwise5x5ChannelsSplitForSmallImage) {
+  ConvCase c{144, 144, 14, 14, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, false, {1, 2}, false};
+  c.depthwise = true;
+  c.poolAfter = true;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, Depthwise5x5Stride2UnevenPaddingSplit) {
+  ConvCase c{96, 96, 19, 21, 5, 5, {2, 2}, {1, 1}, {2, 1, 2, 2}, true, false, {2}, false};
   c.depthwise = true;
   c.poolAfter = true;
   runCase(c);
