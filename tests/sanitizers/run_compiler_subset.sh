@@ -5,7 +5,7 @@
 # and the runtime with the sanitizer, and one test binary,
 # turbine_compiler_subset_tests (CMakeLists.txt here), holding the tests of
 # the compiler's threads: ParallelCompile.* (16-way parallel codegen and
-# link, a named target CPU, sessions on three threads at once),
+# link, a named target CPU, sessions on two threads at once),
 # ConcurrentInvoke.* (a compiled module called from 6 threads) and
 # CacheConcurrency.* (eager kernel caches filled by 6 threads and by two
 # processes). Runs it with the options and suppressions of env.sh.

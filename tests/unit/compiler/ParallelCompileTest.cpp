@@ -1,14 +1,13 @@
 //===- ParallelCompileTest.cpp - The compiler's parallel phases -----------===//
 //
-// A chain of 20 matmul + ReLU layers of different shapes (20 kernels, none
+// A chain of 17 matmul + ReLU layers of different shapes (17 kernels, none
 // alike): enough that the codegen phase deals the kernels to 16 sibling
 // containers compiled on the context's thread pool (Session.cpp) and the
 // link phase optimizes and emits 16 parts on as many threads
 // (EmitLibrary.cpp). Checked: the result against a double-precision C++
-// reference; two compiles give byte-identical artifacts; an explicit target
-// CPU (the path on which codegen passes look up the LLVM target from worker
-// threads); and sessions compiling on several threads at once each giving
-// the artifact a lone session gives. The compiler-level sanitizer subset
+// reference; an explicit target CPU (the path on which codegen passes look
+// up the LLVM target from worker threads); two sessions compiling on two
+// threads at once give byte-identical, right artifacts. The compiler-level sanitizer subset
 // (tests/sanitizers/README.md) runs these under ThreadSanitizer.
 //===----------------------------------------------------------------------===//
 #include "CompileAndRun.h"
@@ -27,7 +26,7 @@ using turbine::runtime::Tensor;
 
 namespace {
 
-constexpr int kLayers = 20;
+constexpr int kLayers = 17;
 constexpr int64_t kRows = 4;
 
 /// Width of the activations entering layer `i` (layer i maps dim(i) to dim(i + 1)).
@@ -98,7 +97,7 @@ bool compileChain(turbine::artifact::Module &artifact, std::string &error,
 }
 
 /// Runs `artifact` on both devices and compares with the reference: relative
-/// to the largest output, within 1e-5 (f32 sums of at most 27 terms per
+/// to the largest output, within 1e-5 (f32 sums of at most 24 terms per
 /// layer, reassociated by vectorization).
 void expectRight(const turbine::artifact::Module &artifact) {
   auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact));
@@ -133,16 +132,13 @@ void expectRight(const turbine::artifact::Module &artifact) {
 
 } // namespace
 
-TEST(ParallelCompile, ManyKernelsRightAndDeterministic) {
-  turbine::artifact::Module first, second;
+TEST(ParallelCompile, ManyKernelsRight) {
+  turbine::artifact::Module artifact;
   std::string error;
-  ASSERT_TRUE(compileChain(first, error)) << error;
+  ASSERT_TRUE(compileChain(artifact, error)) << error;
   // One kernel per layer: the codegen and link phases split them 16 ways.
-  EXPECT_EQ(first.kernels.size(), size_t(kLayers));
-  expectRight(first);
-  ASSERT_TRUE(compileChain(second, error)) << error;
-  EXPECT_TRUE(turbine::artifact::serialize(first) == turbine::artifact::serialize(second))
-      << "two compiles of one module gave different artifacts";
+  EXPECT_EQ(artifact.kernels.size(), size_t(kLayers));
+  expectRight(artifact);
 }
 
 // A named CPU (not "host"): the codegen passes, running on worker threads,
@@ -158,26 +154,23 @@ TEST(ParallelCompile, NamedTargetCpu) {
   expectRight(artifact);
 }
 
-// Sessions on several threads at once (each its own MLIRContext, target
-// machines and thread pool): each gives the artifact a lone session gives.
+// Sessions on two threads at once (each its own MLIRContext, worker
+// threads and target machines): byte-identical artifacts (a compile is
+// deterministic, whatever runs beside it), and right.
 TEST(ParallelCompile, SessionsOnThreadsCompileAlike) {
-  turbine::artifact::Module alone;
-  std::string error;
-  ASSERT_TRUE(compileChain(alone, error)) << error;
-  const std::string want = turbine::artifact::serialize(alone);
-  constexpr int kThreads = 3;
-  std::vector<std::string> bytes(kThreads), errors(kThreads);
+  constexpr int kThreads = 2;
+  std::vector<turbine::artifact::Module> artifacts(kThreads);
+  std::vector<std::string> errors(kThreads);
+  std::vector<int> compiled(kThreads, 0); // not vector<bool>: threads write separate elements
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      turbine::artifact::Module artifact;
-      if (compileChain(artifact, errors[t]))
-        bytes[t] = turbine::artifact::serialize(artifact);
-    });
+    threads.emplace_back([&, t] { compiled[t] = compileChain(artifacts[t], errors[t]); });
   for (std::thread &thread : threads)
     thread.join();
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_TRUE(errors[t].empty()) << "thread " << t << ": " << errors[t];
-    EXPECT_TRUE(bytes[t] == want) << "thread " << t << " compiled a different artifact";
-  }
+  for (int t = 0; t < kThreads; ++t)
+    ASSERT_TRUE(compiled[t]) << "thread " << t << ": " << errors[t];
+  EXPECT_TRUE(turbine::artifact::serialize(artifacts[0]) ==
+              turbine::artifact::serialize(artifacts[1]))
+      << "two sessions compiling at once gave different artifacts";
+  expectRight(artifacts[0]);
 }
