@@ -60,8 +60,16 @@ endif
 # The runtime-level subset under a sanitizer (tests/sanitizers/README.md):
 # the runtime, artifact and kernel-cache tests and the runtime-level fuzz
 # replays, without compiling the MLIR compiler libraries with the sanitizer.
+# LEVEL=compiler: the compiler-level subset instead (the compiler libraries
+# built with the sanitizer; the tests of its parallel codegen and link, of
+# concurrent calls into a compiled module and of the eager kernel caches).
+LEVEL ?= runtime
 sanitize-subset: configure
+ifeq ($(LEVEL),compiler)
+	bash tests/sanitizers/run_compiler_subset.sh $(SANITIZE) $(BUILD)
+else
 	bash tests/sanitizers/run_subset.sh $(SANITIZE) $(BUILD)
+endif
 
 # The fuzz build: clang-22 + libFuzzer + ASan/UBSan, parsers only; links the
 # normal build's compiler libraries (fuzz/FuzzBuild.cmake).

@@ -17,6 +17,15 @@
 
 namespace turbine::compiler {
 
+void initializeNativeTarget() {
+  static const bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+}
+
 CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
   CpuFeatures features;
   if (targetCpu.empty())
@@ -28,7 +37,7 @@ CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
     features.avx512bf16 = host.lookup("avx512bf16");
     return features;
   }
-  llvm::InitializeNativeTarget();
+  initializeNativeTarget();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);

@@ -28,6 +28,14 @@ struct CpuFeatures {
 /// An unknown CPU name has none of them (LLVM rejects it later, at link).
 CpuFeatures cpuFeatures(llvm::StringRef targetCpu);
 
+/// Registers the native LLVM target and its asm printer, once per process.
+/// LLVM's target registry may not be written while another thread reads it
+/// (llvm/MC/TargetRegistry.h); the codegen passes look CPUs up on the
+/// context's worker threads and sessions may run on several threads, so
+/// every registration goes through here (a function-local static: the first
+/// caller registers, concurrent callers wait for it).
+void initializeNativeTarget();
+
 } // namespace turbine::compiler
 
 #endif // TURBINE_COMPILER_CPU_CPUFEATURES_H

@@ -8,6 +8,7 @@
 // libc/libm (malloc, erf), which the loading process provides.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/EmitLibrary.h"
+#include "targets/cpu/CpuFeatures.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,8 +44,7 @@ namespace {
 
 std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(const CompileOptions &options, std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  initializeNativeTarget();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
