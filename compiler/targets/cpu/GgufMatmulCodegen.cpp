@@ -139,8 +139,8 @@ std::array<Value, 2> decodeQ4BlockByTable(OpBuilder &b, Location loc, Value wq, 
   auto select = [&](Value nibbles) -> Value {
     SmallVector<Value> elements;
     for (int64_t i = 0; i < 16; ++i) {
-      Value at = arith::IndexCastUIOp::create(
-          b, loc, b.getIndexType(), vector::ExtractOp::create(b, loc, nibbles, ArrayRef<int64_t>{i}));
+      Value nibble = vector::ExtractOp::create(b, loc, nibbles, ArrayRef<int64_t>{i});
+      Value at = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), nibble);
       elements.push_back(vector::ExtractOp::create(b, loc, scaled, ArrayRef<OpFoldResult>{at}));
     }
     return vector::FromElementsOp::create(b, loc, lanes(f32), elements);
@@ -190,8 +190,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   };
   SmallVector<Value> rowIndex = clamped(0, rows), colIndex = clamped(1, columns);
 
-  Value zeros = arith::ConstantOp::create(rewriter, loc,
-                                          DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
   SmallVector<Value> init(rows * columns, zeros);
   Value groups = index(wType.getDimSize(1));
   auto loop = scf::ForOp::create(
@@ -299,8 +299,9 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   // Accumulators: per unrolled block one (scale after the dot product) or,
   // for the table, two (one per half, the scale is in the weights).
   const int64_t perBlock = table ? 2 : 1;
-  SmallVector<Value> init(unroll * perBlock,
-                         arith::ConstantOp::create(rewriter, loc, DenseElementsAttr::get(lanes, rewriter.getF32FloatAttr(0))));
+  Value zeros = arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(lanes, rewriter.getF32FloatAttr(0)));
+  SmallVector<Value> init(unroll * perBlock, zeros);
   auto loop = scf::ForOp::create(
       rewriter, loc, zero, index(rewriter, blocks), index(rewriter, unroll), init,
       [&](OpBuilder &b, Location, Value first, ValueRange accs) {
@@ -507,11 +508,11 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
       emitGgufVnniGemv(rewriter, op, info);
       continue;
     }
-    auto [rows, columns] = ggufRegisterTile((*bounds)[0] == 1 ? 1 : 2);
-    if ((*bounds)[0] == 1 && (*bounds)[1] == 1 && rows == 1 && !wType.isDynamicDim(1)) {
+    if ((*bounds)[0] == 1 && (*bounds)[1] == 1 && !wType.isDynamicDim(1)) {
       emitGgufGemv(rewriter, op, info, features);
       continue;
     }
+    auto [rows, columns] = ggufRegisterTile((*bounds)[0] == 1 ? 1 : 2);
     // Anything else (a tile this strategy did not make) stays scalar loops.
     if ((*bounds)[0] < 1 || (*bounds)[0] > rows || (*bounds)[1] < 1 ||
         (*bounds)[1] > columns || wType.isDynamicDim(1))
