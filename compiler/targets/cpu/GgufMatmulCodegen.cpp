@@ -78,6 +78,15 @@ Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indic
                                         b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
 }
 
+/// x followed by y (two 1-D vectors of one type) as one vector.
+Value concat(OpBuilder &b, Location loc, Value x, Value y) {
+  int64_t n = cast<VectorType>(x.getType()).getDimSize(0);
+  SmallVector<int64_t> order;
+  for (int64_t i = 0; i < 2 * n; ++i)
+    order.push_back(i);
+  return vector::ShuffleOp::create(b, loc, x, y, order);
+}
+
 /// Block g's scale d of weight row `row` (its first two bytes, an f16) as
 /// an f32 scalar.
 Value readBlockScale(OpBuilder &b, Location loc, Value w, Value row, Value g) {
@@ -103,11 +112,7 @@ Value readBlockIntegers(OpBuilder &b, Location loc, Value wq, Value row, Value g
   Value packed = readVector(b, loc, wq, {row, g, two}, VectorType::get({16}, i8));
   Value low = arith::AndIOp::create(b, loc, packed, splat(16, 15));
   Value high = arith::ShRUIOp::create(b, loc, packed, splat(16, 4));
-  SmallVector<int64_t> order;
-  for (int64_t i = 0; i < 32; ++i)
-    order.push_back(i);
-  return arith::SubIOp::create(b, loc, vector::ShuffleOp::create(b, loc, low, high, order),
-                               splat(32, 8));
+  return arith::SubIOp::create(b, loc, concat(b, loc, low, high), splat(32, 8));
 }
 
 /// Q4_0 block g of weight row `row` as its two halves of f32 weights
@@ -213,10 +218,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           Value weights;
           if (table) {
             auto [low, high] = decodeQ4BlockByTable(b, loc, wq, colIndex[col], g, d);
-            SmallVector<int64_t> order;
-            for (int64_t i = 0; i < 32; ++i)
-              order.push_back(i);
-            weights = vector::ShuffleOp::create(b, loc, low, high, order);
+            weights = concat(b, loc, low, high);
           } else {
             Value values = arith::SIToFPOp::create(
                 b, loc, fVec, readBlockIntegers(b, loc, wq, colIndex[col], g, q8));
@@ -369,17 +371,10 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
   auto splat = [&](OpBuilder &b, VectorType type, Attribute value) -> Value {
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
   };
-  auto concat = [&](OpBuilder &b, Value x, Value y) -> Value {
-    int64_t n = cast<VectorType>(x.getType()).getDimSize(0);
-    SmallVector<int64_t> order;
-    for (int64_t i = 0; i < 2 * n; ++i)
-      order.push_back(i);
-    return vector::ShuffleOp::create(b, loc, x, y, order);
-  };
   // Lane j of a pair's 16: block 2p + j / 8, bytes 4 (j % 8) .. + 3.
   auto perBlockLanes = [&](OpBuilder &b, Value first, Value second) -> Value {
     auto eight = VectorType::get({8}, first.getType());
-    return concat(b, vector::BroadcastOp::create(b, loc, eight, first),
+    return concat(b, loc, vector::BroadcastOp::create(b, loc, eight, first),
                   vector::BroadcastOp::create(b, loc, eight, second));
   };
 
@@ -415,7 +410,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
               b, loc, laneSums, splat(b, VectorType::get({8}, i32), b.getI32IntegerAttr(-bias)));
           scales[h] = rounded.scale;
         }
-        Value start = write(b, concat(b, starts[0], starts[1]), tensors[1], {p, zero});
+        Value start = write(b, concat(b, loc, starts[0], starts[1]), tensors[1], {p, zero});
         Value scale = write(b, perBlockLanes(b, scales[0], scales[1]), tensors[2], {p, zero});
         scf::YieldOp::create(b, loc, ValueRange{qa, start, scale});
       });
@@ -444,7 +439,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   // The nibbles (q + 8, 0..15): elements 0-15 low, 16-31 high.
                   Value packed = readVector(ib, loc, wq, {col, g, index(ib, 2)}, lanes(i8));
                   bytes[h] = concat(
-                      ib, arith::AndIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(15))),
+                      ib, loc, arith::AndIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(15))),
                       arith::ShRUIOp::create(ib, loc, packed, splat(ib, lanes(i8), ib.getI8IntegerAttr(4))));
                 }
               }
@@ -456,7 +451,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   readVector(ib, loc, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
                        VectorType::get({2, 32}, i8)));
               Value dot = buildUnsignedSignedDot(ib, loc, readVector(ib, loc, starts, {p, zero}, lanes(i32)),
-                                                 dwords(concat(ib, bytes[0], bytes[1])),
+                                                 dwords(concat(ib, loc, bytes[0], bytes[1])),
                                                  dwords(activations));
               Value scale = arith::MulFOp::create(ib, loc, perBlockLanes(ib, d[0], d[1]),
                                                   readVector(ib, loc, activationScales, {p, zero}, lanes(f32)));
