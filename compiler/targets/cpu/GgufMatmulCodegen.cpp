@@ -48,6 +48,8 @@
 // amax / 254 per activation) is the only change from the f32 path.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
+#include "targets/cpu/MatmulDataTiling.h"
+#include "targets/cpu/MatmulKernelPacking.h"
 
 #include "global-opt/GgufWeights.h"
 
@@ -76,6 +78,18 @@ Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indic
   return vector::TransferReadOp::create(b, loc, type, source, indices, AffineMapAttr::get(map),
                                         padding, Value(),
                                         b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
+}
+
+/// An in-bounds vector write of `value` into `dest` at `indices` (minor
+/// identity map); the updated tensor.
+Value writeVector(OpBuilder &b, Location loc, Value value, Value dest, ArrayRef<Value> indices) {
+  unsigned rank = cast<ShapedType>(dest.getType()).getRank();
+  auto type = cast<VectorType>(value.getType());
+  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
+  return vector::TransferWriteOp::create(
+             b, loc, value, dest, indices, AffineMapAttr::get(map), Value(),
+             b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)))
+      .getResult();
 }
 
 /// x followed by y (two 1-D vectors of one type) as one vector.
@@ -154,6 +168,70 @@ std::array<Value, 2> decodeQ4BlockByTable(OpBuilder &b, Location loc, Value wq, 
           select(arith::ShRUIOp::create(b, loc, bytes, splat(4)))};
 }
 
+/// Block g of weight row `row` as its two halves of f32 weights (elements
+/// 0-15, 16-31), scaled by d: by table (Q4_0 on a CPU with AVX512F) or
+/// converted and multiplied.
+std::array<Value, 2> decodeBlockScaled(OpBuilder &b, Location loc, Value w, Value wq, Value row,
+                                       Value g, bool q8, bool table) {
+  Value d = readBlockScale(b, loc, w, row, g);
+  if (table)
+    return decodeQ4BlockByTable(b, loc, wq, row, g, d);
+  auto fVec = VectorType::get({32}, b.getF32Type());
+  Value values = arith::MulFOp::create(
+      b, loc, arith::SIToFPOp::create(b, loc, fVec, readBlockIntegers(b, loc, wq, row, g, q8)),
+      vector::BroadcastOp::create(b, loc, fVec, d));
+  auto half = [&](int64_t at) -> Value {
+    return vector::ExtractStridedSliceOp::create(b, loc, values, ArrayRef<int64_t>{at},
+                                                 ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1});
+  };
+  return {half(0), half(16)};
+}
+
+/// Sixteen vector<16xf32> rows transposed: lane j of result i is lane i of
+/// rows[j]. The usual AVX-512 sequence, each step a two-source shuffle
+/// whose mask X86 selects as one non-destructive instruction: 32-bit
+/// unpacks of row pairs, 64-bit unpacks, then two rounds of 128-bit lane
+/// shuffles (vunpcklps/hps, vunpcklpd/hpd, vshuff32x4).
+SmallVector<Value> transpose16x16(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+  // Masks over the 32 lanes of (x, y): per 128-bit lane L of four floats.
+  SmallVector<int64_t> lowPairs, highPairs, lowQuads, highQuads, evenLanes, oddLanes;
+  for (int64_t l = 0; l < 4; ++l) {
+    lowPairs.append({4 * l, 16 + 4 * l, 4 * l + 1, 17 + 4 * l});
+    highPairs.append({4 * l + 2, 18 + 4 * l, 4 * l + 3, 19 + 4 * l});
+    lowQuads.append({4 * l, 4 * l + 1, 16 + 4 * l, 17 + 4 * l});
+    highQuads.append({4 * l + 2, 4 * l + 3, 18 + 4 * l, 19 + 4 * l});
+  }
+  for (int64_t from : {0, 16})
+    for (int64_t l = 0; l < 2; ++l)
+      for (int64_t i = 0; i < 4; ++i) {
+        evenLanes.push_back(from + 8 * l + i);
+        oddLanes.push_back(from + 8 * l + 4 + i);
+      }
+  auto shuffle = [&](Value x, Value y, ArrayRef<int64_t> mask) -> Value {
+    return vector::ShuffleOp::create(b, loc, x, y, mask);
+  };
+  SmallVector<Value> t(16), u(16), v(16), w(16);
+  for (int64_t i = 0; i < 8; ++i) {
+    t[2 * i] = shuffle(rows[2 * i], rows[2 * i + 1], lowPairs);
+    t[2 * i + 1] = shuffle(rows[2 * i], rows[2 * i + 1], highPairs);
+  }
+  for (int64_t j = 0; j < 16; j += 4) {
+    u[j] = shuffle(t[j], t[j + 2], lowQuads);
+    u[j + 1] = shuffle(t[j], t[j + 2], highQuads);
+    u[j + 2] = shuffle(t[j + 1], t[j + 3], lowQuads);
+    u[j + 3] = shuffle(t[j + 1], t[j + 3], highQuads);
+  }
+  for (int64_t j : {0, 1, 2, 3, 8, 9, 10, 11}) {
+    v[j] = shuffle(u[j], u[j + 4], evenLanes);
+    v[j + 4] = shuffle(u[j], u[j + 4], oddLanes);
+  }
+  for (int64_t j = 0; j < 8; ++j) {
+    w[j] = shuffle(v[j], v[j + 8], evenLanes);
+    w[j + 8] = shuffle(v[j], v[j + 8], oddLanes);
+  }
+  return w;
+}
+
 /// Register tile (rows of A x weight rows) for a matmul of `m` rows.
 std::pair<int64_t, int64_t> ggufRegisterTile(int64_t m) {
   if (m == 1)
@@ -214,17 +292,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         }
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t col = 0; col < columns; ++col) {
-          Value d = readBlockScale(b, loc, w, colIndex[col], g);
-          Value weights;
-          if (table) {
-            auto [low, high] = decodeQ4BlockByTable(b, loc, wq, colIndex[col], g, d);
-            weights = concat(b, loc, low, high);
-          } else {
-            Value values = arith::SIToFPOp::create(
-                b, loc, fVec, readBlockIntegers(b, loc, wq, colIndex[col], g, q8));
-            weights = arith::MulFOp::create(b, loc, values,
-                                            vector::BroadcastOp::create(b, loc, fVec, d));
-          }
+          auto [low, high] = decodeBlockScaled(b, loc, w, wq, colIndex[col], g, q8, table);
+          Value weights = concat(b, loc, low, high);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
             acc = vector::FMAOp::create(b, loc, activations[r], weights, acc);
@@ -359,15 +428,6 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = index(rewriter, 0), one = index(rewriter, 1);
-  auto write = [&](OpBuilder &b, Value v, Value dest, ArrayRef<Value> indices) -> Value {
-    unsigned rank = cast<ShapedType>(dest.getType()).getRank();
-    auto type = cast<VectorType>(v.getType());
-    AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), ctx);
-    return vector::TransferWriteOp::create(
-               b, loc, v, dest, indices, AffineMapAttr::get(map), Value(),
-               b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)))
-        .getResult();
-  };
   auto splat = [&](OpBuilder &b, VectorType type, Attribute value) -> Value {
     return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
   };
@@ -399,7 +459,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                        b, loc, VectorType::get({32}, f32),
                        readVector(b, loc, a, {zero, g, zero, zero}, VectorType::get({2, 16}, f32)));
           Int8Activations rounded = roundActivationsToInt8(b, loc, block);
-          qa = write(b, arith::TruncIOp::create(b, loc, VectorType::get({32}, i8), rounded.q), qa,
+          qa = writeVector(b, loc, arith::TruncIOp::create(b, loc, VectorType::get({32}, i8), rounded.q), qa,
                      {g, zero});
           Value laneSums = vector::MultiDimReductionOp::create(
               b, loc,
@@ -410,8 +470,8 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
               b, loc, laneSums, splat(b, VectorType::get({8}, i32), b.getI32IntegerAttr(-bias)));
           scales[h] = rounded.scale;
         }
-        Value start = write(b, concat(b, loc, starts[0], starts[1]), tensors[1], {p, zero});
-        Value scale = write(b, perBlockLanes(b, scales[0], scales[1]), tensors[2], {p, zero});
+        Value start = writeVector(b, loc, concat(b, loc, starts[0], starts[1]), tensors[1], {p, zero});
+        Value scale = writeVector(b, loc, perBlockLanes(b, scales[0], scales[1]), tensors[2], {p, zero});
         scf::YieldOp::create(b, loc, ValueRange{qa, start, scale});
       });
   Value qa = rounding.getResult(0), starts = rounding.getResult(1),
@@ -471,11 +531,126 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
   rewriter.replaceOp(op, columnLoop.getResult(0));
 }
 
+/// Rows (static M) from which a tile takes the panel strategy; a dynamic M
+/// (a prompt of any length) always does. Below, the 4 x 2 register tiles
+/// decode each block once per 4 rows, cheaper than a pack for few rows.
+constexpr int64_t kGgufPanelMinRows = 16;
+
+/// Blocks per K tile of the panel strategy: kMatmulTileK / 32, or the
+/// largest power of two below that divides the blocks of a row.
+int64_t ggufPanelBlocks(int64_t blocks) {
+  for (int64_t perTile = kMatmulTileK / 32; perTile > 1; perTile /= 2)
+    if (blocks % perTile == 0)
+      return perTile;
+  return 1;
+}
+
+/// Whether a workgroup tile takes the panel strategy: many or dynamic
+/// rows, static blocks per row, weight rows a static multiple of the panel
+/// width that the kernel's panel scratch holds.
+bool takesGgufPanels(linalg::LinalgOp op) {
+  int64_t m = op.getStaticLoopRanges()[0];
+  auto cType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  int64_t n = cType.getDimSize(1);
+  return (ShapedType::isDynamic(m) || m >= kGgufPanelMinRows) && !ShapedType::isDynamic(n) &&
+         n % kPackedPanelWidth == 0 && n <= kKernelPackMaxColumns && !wType.isDynamicDim(1);
+}
+
+/// The tile's weight rows decoded into `panels` (Bp[P][32 * blocks][32]
+/// f32, a slice of the kernel's panel scratch, MatmulKernelPacking.h):
+/// Bp[p][32 g + i][j] = weight row 32 p + j, element 32 g + i (scaled).
+/// Per panel, block and 16 weight rows: their halves decoded as the
+/// register tiles decode them, each 16 x 16 half transposed in registers
+/// and written as one 16 x 16 block.
+Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value panels, bool q8,
+                          bool table) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) -> Value {
+    return arith::AddIOp::create(ib, loc, arith::MulIOp::create(ib, loc, x, index(ib, scale)),
+                                 offset);
+  };
+  auto square = VectorType::get({16, 16}, b.getF32Type());
+  Value zero = index(b, 0), one = index(b, 1), sixteen = index(b, 16);
+  // Loops: panel p, block g, 16 weight rows at `first` (0 or 16).
+  auto loops = scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(b, type.getDimSize(0)), index(b, type.getDimSize(1) / 32), index(b, 32)},
+      ValueRange{one, one, sixteen}, ValueRange{panels},
+      [&](OpBuilder &bb, Location, ValueRange ivs, ValueRange args) -> scf::ValueVector {
+        Value p = ivs[0], g = ivs[1], first = ivs[2];
+        Value firstRow = affine(bb, p, kPackedPanelWidth, first);
+        std::array<SmallVector<Value>, 2> halves;
+        for (int64_t r = 0; r < 16; ++r) {
+          Value row = arith::AddIOp::create(bb, loc, firstRow, index(bb, r));
+          auto [low, high] = decodeBlockScaled(bb, loc, w, wq, row, g, q8, table);
+          halves[0].push_back(low);
+          halves[1].push_back(high);
+        }
+        Value dest = args[0];
+        for (int64_t h = 0; h < 2; ++h) {
+          Value block = arith::ConstantOp::create(
+              bb, loc, DenseElementsAttr::get(square, bb.getF32FloatAttr(0)));
+          for (auto [i, column] : llvm::enumerate(transpose16x16(bb, loc, halves[h])))
+            block = vector::InsertOp::create(bb, loc, column, block, ArrayRef<int64_t>{int64_t(i)});
+          dest = writeVector(bb, loc, block, dest, {p, affine(bb, g, 32, index(bb, 16 * h)), first});
+        }
+        return {dest};
+      });
+  return loops.results[0];
+}
+
+/// The panel strategy (prefill): the blocks tiled by ggufPanelBlocks (K
+/// tiles of up to 256); per K tile the workgroup's weight rows decoded once
+/// into the kernel's panel scratch (emitGgufPanelDecode), then the packed
+/// contract of MatmulDataTiling.h on it, which takes the f32 GEMM's 8 x 32
+/// register tiles (tileMatmul). Each weight is decoded once per workgroup
+/// (all of its rows) instead of once per 4 rows, and the multiply runs as
+/// the f32 GEMM does: broadcast activations times 32 decoded weights.
+void tileGgufMatmulByPanels(RewriterBase &rewriter, linalg::LinalgOp op, const GgufMatmul &info,
+                            const CpuFeatures &features) {
+  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  const int64_t blocks = ggufPanelBlocks(wType.getDimSize(1));
+  SmallVector<int64_t> tiles(op.getNumLoops(), 0);
+  tiles[2] = blocks;
+  Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+  if (!tiled)
+    return;
+  auto generic = cast<linalg::GenericOp>(tiled);
+  Location loc = generic.getLoc();
+  Value a = generic.getDpsInputs()[0], w = generic.getDpsInputs()[1],
+        wq = generic.getDpsInputs()[3], c = generic.getDpsInits()[0];
+  const bool q8 = info.ggmlType == kGgufQ8_0;
+  const int64_t panels = cast<RankedTensorType>(c.getType()).getDimSize(1) / kPackedPanelWidth;
+  rewriter.setInsertionPoint(generic);
+  Value scratch = panelScratchAt(rewriter, generic, rewriter.getF32Type(), panels,
+                                 rewriter.getIndexAttr(32 * blocks));
+  Value decoded = emitGgufPanelDecode(rewriter, loc, w, wq, scratch, q8, !q8 && features.avx512f);
+  // The activations' block view (A' [M, blocks, 32] or [M, blocks, 2, 16])
+  // as rows of K.
+  SmallVector<ReassociationIndices> rowsOfK{{0}, {1, 2}};
+  if (!q8)
+    rowsOfK.back().push_back(3);
+  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, a, rowsOfK);
+  Operation *contract = nullptr;
+  Value result = createPackedMatmul(rewriter, loc, rows, decoded, c, &contract);
+  rewriter.replaceOp(generic, result);
+  tileMatmul(rewriter, cast<linalg::LinalgOp>(contract), features);
+}
+
 } // namespace
 
 void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
-  if (!matchGgufMatmul(op))
+  std::optional<GgufMatmul> info = matchGgufMatmul(op);
+  if (!info)
     return;
+  if (takesGgufPanels(op)) {
+    tileGgufMatmulByPanels(rewriter, op, *info, features);
+    return;
+  }
   int64_t m = op.getStaticLoopRanges()[0];
   auto [rows, columns] = ggufRegisterTile(m);
   SmallVector<int64_t> tiles(op.getNumLoops(), 0);

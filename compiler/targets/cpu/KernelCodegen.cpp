@@ -734,6 +734,49 @@ struct UnsignedSignedDotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
   }
 };
 
+/// A 16-lane f32 table lookup, lane i = t[index lane i], written as 16
+/// dynamic extracts into one from_elements (decodeQ4BlockByTable,
+/// GgufMatmulCodegen.cpp, makes this form only for a CPU with AVX512F, with
+/// indices 0..15), becomes vpermps (llvm.x86.avx512.permvar.sf.512, which
+/// reads the low 4 bits of each index). LLVM's X86 backend finds the
+/// permute by itself in some kernels, not in all (a 16-row panel decode
+/// spilled the table and loaded lane by lane).
+struct TableLookupToPermute : OpRewritePattern<vector::FromElementsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::FromElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getDest().getType();
+    if (type.getShape() != ArrayRef<int64_t>{16} || !type.getElementType().isF32())
+      return failure();
+    Value table, indices;
+    for (auto [lane, element] : llvm::enumerate(op.getElements())) {
+      auto lookup = element.getDefiningOp<vector::ExtractOp>();
+      if (!lookup || lookup.getSourceVectorType() != type || lookup.getNumIndices() != 1)
+        return failure();
+      auto cast = dyn_cast_if_present<arith::IndexCastUIOp>(
+          lookup.getDynamicPosition().empty() ? nullptr
+                                              : lookup.getDynamicPosition()[0].getDefiningOp());
+      auto index = cast ? cast.getIn().getDefiningOp<vector::ExtractOp>() : nullptr;
+      if (!index || index.getNumIndices() != 1 || !index.getDynamicPosition().empty() ||
+          index.getStaticPosition()[0] != int64_t(lane) ||
+          index.getSourceVectorType() != VectorType::get({16}, rewriter.getI32Type()))
+        return failure();
+      if (lane == 0) {
+        table = lookup.getSource();
+        indices = index.getSource();
+      } else if (lookup.getSource() != table || index.getSource() != indices) {
+        return failure();
+      }
+    }
+    rewriter.replaceOp(op, LLVM::CallIntrinsicOp::create(
+                               rewriter, op.getLoc(), type,
+                               rewriter.getStringAttr("llvm.x86.avx512.permvar.sf.512"),
+                               ValueRange{table, indices})
+                               .getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult lowerVectors(ModuleOp kernels) {
@@ -749,7 +792,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
   using Populate = std::function<void(RewritePatternSet &)>;
   const Populate stages[] = {
       [](RewritePatternSet &p) {
-        p.add<UnsignedSignedDotToVnni>(p.getContext());
+        p.add<UnsignedSignedDotToVnni, TableLookupToPermute>(p.getContext());
         vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       },
       [](RewritePatternSet &p) {

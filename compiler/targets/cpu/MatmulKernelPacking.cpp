@@ -21,6 +21,37 @@ using namespace mlir;
 
 namespace turbine::compiler {
 
+Value panelScratchAt(RewriterBase &rewriter, Operation *op, Type elementType,
+                     int64_t panels, OpFoldResult depth) {
+  auto kernel = op->getParentOfType<func::FuncOp>();
+  if (!kernel || panels * kPackedPanelWidth > kKernelPackMaxColumns)
+    return {};
+  Location loc = op->getLoc();
+  // The scratch: Bp[panels][256][32], 64-byte aligned (zmm rows).
+  SmallVector<int64_t> scratchShape{panels, kKernelPackMaxDepth,
+                                    kPackedPanelWidth};
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&kernel.front());
+  Value scratchBuffer = memref::AllocaOp::create(
+      rewriter, loc, MemRefType::get(scratchShape, elementType), ValueRange{},
+      rewriter.getI64IntegerAttr(64));
+
+  // This tile's part of it: Bp[panels][depth][32]. The tensor is taken here,
+  // in the K loop, not at the alloca: a tensor from outside the loop written
+  // in each iteration would look (to bufferization) like a value that later
+  // iterations still read, and get copied into a new buffer every time.
+  rewriter.setInsertionPoint(op);
+  Value scratch = bufferization::ToTensorOp::create(
+      rewriter, loc, RankedTensorType::get(scratchShape, elementType),
+      scratchBuffer, /*restrict=*/true, /*writable=*/true);
+  SmallVector<OpFoldResult> zeros(3, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> ones(3, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(panels), depth,
+                                  rewriter.getIndexAttr(kPackedPanelWidth)};
+  return tensor::ExtractSliceOp::create(rewriter, loc, scratch, zeros, sizes,
+                                        ones);
+}
+
 KernelPackedMatmul packMatmulBInKernel(RewriterBase &rewriter,
                                        Operation *op) {
   auto matmul = dyn_cast<linalg::MatmulOp>(op);
@@ -34,36 +65,14 @@ KernelPackedMatmul packMatmulBInKernel(RewriterBase &rewriter,
       columns > kKernelPackMaxColumns ||
       (!ShapedType::isDynamic(depth) && depth > kKernelPackMaxDepth))
     return {};
-  auto kernel = op->getParentOfType<func::FuncOp>();
-  if (!kernel)
-    return {};
   Location loc = op->getLoc();
   Type f32 = bType.getElementType();
   int64_t panels = columns / kPackedPanelWidth;
-
-  // The scratch: Bp[panels][256][32], 64-byte aligned (zmm rows).
-  SmallVector<int64_t> scratchShape{panels, kKernelPackMaxDepth,
-                                    kPackedPanelWidth};
-  rewriter.setInsertionPointToStart(&kernel.front());
-  Value scratchBuffer = memref::AllocaOp::create(
-      rewriter, loc, MemRefType::get(scratchShape, f32), ValueRange{},
-      rewriter.getI64IntegerAttr(64));
-
-  // This tile's part of it: Bp[panels][depth][32]. The tensor is taken here,
-  // in the K loop, not at the alloca: a tensor from outside the loop written
-  // in each iteration would look (to bufferization) like a value that later
-  // iterations still read, and get copied into a new buffer every time.
   rewriter.setInsertionPoint(op);
-  Value scratch = bufferization::ToTensorOp::create(
-      rewriter, loc, RankedTensorType::get(scratchShape, f32), scratchBuffer,
-      /*restrict=*/true, /*writable=*/true);
-  SmallVector<OpFoldResult> zeros(3, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> ones(3, rewriter.getIndexAttr(1));
-  SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(panels),
-                                  tensor::getMixedSize(rewriter, loc, b, 0),
-                                  rewriter.getIndexAttr(kPackedPanelWidth)};
-  Value destination = tensor::ExtractSliceOp::create(rewriter, loc, scratch,
-                                                     zeros, sizes, ones);
+  Value destination = panelScratchAt(rewriter, op, f32, panels,
+                                     tensor::getMixedSize(rewriter, loc, b, 0));
+  if (!destination)
+    return {};
 
   // B viewed (depth, panels, 32), copied to (panels, depth, 32); loops
   // (k, panel, column).

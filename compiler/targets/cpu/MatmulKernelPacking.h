@@ -27,6 +27,15 @@ inline constexpr int64_t kKernelPackMaxColumns = 128;
 /// packed block serves 16 register tiles of 8 rows.
 inline constexpr int64_t kKernelPackRows = 128;
 
+/// The kernel's panel scratch (one memref.alloca of Bp[panels][256][32]
+/// elements at the kernel's entry) as a writable tensor taken just before
+/// `op`, sliced to Bp[panels][depth][32] (depth <= 256): the destination of
+/// a pack written per K tile. Null if `op` is not in a kernel function or
+/// the panels are wider than kKernelPackMaxColumns.
+mlir::Value panelScratchAt(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                           mlir::Type elementType, int64_t panels,
+                           mlir::OpFoldResult depth);
+
 /// Rewrites `matmul` (a linalg.matmul tile on tensors with at most
 /// kKernelPackMaxDepth rows of B and a static multiple of 32, at most
 /// kKernelPackMaxColumns, columns) into a copy of its B into the kernel's

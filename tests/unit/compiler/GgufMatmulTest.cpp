@@ -49,6 +49,8 @@ struct GgufCase {
   /// "": M dynamic; "f32" / "int8": M = 1 static (the GEMV strategies), with
   /// that --quantized-matmul-activations.
   std::string gemvActivations = "";
+  /// The panel strategy must run (M dynamic, N a multiple of 32 per tile).
+  bool panels = false;
 };
 
 uint32_t mix(uint64_t e) {
@@ -205,6 +207,13 @@ protected:
       EXPECT_NE(codegen.find("dense<[-8.000000e+00, -7.000000e+00"), std::string::npos)
           << "no table lookup: the Q4_0 GEMV did not take the vpermps path";
 
+    // Panels: the blocks decoded into the kernel's scratch and transposed
+    // in registers (the first 32-bit unpack of the 16 x 16 transpose).
+    if (c.panels)
+      EXPECT_NE(codegen.find("[0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29]"),
+                std::string::npos)
+          << "no 16 x 16 transpose: the panel strategy did not run";
+
     std::vector<double> w;
     ParameterIndex index = file("blk.0.fc", c.type, c.n, c.k, blocks(c, w));
     auto module = turbine::runtime::Module::loadFromBytes(turbine::artifact::serialize(artifact),
@@ -284,6 +293,19 @@ TEST_F(GgufMatmulTest, Q4_0) {
   run({kQ4_0, 96, 45, {1, 3, 8, 13}});
   run({kQ4_0, 160, 7, {1, 4}});
   run({kQ4_0, 32, 1, {1, 2}});
+}
+
+// Weight rows a multiple of 32 (whole workgroup tiles of 128 or one of 96)
+// with a dynamic M: the panel strategy (blocks decoded into the kernel's
+// panel scratch, transposed, then the f32 GEMM's register tiles), K tiles
+// of 8 blocks (K = 512: two), 2 (K = 320) and 1 (K = 96); M below, at and
+// above the 8-row register tile and the 64-row workgroup tile.
+TEST_F(GgufMatmulTest, Panels) {
+  for (uint32_t type : {kQ8_0, kQ4_0}) {
+    run({type, 512, 256, {1, 8, 13, 70}, "", true});
+    run({type, 320, 96, {3, 16}, "", true});
+    run({type, 96, 32, {9}, "", true});
+  }
 }
 
 TEST_F(GgufMatmulTest, FileDiffersFromWhatTheArtifactExpects) {

@@ -361,7 +361,8 @@ def CpuLowerVectors : Pass<"turbine-cpu-lower-vectors", "mlir::ModuleOp"> {
   let description = [{
     Staged, each stage to a fixed point: u8 x s8 dot products of 4 bytes
     per i32 lane (the int4 GEMV tile's form for AVX512-VNNI) to vpdpbusd,
-    leading unit dims cast away; contractions as outer products, inner
+    16-lane f32 table lookups (the Q4_0 decode's form for AVX512F) to
+    vpermps, leading unit dims cast away; contractions as outer products, inner
     min/max reductions as one vector.reduction, multi-reductions; transfers
     to rank 1.
   }];
