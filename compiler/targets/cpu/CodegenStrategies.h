@@ -18,6 +18,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
+#include <functional>
 #include <optional>
 
 namespace turbine::compiler {
@@ -60,6 +61,14 @@ tileEpilogueWithProducers(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp 
                           mlir::linalg::LinalgOp root,
                           const mlir::scf::SCFTileAndFuseOptions &options);
 
+/// An in-bounds vector read of `type` from `source` at `indices` (minor
+/// identity map), and the matching write of `value` into `dest` (returns
+/// the updated tensor).
+mlir::Value readVector(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
+                       llvm::ArrayRef<mlir::Value> indices, mlir::VectorType type);
+mlir::Value writeVector(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                        mlir::Value dest, llvm::ArrayRef<mlir::Value> indices);
+
 /// Static upper bound of each of `op`'s loops (its extent where static, a
 /// power of two at least the largest value of a dynamic extent), or nullopt
 /// if some dynamic extent has none.
@@ -73,6 +82,36 @@ std::optional<llvm::SmallVector<int64_t>> loopUpperBounds(mlir::linalg::LinalgOp
 /// register tiles of Bf16MatmulCodegen.cpp instead.
 void tileMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                 const CpuFeatures &features);
+
+/// How tileMatmulOnDecodedPanels reads a B stored in another layout.
+struct DecodedPanels {
+  /// The op's loop over blocks of K, and how many blocks make a K tile
+  /// (at most 256 elements of K).
+  unsigned blockDim = 2;
+  int64_t blocksPerTile = 1;
+  /// Rows from which the panels pay for their decoding.
+  int64_t minRows = 16;
+  /// Writes B's K tile, decoded from the layout `tile` reads it in, into
+  /// `panels` (Bp[N/32][k][32] f32, k-major, a slice of the kernel's panel
+  /// scratch, MatmulKernelPacking.h); returns the written tensor.
+  std::function<mlir::Value(mlir::OpBuilder &, mlir::linalg::GenericOp tile, mlir::Value panels)>
+      decode;
+};
+
+/// A matmul-like generic inside a workgroup tile whose B is stored in
+/// another layout (GGUF blocks, group-quantized weights): C [M, N], A its
+/// input 0, viewed as [M, blocks, ...] with K's elements in order (rows of
+/// K once collapsed). With at least `minRows` rows and N a static multiple
+/// of 32 (at most 128), its block loop is tiled into K tiles; per K tile
+/// `decode` writes B's tile into the kernel's panel scratch and the packed
+/// contract on it replaces the tile, register-tiled as tileMatmul tiles it
+/// (8 x 32, the f32 GEMM's inner loop): each weight decoded once per
+/// workgroup, not once per register tile. Fewer rows (or other N) go to
+/// `fewRows`; a dynamic row count gets both, chosen per workgroup at run
+/// time (scf.if on its rows).
+void tileMatmulOnDecodedPanels(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                               const DecodedPanels &panels, const CpuFeatures &features,
+                               llvm::function_ref<void(mlir::linalg::LinalgOp)> fewRows);
 
 /// The rows of a matmul (after K tiling) past the last multiple of 8 (fewer
 /// than 8 or a dynamic count): one row at a time, 1x128x1 then 1x32x1 tiles.
@@ -118,8 +157,11 @@ void vectorizeBf16Matmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kerne
 /// The fused dequantize-and-multiply generic of turbine-quantize-weights
 /// (global-opt/WeightQuantization.h) inside a workgroup tile: 8x32 register
 /// tiles for full rows, 1x128 (then 1x32) for leftover rows, reductions
-/// whole. Does nothing to any other op.
-void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+/// whole; many rows (M >= 16 or dynamic, no batch): per K tile the weights
+/// dequantized into the kernel's panel scratch and the f32 GEMM on it
+/// (tileMatmulOnDecodedPanels). Does nothing to any other op.
+void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                         const CpuFeatures &features);
 
 /// Writes the register tiles tileQuantizedMatmul made as vector code that
 /// reads the int8 / int4 weights and dequantizes them in registers; int4
@@ -150,7 +192,9 @@ Int8Activations roundActivationsToInt8(mlir::OpBuilder &b, mlir::Location loc, m
 /// (global-opt/GgufWeights.h) inside a workgroup tile: register tiles of
 /// 1 x 1 (M = 1) or 4 x 2 (rows x weight rows), reductions whole; with
 /// AVX512-VNNI (`features`), an M = 1 tile stays whole (its activations
-/// are rounded to int8 once per tile).
+/// are rounded to int8 once per tile); many rows (prefill): per K tile the
+/// weight rows decoded into the kernel's panel scratch and the f32 GEMM's
+/// packed contract on it (tiled here by tileMatmul).
 void tileGgufMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     const CpuFeatures &features);
 

@@ -26,11 +26,22 @@
 // their own 16-lane accumulators (independent FMA chains), per block
 // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]), the scale once per
 // block (Q4_0 by table: the two halves' scaled weights into two
-// accumulators). M > 1 (prefill): R = 4, C = 2 (16 accumulators,
-// each dequantized block used by 4 rows; 8 x 1 measured slower). Partial tiles (odd N, a dynamic
-// M's last rows) need no masks: lanes past the end read and write row /
-// column min(index, count - 1), recomputing the last one's value exactly.
-// The file's bytes are read in place; no f32 copy of the weights exists.
+// accumulators). A few rows (static M < 16, or weight rows per workgroup
+// not a static multiple of 32): R = 4, C = 2 (16 accumulators, each
+// dequantized block used by 4 rows; 8 x 1 measured slower). Partial tiles
+// (odd N, a dynamic M's last rows) need no masks: lanes past the end read
+// and write row / column min(index, count - 1), recomputing the last one's
+// value exactly.
+//
+// Panels (prefill: M >= 16 or dynamic): per K tile of up to 256, the
+// workgroup's weight rows (up to 128) are decoded once into the kernel's
+// panel scratch, k-major with 32 weight rows per panel row (the layout of
+// MatmulKernelPacking.h; 16 rows' blocks decoded as above, then transposed
+// 16 x 16 in registers), and the tile becomes the f32 GEMM's packed
+// contract on it: 8 x 32 register tiles, broadcast activations times 32
+// decoded weights, each block decoded once for all of the workgroup's rows.
+// The file's bytes are read in place; no f32 copy of the weights exists
+// beyond one K tile of the workgroup's rows (at most 128 KiB of stack).
 //
 // VNNI: a GEMV on a CPU with AVX512-VNNI (CpuFeatures.h; off with
 // `--quantized-matmul-activations=f32`) with an even number of blocks per
@@ -49,7 +60,6 @@
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 #include "targets/cpu/MatmulDataTiling.h"
-#include "targets/cpu/MatmulKernelPacking.h"
 
 #include "global-opt/GgufWeights.h"
 
@@ -65,32 +75,6 @@ using namespace mlir;
 namespace turbine::compiler {
 
 namespace {
-
-/// An in-bounds vector read of `type` at `indices` (minor identity map).
-Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indices,
-                 VectorType type) {
-  unsigned rank = cast<ShapedType>(source.getType()).getRank();
-  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
-  Type element = type.getElementType();
-  Value padding = isa<FloatType>(element)
-                      ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
-                      : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
-  return vector::TransferReadOp::create(b, loc, type, source, indices, AffineMapAttr::get(map),
-                                        padding, Value(),
-                                        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
-}
-
-/// An in-bounds vector write of `value` into `dest` at `indices` (minor
-/// identity map); the updated tensor.
-Value writeVector(OpBuilder &b, Location loc, Value value, Value dest, ArrayRef<Value> indices) {
-  unsigned rank = cast<ShapedType>(dest.getType()).getRank();
-  auto type = cast<VectorType>(value.getType());
-  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
-  return vector::TransferWriteOp::create(
-             b, loc, value, dest, indices, AffineMapAttr::get(map), Value(),
-             b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)))
-      .getResult();
-}
 
 /// x followed by y (two 1-D vectors of one type) as one vector.
 Value concat(OpBuilder &b, Location loc, Value x, Value y) {
@@ -545,18 +529,6 @@ int64_t ggufPanelBlocks(int64_t blocks) {
   return 1;
 }
 
-/// Whether a workgroup tile takes the panel strategy: many or dynamic
-/// rows, static blocks per row, weight rows a static multiple of the panel
-/// width that the kernel's panel scratch holds.
-bool takesGgufPanels(linalg::LinalgOp op) {
-  int64_t m = op.getStaticLoopRanges()[0];
-  auto cType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
-  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  int64_t n = cType.getDimSize(1);
-  return (ShapedType::isDynamic(m) || m >= kGgufPanelMinRows) && !ShapedType::isDynamic(n) &&
-         n % kPackedPanelWidth == 0 && n <= kKernelPackMaxColumns && !wType.isDynamicDim(1);
-}
-
 /// The tile's weight rows decoded into `panels` (Bp[P][32 * blocks][32]
 /// f32, a slice of the kernel's panel scratch, MatmulKernelPacking.h):
 /// Bp[p][32 g + i][j] = weight row 32 p + j, element 32 g + i (scaled).
@@ -603,54 +575,8 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   return loops.results[0];
 }
 
-/// The panel strategy (prefill): the blocks tiled by ggufPanelBlocks (K
-/// tiles of up to 256); per K tile the workgroup's weight rows decoded once
-/// into the kernel's panel scratch (emitGgufPanelDecode), then the packed
-/// contract of MatmulDataTiling.h on it, which takes the f32 GEMM's 8 x 32
-/// register tiles (tileMatmul). Each weight is decoded once per workgroup
-/// (all of its rows) instead of once per 4 rows, and the multiply runs as
-/// the f32 GEMM does: broadcast activations times 32 decoded weights.
-void tileGgufMatmulByPanels(RewriterBase &rewriter, linalg::LinalgOp op, const GgufMatmul &info,
-                            const CpuFeatures &features) {
-  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  const int64_t blocks = ggufPanelBlocks(wType.getDimSize(1));
-  SmallVector<int64_t> tiles(op.getNumLoops(), 0);
-  tiles[2] = blocks;
-  Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
-  if (!tiled)
-    return;
-  auto generic = cast<linalg::GenericOp>(tiled);
-  Location loc = generic.getLoc();
-  Value a = generic.getDpsInputs()[0], w = generic.getDpsInputs()[1],
-        wq = generic.getDpsInputs()[3], c = generic.getDpsInits()[0];
-  const bool q8 = info.ggmlType == kGgufQ8_0;
-  const int64_t panels = cast<RankedTensorType>(c.getType()).getDimSize(1) / kPackedPanelWidth;
-  rewriter.setInsertionPoint(generic);
-  Value scratch = panelScratchAt(rewriter, generic, rewriter.getF32Type(), panels,
-                                 rewriter.getIndexAttr(32 * blocks));
-  Value decoded = emitGgufPanelDecode(rewriter, loc, w, wq, scratch, q8, !q8 && features.avx512f);
-  // The activations' block view (A' [M, blocks, 32] or [M, blocks, 2, 16])
-  // as rows of K.
-  SmallVector<ReassociationIndices> rowsOfK{{0}, {1, 2}};
-  if (!q8)
-    rowsOfK.back().push_back(3);
-  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, a, rowsOfK);
-  Operation *contract = nullptr;
-  Value result = createPackedMatmul(rewriter, loc, rows, decoded, c, &contract);
-  rewriter.replaceOp(generic, result);
-  tileMatmul(rewriter, cast<linalg::LinalgOp>(contract), features);
-}
-
-} // namespace
-
-void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
-  std::optional<GgufMatmul> info = matchGgufMatmul(op);
-  if (!info)
-    return;
-  if (takesGgufPanels(op)) {
-    tileGgufMatmulByPanels(rewriter, op, *info, features);
-    return;
-  }
+/// The register tiles (1 x 1, 4 x 2; the VNNI GEMV's whole weight rows).
+void tileGgufRegisters(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
   int64_t m = op.getStaticLoopRanges()[0];
   auto [rows, columns] = ggufRegisterTile(m);
   SmallVector<int64_t> tiles(op.getNumLoops(), 0);
@@ -660,6 +586,31 @@ void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatur
   if (!takesGgufVnniGemv(features, m, wType))
     tiles[1] = columns;
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+}
+
+} // namespace
+
+void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
+  std::optional<GgufMatmul> info = matchGgufMatmul(op);
+  if (!info)
+    return;
+  auto registerTiles = [&](linalg::LinalgOp tile) { tileGgufRegisters(rewriter, tile, features); };
+  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (wType.isDynamicDim(1)) {
+    registerTiles(op);
+    return;
+  }
+  // Prefill: per K tile the blocks decoded into panels, then the f32 GEMM.
+  const bool q8 = info->ggmlType == kGgufQ8_0;
+  DecodedPanels panels;
+  panels.blockDim = 2;
+  panels.blocksPerTile = ggufPanelBlocks(wType.getDimSize(1));
+  panels.minRows = kGgufPanelMinRows;
+  panels.decode = [&](OpBuilder &b, linalg::GenericOp tile, Value scratch) {
+    return emitGgufPanelDecode(b, tile.getLoc(), tile.getDpsInputs()[1], tile.getDpsInputs()[3],
+                               scratch, q8, !q8 && features.avx512f);
+  };
+  tileMatmulOnDecodedPanels(rewriter, op, panels, features, registerTiles);
 }
 
 void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,

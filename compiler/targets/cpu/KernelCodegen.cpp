@@ -326,6 +326,29 @@ tileEpilogueWithProducers(RewriterBase &rewriter, linalg::GenericOp epilogue,
   return result;
 }
 
+Value readVector(OpBuilder &b, Location loc, Value source, ArrayRef<Value> indices,
+                 VectorType type) {
+  unsigned rank = cast<ShapedType>(source.getType()).getRank();
+  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
+  Type element = type.getElementType();
+  Value padding = isa<FloatType>(element)
+                      ? arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0))
+                      : arith::ConstantOp::create(b, loc, b.getIntegerAttr(element, 0));
+  return vector::TransferReadOp::create(b, loc, type, source, indices, AffineMapAttr::get(map),
+                                        padding, Value(),
+                                        b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)));
+}
+
+Value writeVector(OpBuilder &b, Location loc, Value value, Value dest, ArrayRef<Value> indices) {
+  unsigned rank = cast<ShapedType>(dest.getType()).getRank();
+  auto type = cast<VectorType>(value.getType());
+  AffineMap map = AffineMap::getMinorIdentityMap(rank, type.getRank(), b.getContext());
+  return vector::TransferWriteOp::create(
+             b, loc, value, dest, indices, AffineMapAttr::get(map), Value(),
+             b.getBoolArrayAttr(SmallVector<bool>(type.getRank(), true)))
+      .getResult();
+}
+
 /// Static upper bound of each of `op`'s loops (its extent where static, a
 /// power of two at least the largest value of a dynamic extent), or nullopt
 /// if some dynamic extent has none.
@@ -580,7 +603,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     if (isMatmulLike(op))
       tileMatmul(rewriter, op, features);
     else if (matchQuantizedMatmul(op))
-      tileQuantizedMatmul(rewriter, op);
+      tileQuantizedMatmul(rewriter, op, features);
     else if (matchGgufMatmul(op))
       tileGgufMatmul(rewriter, op, features);
     else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))

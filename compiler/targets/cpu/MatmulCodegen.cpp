@@ -199,6 +199,83 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &
 
 namespace {
 
+/// One K-tiled pass of tileMatmulOnDecodedPanels over `op`; false (op
+/// unchanged) if it could not tile.
+bool tileOnPanels(RewriterBase &rewriter, linalg::LinalgOp op, const DecodedPanels &panels,
+                  const CpuFeatures &features) {
+  SmallVector<int64_t> tiles(op.getNumLoops(), 0);
+  tiles[panels.blockDim] = panels.blocksPerTile;
+  Operation *tiled = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+  if (!tiled)
+    return false;
+  auto tile = cast<linalg::GenericOp>(tiled);
+  Location loc = tile.getLoc();
+  Value a = tile.getDpsInputs()[0], c = tile.getDpsInits()[0];
+  auto aType = cast<RankedTensorType>(a.getType());
+  int64_t depth = 1;
+  for (int64_t size : aType.getShape().drop_front())
+    depth *= size;
+  rewriter.setInsertionPoint(tile);
+  Value scratch = panelScratchAt(rewriter, tile, rewriter.getF32Type(),
+                                 cast<RankedTensorType>(c.getType()).getDimSize(1) /
+                                     kPackedPanelWidth,
+                                 rewriter.getIndexAttr(depth));
+  Value decoded = panels.decode(rewriter, tile, scratch);
+  // A's blocked view as rows of K.
+  SmallVector<ReassociationIndices> rowsOfK{{0}, {}};
+  for (int64_t d = 1; d < aType.getRank(); ++d)
+    rowsOfK.back().push_back(d);
+  Value rows = tensor::CollapseShapeOp::create(rewriter, loc, a, rowsOfK);
+  Operation *contract = nullptr;
+  Value result = createPackedMatmul(rewriter, loc, rows, decoded, c, &contract);
+  rewriter.replaceOp(tile, result);
+  tileMatmul(rewriter, cast<linalg::LinalgOp>(contract), features);
+  return true;
+}
+
+} // namespace
+
+void tileMatmulOnDecodedPanels(RewriterBase &rewriter, linalg::LinalgOp op,
+                               const DecodedPanels &panels, const CpuFeatures &features,
+                               llvm::function_ref<void(linalg::LinalgOp)> fewRows) {
+  auto cType = cast<RankedTensorType>(op.getDpsInits()[0].getType());
+  int64_t m = op.getStaticLoopRanges()[0];
+  bool fits = cType.getRank() == 2 && !cType.isDynamicDim(1) &&
+              cType.getDimSize(1) % kPackedPanelWidth == 0 &&
+              cType.getDimSize(1) <= kKernelPackMaxColumns;
+  if (!fits || (!ShapedType::isDynamic(m) && m < panels.minRows)) {
+    fewRows(op);
+    return;
+  }
+  if (!ShapedType::isDynamic(m)) {
+    if (!tileOnPanels(rewriter, op, panels, features))
+      fewRows(op);
+    return;
+  }
+  // A dynamic row count: both, chosen per workgroup by its rows.
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value rows = tensor::DimOp::create(rewriter, loc, op.getDpsInits()[0], 0);
+  Value many = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge, rows,
+                                     arith::ConstantIndexOp::create(rewriter, loc, panels.minRows));
+  auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(), many,
+                                  /*withElseRegion=*/true);
+  auto cloneInto = [&](Block *block) {
+    rewriter.setInsertionPointToStart(block);
+    Operation *copy = rewriter.clone(*op);
+    scf::YieldOp::create(rewriter, loc, copy->getResults());
+    return cast<linalg::LinalgOp>(copy);
+  };
+  linalg::LinalgOp manyRows = cloneInto(branch.thenBlock());
+  linalg::LinalgOp someRows = cloneInto(branch.elseBlock());
+  rewriter.replaceOp(op, branch.getResults());
+  if (!tileOnPanels(rewriter, manyRows, panels, features))
+    fewRows(manyRows);
+  fewRows(someRows);
+}
+
+namespace {
+
 /// Marks the fill and epilogue tiles of tileMatmulWithEpilogue, vectorized
 /// (with masks where partial) once canonicalization made the peeled full
 /// tiles static (vectorizeRegisterEpilogues).

@@ -52,6 +52,7 @@
 // of 32); the f32 tile above never rounds activations.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
+#include "targets/cpu/MatmulDataTiling.h"
 
 #include "global-opt/WeightQuantization.h"
 
@@ -438,13 +439,85 @@ void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const Qu
   rewriter.replaceOp(op, result);
 }
 
-} // namespace
+/// Rows (static M) from which a tile takes the panel strategy; a dynamic M
+/// always does (as GGUF prefill tiles).
+constexpr int64_t kQuantizedPanelMinRows = 16;
 
-void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
-  std::optional<QuantizedMatmul> info = matchQuantizedMatmul(op);
-  if (!info)
-    return;
-  const unsigned mDim = info->batchDims;
+/// Groups per K tile of the panel strategy: as many as fill 256 elements of
+/// K (at least one), halved until they divide the groups.
+int64_t quantizedPanelGroups(int64_t groups, int64_t groupSize) {
+  int64_t perTile = std::max<int64_t>(1, kMatmulTileK / groupSize);
+  while (perTile > 1 && groups % perTile)
+    perTile /= 2;
+  return perTile;
+}
+
+/// The tile's weights (q [1 block, groups, rows per group, N] i8, s
+/// [groups, N] f32) dequantized into `panels` (Bp[N/32][k][32] f32). q is
+/// k-major like the panels, so each 32 weights of a row of K convert, scale
+/// and store as they are: no shuffles (int4: a byte's low and high nibbles
+/// are rows k = 2i and 2i + 1, unpacked in i32 lanes as the tiles do).
+Value emitQuantizedPanelDecode(OpBuilder &b, Location loc, const QuantizedMatmul &info, Value q,
+                               Value s, Value panels) {
+  auto qType = cast<RankedTensorType>(q.getType());
+  auto panelsType = cast<RankedTensorType>(panels.getType());
+  const int64_t rowsPerGroup = qType.getDimSize(2);
+  const int64_t groupSize = info.bits == 8 ? rowsPerGroup : 2 * rowsPerGroup;
+  auto fVec = VectorType::get({kPackedPanelWidth}, b.getF32Type());
+  auto iVec = VectorType::get({kPackedPanelWidth}, b.getI32Type());
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto splat = [&](OpBuilder &ib, int32_t v) -> Value {
+    return arith::ConstantOp::create(ib, loc, DenseElementsAttr::get(iVec, ib.getI32IntegerAttr(v)));
+  };
+  Value zero = index(b, 0), one = index(b, 1);
+  auto loops = scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero},
+      ValueRange{index(b, panelsType.getDimSize(0)), index(b, qType.getDimSize(1))},
+      ValueRange{one, one}, ValueRange{panels},
+      [&](OpBuilder &gb, Location, ValueRange ivs, ValueRange args) -> scf::ValueVector {
+        Value p = ivs[0], g = ivs[1];
+        Value column = arith::MulIOp::create(gb, loc, p, index(gb, kPackedPanelWidth));
+        Value scale = readVector(gb, loc, s, {g, column}, fVec);
+        Value firstK = arith::MulIOp::create(gb, loc, g, index(gb, groupSize));
+        auto rows = scf::ForOp::create(
+            gb, loc, zero, index(gb, rowsPerGroup), one, args,
+            [&](OpBuilder &ib, Location, Value i, ValueRange rowArgs) {
+              Value packed = readVector(ib, loc, q, {zero, g, i, column},
+                                        VectorType::get({kPackedPanelWidth}, ib.getI8Type()));
+              SmallVector<Value> values;
+              if (info.bits == 8) {
+                values.push_back(arith::SIToFPOp::create(ib, loc, fVec, packed));
+              } else {
+                Value x = arith::ExtSIOp::create(ib, loc, iVec, packed);
+                Value low = arith::ShRSIOp::create(
+                    ib, loc, arith::ShLIOp::create(ib, loc, x, splat(ib, 28)), splat(ib, 28));
+                values.push_back(arith::SIToFPOp::create(ib, loc, fVec, low));
+                values.push_back(arith::SIToFPOp::create(
+                    ib, loc, fVec, arith::ShRSIOp::create(ib, loc, x, splat(ib, 4))));
+              }
+              Value k = arith::AddIOp::create(
+                  ib, loc, firstK,
+                  arith::MulIOp::create(ib, loc, i, index(ib, int64_t(values.size()))));
+              Value dest = rowArgs[0];
+              for (auto [h, value] : llvm::enumerate(values)) {
+                Value row = h ? arith::AddIOp::create(ib, loc, k, one).getResult() : k;
+                dest = writeVector(ib, loc, arith::MulFOp::create(ib, loc, value, scale), dest,
+                                   {p, row, zero});
+              }
+              scf::YieldOp::create(ib, loc, dest);
+            });
+        return {rows.getResult(0)};
+      });
+  return loops.results[0];
+}
+
+
+/// Rows split at the last multiple of 8: 8 x 32 register tiles, the rest
+/// one row at a time (file comment).
+void tileQuantizedRows(RewriterBase &rewriter, linalg::LinalgOp op, const QuantizedMatmul &info) {
+  const unsigned mDim = info.batchDims;
   int64_t m = op.getStaticLoopRanges()[mDim];
   Operation *fullRows = op, *leftoverRows = nullptr;
   if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {
@@ -464,11 +537,37 @@ void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op) {
     leftoverRows = second ? second.getOperation() : nullptr;
   }
   if (fullRows)
-    tileQuantizedRegisters(rewriter, fullRows, info->batchDims, kMatmulRegisterM,
+    tileQuantizedRegisters(rewriter, fullRows, info.batchDims, kMatmulRegisterM,
                            kMatmulRegisterN, /*narrowRemainder=*/false);
   if (leftoverRows)
-    tileQuantizedRegisters(rewriter, leftoverRows, info->batchDims, 1, kGemvColumns,
+    tileQuantizedRegisters(rewriter, leftoverRows, info.batchDims, 1, kGemvColumns,
                            /*narrowRemainder=*/true);
+}
+} // namespace
+
+void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
+                         const CpuFeatures &features) {
+  std::optional<QuantizedMatmul> info = matchQuantizedMatmul(op);
+  if (!info)
+    return;
+  auto rowTiles = [&](linalg::LinalgOp tile) { tileQuantizedRows(rewriter, tile, *info); };
+  auto qType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  if (info->batchDims != 0 || qType.isDynamicDim(1) || qType.isDynamicDim(2)) {
+    rowTiles(op);
+    return;
+  }
+  // Many rows: per K tile the weights dequantized into panels, then the
+  // f32 GEMM.
+  const int64_t groupSize = qType.getDimSize(2) * (info->bits == 8 ? 1 : 2);
+  DecodedPanels panels;
+  panels.blockDim = 2;
+  panels.blocksPerTile = quantizedPanelGroups(qType.getDimSize(1), groupSize);
+  panels.minRows = kQuantizedPanelMinRows;
+  panels.decode = [&](OpBuilder &b, linalg::GenericOp tile, Value scratch) {
+    return emitQuantizedPanelDecode(b, tile.getLoc(), *info, tile.getDpsInputs()[1],
+                                    tile.getDpsInputs()[2], scratch);
+  };
+  tileMatmulOnDecodedPanels(rewriter, op, panels, features, rowTiles);
 }
 
 void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel,

@@ -272,6 +272,20 @@ TEST(QuantizedMatmul, Int4GroupSizes) {
     runCase({4, group, 256, 160, {1, 3, 8, 13}});
 }
 
+// 16 rows or more (M dynamic: chosen per workgroup at run time): the
+// weights dequantized per K tile into the kernel's panel scratch, then the
+// f32 GEMM's register tiles (tileMatmulOnDecodedPanels); 1 and 15 rows the
+// register tiles above. K = 512: two K tiles of 256 (group 32: 8 groups
+// per tile, 128: 2); K = 100 with groups of 32: one K tile of 4 groups,
+// the last group padded; N = 64: one column block of two panels.
+TEST(QuantizedMatmul, Panels) {
+  for (int bits : {8, 4}) {
+    for (int64_t group : {32, 128})
+      runCase({bits, group, 512, 256, {1, 15, 16, 40, 70}});
+    runCase({bits, 32, 100, 64, {16, 21}});
+  }
+}
+
 TEST(QuantizedMatmul, OddShapes) {
   // K not a multiple of the group (last group shorter), N not a multiple of
   // 32 or 128 (masked column tiles), N below one vector.
