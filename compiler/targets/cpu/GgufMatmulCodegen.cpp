@@ -26,14 +26,15 @@
 // their own 16-lane accumulators (independent FMA chains), per block
 // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]), the scale once per
 // block (Q4_0 by table: the two halves' scaled weights into two
-// accumulators). A few rows (static M < 16, or weight rows per workgroup
-// not a static multiple of 32): R = 4, C = 2 (16 accumulators, each
+// accumulators). Fewer than 16 rows (or weight rows per workgroup not a
+// static multiple of 32): R = 4, C = 2 (16 accumulators, each
 // dequantized block used by 4 rows; 8 x 1 measured slower). Partial tiles
 // (odd N, a dynamic M's last rows) need no masks: lanes past the end read
 // and write row / column min(index, count - 1), recomputing the last one's
 // value exactly.
 //
-// Panels (prefill: M >= 16 or dynamic): per K tile of up to 256, the
+// Panels (prefill: 16 rows or more; a dynamic M chooses per workgroup at
+// run time, tileMatmulOnDecodedPanels): per K tile of up to 256, the
 // workgroup's weight rows (up to 128) are decoded once into the kernel's
 // panel scratch, k-major with 32 weight rows per panel row (the layout of
 // MatmulKernelPacking.h; 16 rows' blocks decoded as above, then transposed
@@ -175,7 +176,7 @@ std::array<Value, 2> decodeBlockScaled(OpBuilder &b, Location loc, Value w, Valu
 /// rows[j]. The usual AVX-512 sequence, each step a two-source shuffle
 /// whose mask X86 selects as one non-destructive instruction: 32-bit
 /// unpacks of row pairs, 64-bit unpacks, then two rounds of 128-bit lane
-/// shuffles (vunpcklps/hps, vunpcklpd/hpd, vshuff32x4).
+/// shuffles (vunpcklps/hps, vunpcklpd/hpd, vshuff64x2).
 SmallVector<Value> transpose16x16(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
   // Masks over the 32 lanes of (x, y): per 128-bit lane L of four floats.
   SmallVector<int64_t> lowPairs, highPairs, lowQuads, highQuads, evenLanes, oddLanes;
