@@ -65,6 +65,18 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
 
 namespace {
 
+/// Pixels of an NHWC register tile of `channels` channels in a row of
+/// `width` output pixels (a divisor of it): up to 16 for 16 channels or
+/// fewer, up to 8 for 32 (16 zmm accumulators); a 32-channel tile whose
+/// width has no divisor from 4 to 8 (13, 27, 55: SqueezeNet's images) takes
+/// up to 14 pixels (28 zmm accumulators) rather than 1 to 3.
+int64_t registerTilePixels(int64_t width, int64_t channels) {
+  if (channels <= 16)
+    return largestDivisorAtMost(width, 16);
+  int64_t pixels = largestDivisorAtMost(width, 8);
+  return pixels >= 4 ? pixels : largestDivisorAtMost(width, 14);
+}
+
 /// Register tile (pixels, channels) of an NHWC convolution or pooling with
 /// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
 /// when a tile has 16 channels or fewer (power-of-two channel counts); both
@@ -73,8 +85,7 @@ std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
   // A power of two: vectors of other widths (24 channels) lower to shuffles
   // that cost 10-30x.
   int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
-  int64_t pixelLimit = channels <= 16 ? 16 : 8;
-  return {largestDivisorAtMost(ranges[2], pixelLimit), channels};
+  return {registerTilePixels(ranges[2], channels), channels};
 }
 
 /// Output channels [offset, offset + size) of a plain NHWC convolution tile,
@@ -109,16 +120,6 @@ SmallVector<ChannelSegment> channelSegments(Operation *op) {
   return segments;
 }
 
-/// Pixels of a segment's register tile for `channels` channels and `width`
-/// output pixels per row: as channelsLastRegisterTile, but a 32-channel
-/// tile whose width has no divisor from 4 to 8 (13, 27, 55) takes up to 14
-/// pixels (28 zmm accumulators) rather than 1 to 3.
-int64_t segmentPixels(int64_t width, int64_t channels) {
-  if (channels <= 16)
-    return largestDivisorAtMost(width, 16);
-  int64_t pixels = largestDivisorAtMost(width, 8);
-  return pixels >= 4 ? pixels : largestDivisorAtMost(width, 14);
-}
 
 /// Splits `conv` (a plain NHWC convolution tile) and, when non-null,
 /// `epilogue` (the elementwise op reading its result) into one
@@ -281,7 +282,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (SmallVector<ChannelSegment> segments = channelSegments(op); !segments.empty()) {
     auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
-      SmallVector<int64_t> tiles = {1, 1, segmentPixels(ranges[2], segment.channels),
+      SmallVector<int64_t> tiles = {1, 1, registerTilePixels(ranges[2], segment.channels),
                                     segment.channels, 1, 1, 1};
       (void)tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles);
     }
@@ -445,7 +446,7 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
     for (auto [piece, segment] : llvm::zip(pieces, segments))
       llvm::append_range(made, tileConvolutionWithEpilogueBy(
                                    rewriter, piece.first, piece.second,
-                                   segmentPixels(width, segment.channels), segment.channels));
+                                   registerTilePixels(width, segment.channels), segment.channels));
     if (!pieces.empty())
       return made;
   }
@@ -455,7 +456,7 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   if (int64_t packed = packedConvolutionRegisterChannels(conv); packed && packed != channels) {
     channels = packed;
     SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-    pixels = largestDivisorAtMost(ranges[2], channels <= 16 ? 16 : 8);
+    pixels = registerTilePixels(ranges[2], channels);
   }
   return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels);
 }

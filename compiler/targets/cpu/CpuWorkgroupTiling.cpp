@@ -42,7 +42,7 @@ constexpr int64_t kAttentionRowTile = 16;
 /// Output channels up to which a plain NHWC convolution's workgroup takes a
 /// channel extent that is not a multiple of 32 whole (split into register
 /// tiles by codegen).
-constexpr int64_t kSplitChannelsMaxTile = 64;
+constexpr int64_t kSplitChannelsMaxTile = 256;
 
 /// What a dispatch region's root is, for tile size choices. Convolution is an
 /// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
