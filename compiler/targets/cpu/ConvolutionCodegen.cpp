@@ -144,8 +144,9 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
     epilogueDomain = cast<TilingInterface>(epilogue.getOperation()).getIterationDomain(rewriter);
   auto fill = conv.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   // The tensor the pieces' results are inserted into, one after the other.
-  Value result = epilogue ? epilogue.getDpsInits()[0]
-                          : (fill ? fill.getOutputs()[0] : conv.getDpsInits()[0]);
+  Value base = epilogue ? epilogue.getDpsInits()[0]
+                        : (fill ? fill.getOutputs()[0] : conv.getDpsInits()[0]);
+  Value result = base;
   SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> pieces;
   SmallVector<Operation *> made;
   auto undo = [&] {
@@ -249,8 +250,19 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
     pieces.push_back({tiledEpilogue, tiledConv});
   }
   rewriter.replaceAllUsesWith(last->getResult(0), result);
-  // The untiled ops, their slices and the original fill are dead now.
+  // The untiled ops, their slices and the original fill are dead now, but
+  // for sizes read off them (the segments' dynamic batch): read those off
+  // the destination the pieces were inserted into.
   SmallVector<Operation *> dead = {epilogue, conv, fill};
+  for (Operation *op : dead) {
+    if (!op)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(op->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, base, dim.getIndex());
+      }
+  }
   for (Operation *op : dead) {
     if (!op)
       continue;
