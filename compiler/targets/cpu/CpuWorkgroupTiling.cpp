@@ -323,11 +323,18 @@ std::string describeCpuKernelRoot(Operation *op) {
 }
 
 int64_t splitChannelsWorkgroupTile(int64_t channels) {
-  if (channels < 24 || channels % 8 != 0 || channels % 32 == 0)
+  // Only where the power of two dividing F is 8: a multiple of 16 already
+  // gets full-width 16-channel (zmm) register tiles, and a wider workgroup
+  // would only stream more filter per workgroup.
+  if (channels < 24 || channels % 8 != 0 || channels % 16 == 0)
     return 0;
-  int64_t unit = largestPowerOfTwoDivisorAtMost(channels, 16);
-  for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; --tile)
-    if (channels % tile == 0 && tile % unit == 0 && tile % 32 != 0)
+  // The smallest divisor from 40 (32 + 8) up, so that a workgroup's filter
+  // slice stays small (1000 -> 40); else the largest (24).
+  for (int64_t tile = 40; tile <= std::min(channels, kSplitChannelsMaxTile); tile += 8)
+    if (channels % tile == 0)
+      return tile;
+  for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; tile -= 8)
+    if (channels % tile == 0)
       return tile;
   return 0;
 }

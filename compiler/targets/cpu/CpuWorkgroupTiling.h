@@ -24,11 +24,12 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
 std::string describeCpuKernelRoot(mlir::Operation *op);
 
 /// Output channels per workgroup of a plain NHWC convolution (no packed
-/// filter) with `channels` output channels, a multiple of 8 but not of 32
-/// (24, 40, 112, 1000): the largest divisor of `channels` that is a
-/// multiple of its largest power-of-two divisor and at most 256, which
-/// codegen splits into 32-wide register tiles and a 16 / 8 remainder
-/// (ConvolutionCodegen.cpp). 0 for other channel counts.
+/// filter) with `channels` output channels, a multiple of 8 but not of 16
+/// (24, 40, 72, 1000), whose register tiles would otherwise be 8 channels
+/// (ymm) wide: the smallest divisor of `channels` from 40 up (at most 256;
+/// else the largest, 24), which codegen splits into 32-wide register tiles
+/// and a 16 / 8 remainder (ConvolutionCodegen.cpp). 0 for other channel
+/// counts.
 int64_t splitChannelsWorkgroupTile(int64_t channels);
 
 /// Largest divisor of `extent` that is at most `limit` (1 if none larger).
