@@ -5,7 +5,9 @@
 // tiles of pixels x channels (decomposed to 1-D and vectorized), packed-filter
 // convolutions one such convolution per 32-channel tile (with blocked
 // reductions for large filter slices, ConvolutionReductionBlocking.h), with
-// their elementwise epilogue on the register tile; clamped max pooling tiles
+// their elementwise epilogue on the register tile; plain convolutions whose
+// channel count is not a multiple of 32 split into channel segments of 32-,
+// 16- and 8-wide register tiles; clamped max pooling tiles
 // (ClampedMaxPooling.h).
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
@@ -120,7 +122,6 @@ SmallVector<ChannelSegment> channelSegments(Operation *op) {
   return segments;
 }
 
-
 /// Splits `conv` (a plain NHWC convolution tile) and, when non-null,
 /// `epilogue` (the elementwise op reading its result) into one
 /// convolution (and epilogue) per channel segment, each on its slices of
@@ -149,10 +150,18 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
   Value result = base;
   SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> pieces;
   SmallVector<Operation *> made;
+  // On failure: erase what was made (users first, whatever their order in
+  // `made`).
   auto undo = [&] {
-    for (Operation *op : llvm::reverse(made))
-      if (op->use_empty())
-        rewriter.eraseOp(op);
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&op : made)
+        if (op && op->use_empty()) {
+          rewriter.eraseOp(op);
+          op = nullptr;
+          erased = true;
+        }
+    }
     return SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>{};
   };
   for (const ChannelSegment &segment : segments) {
@@ -217,7 +226,7 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
               rewriter, loc, fill.getOutputs()[0], slice.getMixedOffsets(),
               slice.getMixedSizes(), slice.getMixedStrides());
         auto ownFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], fillDest);
-        made.insert(made.end() - 2, {fillDest.getDefiningOp(), ownFill});
+        made.append({fillDest.getDefiningOp(), ownFill});
         rewriter.modifyOpInPlace(tiledConv, [&] {
           tiledConv.getDpsInitsMutable()[0].set(ownFill.getResult(0));
         });
@@ -235,10 +244,10 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
     Value slice = tensor::ExtractSliceOp::create(
         rewriter, loc, cast<RankedTensorType>(writer->getResult(0).getType()), result,
         resultOffsets, resultSizes, strides);
-    made.insert(made.begin(), slice.getDefiningOp());
+    made.push_back(slice.getDefiningOp());
     if (!epilogue && fill) {
       auto ownFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], slice);
-      made.insert(made.begin() + 1, ownFill);
+      made.push_back(ownFill);
       slice = ownFill.getResult(0);
     }
     rewriter.modifyOpInPlace(writer, [&] { writerOp.getDpsInitsMutable()[0].set(slice); });
@@ -427,16 +436,6 @@ void fillTileIntoOwnEmpty(RewriterBase &rewriter, linalg::FillOp fill) {
 
 } // namespace
 
-/// A convolution and its elementwise epilogue, register tile by register
-/// tile: the epilogue is tiled (1, 1, pixels, channels) with the
-/// convolution and the fill of its accumulator fused into each tile, whose
-/// reduction loops (kh, kw[, c]) are then tiled by 1. After vectorization
-/// the accumulators start as zeros in registers, stay there across the
-/// reduction and go through the epilogue before the one store of the
-/// result tile: no pass over the convolution's result in memory. Returns
-/// the convolution tiles it made (for the caller to leave alone; the fill
-/// and epilogue tiles are already vectors), empty if it could not tile (the
-/// ops are then as they were).
 namespace {
 
 SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
@@ -446,6 +445,17 @@ SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
 
 } // namespace
 
+/// A convolution and its elementwise epilogue, register tile by register
+/// tile: the epilogue is tiled (1, 1, pixels, channels) with the
+/// convolution and the fill of its accumulator fused into each tile, whose
+/// reduction loops (kh, kw[, c]) are then tiled by 1. After vectorization
+/// the accumulators start as zeros in registers, stay there across the
+/// reduction and go through the epilogue before the one store of the
+/// result tile: no pass over the convolution's result in memory. Returns
+/// the convolution tiles it made (for the caller to leave alone; the fill
+/// and epilogue tiles are already vectors), empty if it could not tile (the
+/// ops are then as they were). A plain convolution with channel segments
+/// gets one such tiling per segment.
 SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
                                                      linalg::GenericOp epilogue,
                                                      linalg::LinalgOp conv) {

@@ -39,9 +39,8 @@ constexpr int64_t kChannelLocalMinWorkgroups = 8;
 /// Query rows per workgroup of a fused attention.
 constexpr int64_t kAttentionRowTile = 16;
 
-/// Output channels up to which a plain NHWC convolution's workgroup takes a
-/// channel extent that is not a multiple of 32 whole (split into register
-/// tiles by codegen).
+/// Most output channels per workgroup of a plain NHWC convolution whose
+/// channels codegen splits into segments (splitChannelsWorkgroupTile).
 constexpr int64_t kSplitChannelsMaxTile = 256;
 
 /// What a dispatch region's root is, for tile size choices. Convolution is an
@@ -220,8 +219,8 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channe
         // a 144-channel image, a strided stream that ran at ~12 GB/s.
         if (channelLocal && extent <= kChannelLocalMaxChannels)
           tile = extent;
-        // Plain convolutions with F a multiple of 8 but not of 32 (24,
-        // 40, 112, 1000): several channel tiles per workgroup, which codegen
+        // Plain convolutions with F a multiple of 8 but not of 16 (24,
+        // 40, 72, 1000): several channel tiles per workgroup, which codegen
         // splits into 32-wide register tiles and a 16 / 8 remainder; the
         // power of two dividing F (8 for 1000) gave 8-channel (ymm) tiles.
         if (plainConvolution && !channelLocal) {
