@@ -5,7 +5,9 @@
 // tiles of pixels x channels (decomposed to 1-D and vectorized), packed-filter
 // convolutions one such convolution per 32-channel tile (with blocked
 // reductions for large filter slices, ConvolutionReductionBlocking.h), with
-// their elementwise epilogue on the register tile; clamped max pooling tiles
+// their elementwise epilogue on the register tile; plain convolutions whose
+// channel count is not a multiple of 32 split into channel segments of 32-,
+// 16- and 8-wide register tiles; clamped max pooling tiles
 // (ClampedMaxPooling.h).
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
@@ -65,6 +67,18 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
 
 namespace {
 
+/// Pixels of an NHWC register tile of `channels` channels in a row of
+/// `width` output pixels (a divisor of it): up to 16 for 16 channels or
+/// fewer, up to 8 for 32 (16 zmm accumulators); a 32-channel tile whose
+/// width has no divisor from 4 to 8 (13, 27, 55: SqueezeNet's images) takes
+/// up to 14 pixels (28 zmm accumulators) rather than 1 to 3.
+int64_t registerTilePixels(int64_t width, int64_t channels) {
+  if (channels <= 16)
+    return largestDivisorAtMost(width, 16);
+  int64_t pixels = largestDivisorAtMost(width, 8);
+  return pixels >= 4 ? pixels : largestDivisorAtMost(width, 14);
+}
+
 /// Register tile (pixels, channels) of an NHWC convolution or pooling with
 /// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
 /// when a tile has 16 channels or fewer (power-of-two channel counts); both
@@ -73,8 +87,201 @@ std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
   // A power of two: vectors of other widths (24 channels) lower to shuffles
   // that cost 10-30x.
   int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
-  int64_t pixelLimit = channels <= 16 ? 16 : 8;
-  return {largestDivisorAtMost(ranges[2], pixelLimit), channels};
+  return {registerTilePixels(ranges[2], channels), channels};
+}
+
+/// Output channels [offset, offset + size) of a plain NHWC convolution tile,
+/// register tiles of `channels` channels each.
+struct ChannelSegment {
+  int64_t offset;
+  int64_t size;
+  int64_t channels;
+};
+
+/// The channel segments of a plain NHWC convolution (linalg.conv_2d_nhwc_hwcf)
+/// tile whose static output channel extent is a multiple of 8 but not of 32
+/// (workgroup tiles of splitChannelsWorkgroupTile): the multiples of 32 in
+/// 32-wide register tiles, then 16 and 8 channels. Empty for other ops and
+/// extents (their register tiles are a power of two dividing the extent).
+SmallVector<ChannelSegment> channelSegments(Operation *op) {
+  if (!isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return {};
+  SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+  int64_t extent = ranges[3];
+  if (ShapedType::isDynamic(extent) || extent < 24 || extent % 8 != 0 || extent % 32 == 0)
+    return {};
+  SmallVector<ChannelSegment> segments;
+  int64_t offset = 0;
+  for (int64_t width : {kMatmulRegisterN, int64_t(16), int64_t(8)}) {
+    int64_t size = (extent - offset) / width * width;
+    if (size == 0)
+      continue;
+    segments.push_back({offset, size, width});
+    offset += size;
+  }
+  return segments;
+}
+
+/// Splits `conv` (a plain NHWC convolution tile) and, when non-null,
+/// `epilogue` (the elementwise op reading its result) into one
+/// convolution (and epilogue) per channel segment, each on its slices of
+/// the operands; returns the pieces (epilogue null without one), empty if
+/// it could not split (the ops are then as they were). Each piece writes a
+/// slice of the previous piece's result (the original destination for the
+/// first), so that bufferization keeps them all in place. A segment's
+/// convolution accumulates into a fill of its own when the original one
+/// did (a tile-sized empty tensor's, with an epilogue), so that the fill
+/// fuses into its register tiles.
+SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
+splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
+                     ArrayRef<ChannelSegment> segments) {
+  Location loc = conv.getLoc();
+  auto convTiling = cast<TilingInterface>(conv.getOperation());
+  Operation *last = epilogue ? epilogue.getOperation() : conv.getOperation();
+  rewriter.setInsertionPoint(last);
+  SmallVector<Range> convDomain = convTiling.getIterationDomain(rewriter);
+  SmallVector<Range> epilogueDomain;
+  if (epilogue)
+    epilogueDomain = cast<TilingInterface>(epilogue.getOperation()).getIterationDomain(rewriter);
+  auto fill = conv.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  // The tensor the pieces' results are inserted into, one after the other.
+  Value base = epilogue ? epilogue.getDpsInits()[0]
+                        : (fill ? fill.getOutputs()[0] : conv.getDpsInits()[0]);
+  Value result = base;
+  SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> pieces;
+  SmallVector<Operation *> made;
+  // On failure: erase what was made (users first, whatever their order in
+  // `made`).
+  auto undo = [&] {
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation *&op : made)
+        if (op && op->use_empty()) {
+          rewriter.eraseOp(op);
+          op = nullptr;
+          erased = true;
+        }
+    }
+    return SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>{};
+  };
+  for (const ChannelSegment &segment : segments) {
+    auto tileOf = [&](ArrayRef<Range> domain, SmallVector<OpFoldResult> &offsets,
+                      SmallVector<OpFoldResult> &sizes) {
+      for (auto [i, range] : llvm::enumerate(domain)) {
+        offsets.push_back(i == 3 ? rewriter.getIndexAttr(segment.offset) : range.offset);
+        sizes.push_back(i == 3 ? rewriter.getIndexAttr(segment.size) : range.size);
+      }
+    };
+    SmallVector<OpFoldResult> offsets, sizes;
+    tileOf(convDomain, offsets, sizes);
+    FailureOr<TilingResult> convTile = convTiling.getTiledImplementation(rewriter, offsets, sizes);
+    if (failed(convTile) || convTile->tiledOps.size() != 1)
+      return undo();
+    llvm::append_range(made, convTile->generatedSlices);
+    made.push_back(convTile->tiledOps[0]);
+    auto tiledConv = cast<linalg::LinalgOp>(convTile->tiledOps[0]);
+    Operation *writer = tiledConv;
+    linalg::GenericOp tiledEpilogue;
+    SmallVector<OpFoldResult> resultOffsets, resultSizes;
+    if (epilogue) {
+      SmallVector<OpFoldResult> epilogueOffsets, epilogueSizes;
+      tileOf(epilogueDomain, epilogueOffsets, epilogueSizes);
+      auto epilogueTiling = cast<TilingInterface>(epilogue.getOperation());
+      FailureOr<TilingResult> epilogueTile =
+          epilogueTiling.getTiledImplementation(rewriter, epilogueOffsets, epilogueSizes);
+      if (failed(epilogueTile) || epilogueTile->tiledOps.size() != 1)
+        return undo();
+      llvm::append_range(made, epilogueTile->generatedSlices);
+      made.push_back(epilogueTile->tiledOps[0]);
+      tiledEpilogue = dyn_cast<linalg::GenericOp>(epilogueTile->tiledOps[0]);
+      if (!tiledEpilogue ||
+          failed(epilogueTiling.getResultTilePosition(rewriter, 0, epilogueOffsets,
+                                                      epilogueSizes, resultOffsets,
+                                                      resultSizes)))
+        return undo();
+      // The epilogue's slice of the convolution's result is the segment's
+      // convolution.
+      for (auto [original, tiled] : llvm::zip(epilogue.getDpsInputOperands(),
+                                              tiledEpilogue.getDpsInputOperands()))
+        if (original->get() == conv->getResult(0)) {
+          if (tiled->get().getType() != tiledConv->getResult(0).getType())
+            return undo();
+          rewriter.modifyOpInPlace(tiledEpilogue,
+                                   [&] { tiled->set(tiledConv->getResult(0)); });
+        }
+      writer = tiledEpilogue;
+      // The convolution's own accumulator: a fill of a tile-sized empty
+      // tensor, or a slice of the original fill's destination.
+      if (fill) {
+        auto slice = tiledConv.getDpsInits()[0].getDefiningOp<tensor::ExtractSliceOp>();
+        if (!slice)
+          return undo();
+        rewriter.setInsertionPoint(tiledConv);
+        Value fillDest;
+        if (fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+          fillDest = tensor::EmptyOp::create(rewriter, loc, slice.getMixedSizes(),
+                                             getElementTypeOrSelf(slice.getType()));
+        else
+          fillDest = tensor::ExtractSliceOp::create(
+              rewriter, loc, fill.getOutputs()[0], slice.getMixedOffsets(),
+              slice.getMixedSizes(), slice.getMixedStrides());
+        auto ownFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], fillDest);
+        made.append({fillDest.getDefiningOp(), ownFill});
+        rewriter.modifyOpInPlace(tiledConv, [&] {
+          tiledConv.getDpsInitsMutable()[0].set(ownFill.getResult(0));
+        });
+        rewriter.setInsertionPoint(last);
+      }
+    } else if (failed(convTiling.getResultTilePosition(rewriter, 0, offsets, sizes,
+                                                       resultOffsets, resultSizes))) {
+      return undo();
+    }
+    // The piece writes its slice of the previous piece's result (filled
+    // first where the original convolution's accumulator was a fill).
+    SmallVector<OpFoldResult> strides(resultOffsets.size(), rewriter.getIndexAttr(1));
+    auto writerOp = cast<DestinationStyleOpInterface>(writer);
+    rewriter.setInsertionPoint(writer);
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, cast<RankedTensorType>(writer->getResult(0).getType()), result,
+        resultOffsets, resultSizes, strides);
+    made.push_back(slice.getDefiningOp());
+    if (!epilogue && fill) {
+      auto ownFill = linalg::FillOp::create(rewriter, loc, fill.getInputs()[0], slice);
+      made.push_back(ownFill);
+      slice = ownFill.getResult(0);
+    }
+    rewriter.modifyOpInPlace(writer, [&] { writerOp.getDpsInitsMutable()[0].set(slice); });
+    rewriter.setInsertionPoint(last);
+    auto insert = tensor::InsertSliceOp::create(rewriter, loc, writer->getResult(0), result,
+                                                resultOffsets, resultSizes, strides);
+    made.push_back(insert);
+    result = insert.getResult();
+    pieces.push_back({tiledEpilogue, tiledConv});
+  }
+  rewriter.replaceAllUsesWith(last->getResult(0), result);
+  // The untiled ops, their slices and the original fill are dead now, but
+  // for sizes read off them (the segments' dynamic batch): read those off
+  // the destination the pieces were inserted into.
+  SmallVector<Operation *> dead = {epilogue, conv, fill};
+  for (Operation *op : dead) {
+    if (!op)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(op->getResult(0).getUsers()))
+      if (auto dim = dyn_cast<tensor::DimOp>(user)) {
+        rewriter.setInsertionPoint(dim);
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, base, dim.getIndex());
+      }
+  }
+  for (Operation *op : dead) {
+    if (!op)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(op->getUsers()))
+      if (user->use_empty() && isa<tensor::ExtractSliceOp>(user))
+        rewriter.eraseOp(user);
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  }
+  return pieces;
 }
 
 } // namespace
@@ -91,6 +298,18 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
+  // Output channels a multiple of 8 but not of 32: 32-wide register tiles
+  // for most of them, 16 / 8 for the rest.
+  if (SmallVector<ChannelSegment> segments = channelSegments(op); !segments.empty()) {
+    auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
+    for (auto [piece, segment] : llvm::zip(pieces, segments)) {
+      SmallVector<int64_t> tiles = {1, 1, registerTilePixels(ranges[2], segment.channels),
+                                    segment.channels, 1, 1, 1};
+      (void)tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles);
+    }
+    if (!pieces.empty())
+      return;
+  }
   // 16 zmm accumulators: 8 pixels x 32 channels, or 16 x 16 when a tile
   // has 16 channels or fewer (the first layers of small CNNs).
   auto [pixels, channels] = channelsLastRegisterTile(ranges);
@@ -217,6 +436,15 @@ void fillTileIntoOwnEmpty(RewriterBase &rewriter, linalg::FillOp fill) {
 
 } // namespace
 
+namespace {
+
+SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
+                                                       linalg::GenericOp epilogue,
+                                                       linalg::LinalgOp conv,
+                                                       int64_t pixels, int64_t channels);
+
+} // namespace
+
 /// A convolution and its elementwise epilogue, register tile by register
 /// tile: the epilogue is tiled (1, 1, pixels, channels) with the
 /// convolution and the fill of its accumulator fused into each tile, whose
@@ -226,18 +454,43 @@ void fillTileIntoOwnEmpty(RewriterBase &rewriter, linalg::FillOp fill) {
 /// result tile: no pass over the convolution's result in memory. Returns
 /// the convolution tiles it made (for the caller to leave alone; the fill
 /// and epilogue tiles are already vectors), empty if it could not tile (the
-/// ops are then as they were).
+/// ops are then as they were). A plain convolution with channel segments
+/// gets one such tiling per segment.
 SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
                                                      linalg::GenericOp epilogue,
                                                      linalg::LinalgOp conv) {
+  // Output channels a multiple of 8 but not of 32: one convolution and
+  // epilogue per channel segment, each with its own register tiles.
+  if (SmallVector<ChannelSegment> segments = channelSegments(conv); !segments.empty()) {
+    int64_t width = conv.getStaticLoopRanges()[2];
+    auto pieces = splitChannelSegments(rewriter, conv, epilogue, segments);
+    SmallVector<Operation *> made;
+    for (auto [piece, segment] : llvm::zip(pieces, segments))
+      llvm::append_range(made, tileConvolutionWithEpilogueBy(
+                                   rewriter, piece.first, piece.second,
+                                   registerTilePixels(width, segment.channels), segment.channels));
+    if (!pieces.empty())
+      return made;
+  }
   auto [pixels, channels] = channelsLastRegisterTile(conv.getStaticLoopRanges());
   // Packed: one filter tile (32 channels), or the power of two dividing a
   // group's filter tile, with 16 pixels then for 16 channels or fewer.
   if (int64_t packed = packedConvolutionRegisterChannels(conv); packed && packed != channels) {
     channels = packed;
     SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-    pixels = largestDivisorAtMost(ranges[2], channels <= 16 ? 16 : 8);
+    pixels = registerTilePixels(ranges[2], channels);
   }
+  return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels);
+}
+
+namespace {
+
+/// tileConvolutionWithEpilogue with register tiles of `pixels` x
+/// `channels`.
+SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
+                                                       linalg::GenericOp epilogue,
+                                                       linalg::LinalgOp conv,
+                                                       int64_t pixels, int64_t channels) {
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));
@@ -291,8 +544,6 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   }
   return made;
 }
-
-namespace {
 
 /// `dest` <- `source` (same shape), as an all-parallel generic.
 linalg::GenericOp copyTile(RewriterBase &rewriter, Location loc, Value source, Value dest) {

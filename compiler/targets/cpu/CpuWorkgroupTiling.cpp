@@ -39,6 +39,10 @@ constexpr int64_t kChannelLocalMinWorkgroups = 8;
 /// Query rows per workgroup of a fused attention.
 constexpr int64_t kAttentionRowTile = 16;
 
+/// Most output channels per workgroup of a plain NHWC convolution whose
+/// channels codegen splits into segments (splitChannelsWorkgroupTile).
+constexpr int64_t kSplitChannelsMaxTile = 256;
+
 /// What a dispatch region's root is, for tile size choices. Convolution is an
 /// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
 /// PackedContraction a matmul on a packed B, PanelPack the run-time pack of
@@ -91,7 +95,16 @@ bool isChannelLocalRegion(llvm::ArrayRef<Operation *> regionOps) {
   return any;
 }
 
-WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channelLocal) {
+/// True if the region's window op is a plain NHWC convolution
+/// (linalg.conv_2d_nhwc_hwcf: its filter not packed, so F is not a
+/// multiple of 32 or the filter is not a constant).
+bool isPlainChannelsLastConvolution(llvm::ArrayRef<Operation *> regionOps) {
+  return llvm::any_of(regionOps,
+                      [](Operation *op) { return isa<linalg::Conv2DNhwcHwcfOp>(op); });
+}
+
+WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channelLocal,
+                                      bool plainConvolution) {
   auto type = cast<RankedTensorType>(result.getType());
   int64_t rank = type.getRank();
   WorkgroupTiling tiling;
@@ -206,6 +219,14 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channe
         // a 144-channel image, a strided stream that ran at ~12 GB/s.
         if (channelLocal && extent <= kChannelLocalMaxChannels)
           tile = extent;
+        // Plain convolutions with F a multiple of 8 but not of 16 (24,
+        // 40, 72, 1000): several channel tiles per workgroup, which codegen
+        // splits into 32-wide register tiles and a 16 / 8 remainder; the
+        // power of two dividing F (8 for 1000) gave 8-channel (ymm) tiles.
+        if (plainConvolution && !channelLocal) {
+          if (int64_t split = splitChannelsWorkgroupTile(extent))
+            tile = split;
+        }
       }
     }
     tiling.tileSizes[dim] = tile;
@@ -270,7 +291,8 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value 
     tiling.gridDims[2] = 0;
     return tiling;
   }
-  return chooseWorkgroupTiling(tiled, classify(regionOps), isChannelLocalRegion(regionOps));
+  return chooseWorkgroupTiling(tiled, classify(regionOps), isChannelLocalRegion(regionOps),
+                               isPlainChannelsLastConvolution(regionOps));
 }
 
 std::string describeCpuKernelRoot(Operation *op) {
@@ -297,6 +319,23 @@ std::string describeCpuKernelRoot(Operation *op) {
          std::to_string(stride ? stride.getValue() : 1) + "_" +
          formatExtents(output.slice(1, 2)) + "x" + formatExtents(filter[3]) + "x" +
          formatExtents(output[3]) + groups + "_" + type;
+}
+
+int64_t splitChannelsWorkgroupTile(int64_t channels) {
+  // Only where the power of two dividing F is 8: a multiple of 16 already
+  // gets full-width 16-channel (zmm) register tiles, and a wider workgroup
+  // would only stream more filter per workgroup.
+  if (channels < 24 || channels % 8 != 0 || channels % 16 == 0)
+    return 0;
+  // The smallest divisor from 40 (32 + 8) up, so that a workgroup's filter
+  // slice stays small (1000 -> 40); else the largest (24).
+  for (int64_t tile = 40; tile <= std::min(channels, kSplitChannelsMaxTile); tile += 8)
+    if (channels % tile == 0)
+      return tile;
+  for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; tile -= 8)
+    if (channels % tile == 0)
+      return tile;
+  return 0;
 }
 
 int64_t largestPowerOfTwoDivisorAtMost(int64_t extent, int64_t limit) {

@@ -23,6 +23,15 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
 /// a matmul's B (pack_matmul_b_...); empty for other ops.
 std::string describeCpuKernelRoot(mlir::Operation *op);
 
+/// Output channels per workgroup of a plain NHWC convolution (no packed
+/// filter) with `channels` output channels, a multiple of 8 but not of 16
+/// (24, 40, 72, 1000), whose register tiles would otherwise be 8 channels
+/// (ymm) wide: the smallest divisor of `channels` from 40 up (at most 256;
+/// else the largest, 24), which codegen splits into 32-wide register tiles
+/// and a 16 / 8 remainder (ConvolutionCodegen.cpp). 0 for other channel
+/// counts.
+int64_t splitChannelsWorkgroupTile(int64_t channels);
+
 /// Largest divisor of `extent` that is at most `limit` (1 if none larger).
 int64_t largestDivisorAtMost(int64_t extent, int64_t limit);
 /// Largest power of two dividing `extent` that is at most `limit`.

@@ -82,6 +82,13 @@ struct ConvCase {
   // 32 output channels, at most 64 output pixels): its kernel's workgroup
   // tile is the whole image and its codegen prefetches filter blocks.
   bool expectBlocked = false;
+  // Output channels per workgroup of a plain (unpacked) convolution whose F
+  // is a multiple of 8 but not of 32 (CpuWorkgroupTiling.cpp,
+  // splitChannelsWorkgroupTile), split by codegen into 32-wide register
+  // tiles and a 16 / 8 remainder (ConvolutionCodegen.cpp, channel
+  // segments): checked on the dispatch's workgroup tiles and on the
+  // kernel's 32-wide vector FMAs. 0: not checked.
+  int64_t expectSegmentedChannels = 0;
 
   int64_t oh() const {
     return (h + pads[0] + pads[2] - dilations[0] * (kh - 1) - 1) / strides[0] + 1;
@@ -373,6 +380,26 @@ void runCase(const ConvCase &c) {
               c.expectBlocked);
   }
 
+  if (c.expectSegmentedChannels) {
+    std::string dispatched, lowered;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
+        << error;
+    std::string tiles = ", " + std::to_string(c.expectSegmentedChannels) + ">} {";
+    bool segmented = false;
+    for (const std::string &kernel : kernelTexts(dispatched, "func.func"))
+      segmented |= kernel.find("linalg.conv_2d_nhwc_hwcf") != std::string::npos &&
+                   kernel.find(tiles) != std::string::npos;
+    EXPECT_TRUE(segmented) << dispatched;
+    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
+        << error;
+    bool wide = false;
+    std::istringstream lines(lowered);
+    for (std::string line; std::getline(lines, line);)
+      wide |= line.find("llvm.intr.fmuladd") != std::string::npos &&
+              line.find("vector<32xf32>") != std::string::npos;
+    EXPECT_TRUE(wide) << lowered;
+  }
+
   if (c.poolAfter && (c.poolPads[0] || c.poolPads[1] || c.poolPads[2] || c.poolPads[3])) {
     // The pooling's pad gather (a select of a tensor.extract) is in the
     // pooling's kernel, not a kernel of its own.
@@ -587,6 +614,51 @@ TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
   ConvCase odd{5, 17, 7, 6, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, false};
   odd.poolAfter = true;
   runCase(odd);
+}
+
+// Output channels a multiple of 8 but not of 16 (not packed, 8-channel
+// register tiles before): workgroups of several channel tiles, split into
+// 32-wide register tiles and a 16 / 8 remainder. A classifier-like 1x1
+// convolution (F = 200: workgroups of 40 = 32 + 8) on 13-pixel rows
+// (32-channel tiles of 13 pixels), no epilogue; 3x3 stride 2 with uneven
+// padding, 56 = 32 + 16 + 8 channels, its epilogue on the register tiles;
+// 5x5 with a residual add, 40 = 32 + 8; a 1x1 projection to 24 = 16 + 8.
+// Dynamic batch, batches 1 and 2.
+TEST(ConvolutionStrategies, ChannelSegments1x1Classifier) {
+  ConvCase c{64, 200, 13, 13, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, {1, 2}, false};
+  c.expectSegmentedChannels = 40;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, ChannelSegmentsStride2UnevenPadding) {
+  ConvCase c{5, 56, 15, 11, 3, 3, {2, 2}, {1, 1}, {1, 0, 2, 1}, true, false, {1, 2}, false};
+  c.poolAfter = true;
+  c.expectSegmentedChannels = 56;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, ChannelSegments5x5Residual) {
+  ConvCase c{40, 40, 9, 10, 5, 5, {1, 1}, {1, 1}, {2, 2, 2, 2}, true, true, {1, 2}, false};
+  c.poolAfter = true;
+  c.expectSegmentedChannels = 40;
+  runCase(c);
+}
+
+TEST(ConvolutionStrategies, ChannelSegments1x1Projection24) {
+  ConvCase c{48, 24, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
+  c.poolAfter = true;
+  runCase(c);
+}
+
+// 32-channel register tiles on rows without a divisor from 4 to 8: 13
+// pixels (SqueezeNet's 13x13 stage), packed, 3x3 same padding, epilogue on
+// the register tiles; and 27 (9 pixels), no epilogue.
+TEST(ConvolutionStrategies, PackedRowsOf13And27) {
+  ConvCase c13{16, 64, 13, 13, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  c13.poolAfter = true;
+  runCase(c13);
+  ConvCase c27{8, 64, 5, 27, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {2}, true};
+  runCase(c27);
 }
 
 // A ResNet stem in small: convolution + bias + ReLU, then a 3x3 stride-2
