@@ -36,19 +36,6 @@ bool isSliceUpdate(Operation *op) {
   return isa<tensor::InsertSliceOp>(op) && op->hasAttr(kSliceUpdateAttr);
 }
 
-namespace {
-
-/// The mutable global `value` is a load of, or null.
-ml_program::GlobalLoadOp loadOfGlobal(Value value) {
-  return value.getDefiningOp<ml_program::GlobalLoadOp>();
-}
-
-bool sameGlobal(Operation *a, Operation *b) {
-  auto symbolOf = [](Operation *op) { return op->getAttrOfType<SymbolRefAttr>("global"); };
-  return symbolOf(a) && symbolOf(a) == symbolOf(b);
-}
-
-/// An identity linalg.generic copying `source` into a new tensor.
 Value identityCopy(OpBuilder &b, Location loc, Value source) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
@@ -60,6 +47,18 @@ Value identityCopy(OpBuilder &b, Location loc, Value source) {
       b, loc, TypeRange{type}, ValueRange{source}, ValueRange{empty}, maps, iterators,
       [](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); });
   return copy.getResult(0);
+}
+
+namespace {
+
+/// The mutable global `value` is a load of, or null.
+ml_program::GlobalLoadOp loadOfGlobal(Value value) {
+  return value.getDefiningOp<ml_program::GlobalLoadOp>();
+}
+
+bool sameGlobal(Operation *a, Operation *b) {
+  auto symbolOf = [](Operation *op) { return op->getAttrOfType<SymbolRefAttr>("global"); };
+  return symbolOf(a) && symbolOf(a) == symbolOf(b);
 }
 
 /// What a message calls the tensor `insert` updates.
