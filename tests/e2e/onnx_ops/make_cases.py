@@ -463,7 +463,8 @@ def concat_cases(out_dir):
     # of different widths from a 1x1 and a 3x3 convolution, the model input
     # itself, a ReLU used twice by the concat and once more elsewhere; the
     # concat feeds a 1x1 convolution and a second concat (DenseNet's
-    # pattern). Dynamic batch.
+    # pattern); a concat whose only user is elementwise (not fused into it).
+    # Dynamic batch.
     w1, w3, w5 = ints(6, 4, 1, 1), ints(3, 4, 3, 3), ints(5, 21, 1, 1)
     nodes = [helper.make_node("Conv", ["x", "w1"], ["y1"]),
              helper.make_node("Relu", ["x"], ["y2"]),
@@ -471,12 +472,15 @@ def concat_cases(out_dir):
              helper.make_node("Concat", ["y1", "x", "y2", "y2", "y3"], ["cat"], axis=1),
              helper.make_node("Conv", ["cat", "w5"], ["next"]),
              helper.make_node("Concat", ["cat", "next"], ["cat2"], axis=1),
-             helper.make_node("Neg", ["y2"], ["other"])]
+             helper.make_node("Neg", ["y2"], ["other"]),
+             helper.make_node("Concat", ["y3", "y1"], ["cat3"], axis=1),
+             helper.make_node("Neg", ["cat3"], ["negcat"])]
     graph = helper.make_graph(
         nodes, "concat_channels", [helper.make_tensor_value_info("x", f32, ["N", 4, 5, 5])],
         [helper.make_tensor_value_info("cat", f32, ["N", 21, 5, 5]),
          helper.make_tensor_value_info("cat2", f32, ["N", 26, 5, 5]),
-         helper.make_tensor_value_info("other", f32, ["N", 4, 5, 5])],
+         helper.make_tensor_value_info("other", f32, ["N", 4, 5, 5]),
+         helper.make_tensor_value_info("negcat", f32, ["N", 9, 5, 5])],
         [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w3, "w3"),
          numpy_helper.from_array(w5, "w5")])
     save_model(out_dir, "concat_channels", graph)
@@ -485,7 +489,8 @@ def concat_cases(out_dir):
         y2 = np.maximum(x, 0)
         cat = np.concatenate([np_conv_nchw(x, w1, 0), x, y2, y2, np_conv_nchw(x, w3, 1)], axis=1)
         cat2 = np.concatenate([cat, np_conv_nchw(cat, w5, 0)], axis=1)
-        save_arrays(out_dir, case, [x], [cat, cat2, -y2])
+        y1, y3 = np_conv_nchw(x, w1, 0), np_conv_nchw(x, w3, 1)
+        save_arrays(out_dir, case, [x], [cat, cat2, -y2, -np.concatenate([y3, y1], axis=1)])
     # Along H of NCHW convolution outputs (a spatial axis inside, not the
     # channels), and along the last axis of rank-3 tensors of widths 2, 5, 1.
     wa, wb = ints(3, 2, 1, 1), ints(3, 2, 3, 3)

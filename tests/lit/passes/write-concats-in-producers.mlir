@@ -15,8 +15,8 @@
 #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<?x4x4x8xf32>, %[[W:[^:]*]]: tensor<1x1x8x16xf32>, %[[Y:[^:]*]]: tensor<?x4x4x4xf32>)
-// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
 // CHECK:         %[[DIM:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf
 // CHECK:         %[[RELU:.*]] = linalg.generic
 // CHECK:         %[[E:.*]] = tensor.empty(%[[DIM]]) : tensor<?x4x4x36xf32>
 // CHECK-NEXT:    %[[S0:.*]] = tensor.insert_slice %[[CONV]] into %[[E]][0, 0, 0, 0] [%[[DIM]], 4, 4, 16] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
