@@ -66,6 +66,10 @@ std::optional<ConcatGatherInfo> matchConcatGather(mlir::Operation *op);
 /// output's is static).
 bool writeConcatInProducers(mlir::Operation *op);
 
+/// An index constant that dispatch formation passes to kernels as a push
+/// constant instead of cloning it in (a copy's offset in its concatenation).
+bool isKernelOperandConstant(mlir::Operation *op);
+
 /// A slice update made by writeConcatInProducers.
 bool isConcatSlice(mlir::Operation *op);
 

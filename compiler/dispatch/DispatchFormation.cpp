@@ -244,7 +244,7 @@ bool shouldCloneIntoKernel(Value value) {
   if (auto fill = value.getDefiningOp<linalg::FillOp>())
     return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() != nullptr;
   auto constant = value.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
+  if (!constant || isKernelOperandConstant(constant))
     return false;
   if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
     return dense.isSplat();

@@ -7,10 +7,13 @@
 // argument and the value used twice are copied by identity generics. Then
 // dispatch formation: the convolution's kernel creates the concatenated
 // tensor (its destination is the output binding, not an in_place operand),
-// every later slice is a `concat_copy` kernel updating it in place.
+// every later slice is a `concat_copy` kernel updating it in place, its
+// offset a push constant (copies of equal shapes into equal concatenations
+// are one kernel after deduplication: DEDUP).
 
 // RUN: turbine-opt %s --turbine-write-concats-in-producers | FileCheck %s
 // RUN: turbine-opt %s --turbine-write-concats-in-producers --turbine-form-dispatches | FileCheck %s --check-prefix=DISPATCH
+// RUN: turbine-opt %s --turbine-write-concats-in-producers --turbine-form-dispatches --turbine-deduplicate-kernels | FileCheck %s --check-prefix=DEDUP
 
 #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
 // CHECK-LABEL: func.func @main(
@@ -23,11 +26,14 @@
 // CHECK:         %[[C1:.*]] = linalg.generic {{.*}} ins(%[[Y]] : tensor<?x4x4x4xf32>)
 // CHECK-NEXT:      ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT:      linalg.yield %[[IN]]
-// CHECK:         %[[S1:.*]] = tensor.insert_slice %[[C1]] into %[[S0]][0, 0, 0, 16] [%[[DIM]], 4, 4, 4] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
+// CHECK:         %[[O1:.*]] = arith.constant {turbine.kernel_operand} 16 : index
+// CHECK:         %[[S1:.*]] = tensor.insert_slice %[[C1]] into %[[S0]][0, 0, 0, %[[O1]]] [%[[DIM]], 4, 4, 4] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
 // CHECK:         %[[C2:.*]] = linalg.generic {{.*}} ins(%[[RELU]] : tensor<?x4x4x8xf32>)
-// CHECK:         %[[S2:.*]] = tensor.insert_slice %[[C2]] into %[[S1]][0, 0, 0, 20] [%[[DIM]], 4, 4, 8] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
+// CHECK:         %[[O2:.*]] = arith.constant {turbine.kernel_operand} 20 : index
+// CHECK:         %[[S2:.*]] = tensor.insert_slice %[[C2]] into %[[S1]][0, 0, 0, %[[O2]]] [%[[DIM]], 4, 4, 8] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
 // CHECK:         %[[C3:.*]] = linalg.generic {{.*}} ins(%[[RELU]] : tensor<?x4x4x8xf32>)
-// CHECK:         %[[S3:.*]] = tensor.insert_slice %[[C3]] into %[[S2]][0, 0, 0, 28] [%[[DIM]], 4, 4, 8] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
+// CHECK:         %[[O3:.*]] = arith.constant {turbine.kernel_operand} 28 : index
+// CHECK:         %[[S3:.*]] = tensor.insert_slice %[[C3]] into %[[S2]][0, 0, 0, %[[O3]]] [%[[DIM]], 4, 4, 8] [1, 1, 1, 1] {turbine.concat, turbine.slice_update}
 // CHECK-NOT:     arith.select
 // CHECK:         return %[[S3]], %[[RELU]]
 
@@ -35,8 +41,8 @@
 // DISPATCH:         %[[RELU:.*]] = turbine.dispatch @elementwise_Dx4x4x8_f32
 // DISPATCH:         %[[S0:.*]] = turbine.dispatch @conv2d_1x1s1_4x4x8x16_f32[{{.*}}] (%arg0, %arg1) {{.*}} -> tensor<?x4x4x36xf32>
 // DISPATCH:         %[[S1:.*]] = turbine.dispatch @concat_copy_Dx4x4x4_f32[{{.*}}] (%arg2) {{.*}} in_place(%[[S0]] : tensor<?x4x4x36xf32>)
-// DISPATCH:         %[[S2:.*]] = turbine.dispatch @concat_copy_Dx4x4x8_f32[{{.*}}] (%[[RELU]]) {{.*}} in_place(%[[S1]] : tensor<?x4x4x36xf32>)
-// DISPATCH:         %[[S3:.*]] = turbine.dispatch @concat_copy_Dx4x4x8_f32_1[{{.*}}] (%[[RELU]]) {{.*}} in_place(%[[S2]] : tensor<?x4x4x36xf32>)
+// DISPATCH:         %[[S2:.*]] = turbine.dispatch @concat_copy_Dx4x4x8_f32[{{.*}}] (%[[RELU]]) constants({{.*}}%c20{{.*}}) in_place(%[[S1]] : tensor<?x4x4x36xf32>)
+// DISPATCH:         %[[S3:.*]] = turbine.dispatch @concat_copy_Dx4x4x8_f32_1[{{.*}}] (%[[RELU]]) constants({{.*}}%c28{{.*}}) in_place(%[[S2]] : tensor<?x4x4x36xf32>)
 // DISPATCH:         return %[[S3]], %[[RELU]]
 // DISPATCH:       module @kernels
 // DISPATCH-LABEL:   func.func @conv2d_1x1s1_4x4x8x16_f32(
@@ -47,6 +53,10 @@
 // DISPATCH:           %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} outs(%[[FILL]] : tensor<?x4x4x16xf32>)
 // DISPATCH:           %[[INS:.*]] = tensor.insert_slice %[[CONV]] into %[[CAT]]
 // DISPATCH:           bufferization.materialize_in_destination %[[INS]] in restrict writable %[[OUT]]
+// DEDUP-LABEL: func.func @main(
+// DEDUP:         turbine.dispatch @concat_copy_Dx4x4x4_f32[
+// DEDUP-COUNT-2: turbine.dispatch @concat_copy_Dx4x4x8_f32[
+// DEDUP-NOT:     concat_copy_Dx4x4x8_f32_1
 func.func @main(%x: tensor<?x4x4x8xf32>, %w: tensor<1x1x8x16xf32>, %y: tensor<?x4x4x4xf32>) -> (tensor<?x4x4x36xf32>, tensor<?x4x4x8xf32>) {
   %c0 = arith.constant 0 : index
   %c15 = arith.constant 15 : index
