@@ -33,11 +33,16 @@
 //    not an input binding but the `in_place` operand of the dispatch, whose
 //    storage is the result's output binding (a KV cache global updated by
 //    one step's slice, no copy of the whole tensor).
+//  * A concatenation is a chain of slice updates (ConcatSlices.h): each
+//    joins the region of the op computing its slice; the first one's
+//    destination, a tensor.empty in its region, is its output binding (a
+//    new tensor), the later ones update that tensor in place.
 //  * A fused attention (turbine.attention, AttentionFusion.cpp) is a region
 //    of its own, its destination's tensor.empty cloned in; its K / V (a KV
 //    cache global) are input bindings like any tensor, read in place.
 //  * Kernels are named after their root op and shapes (DispatchNames.h).
 //===----------------------------------------------------------------------===//
+#include "dispatch/ConcatSlices.h"
 #include "dispatch/DispatchNames.h"
 #include "dispatch/PaddedResults.h"
 #include "dispatch/SliceUpdates.h"
@@ -239,11 +244,33 @@ bool shouldCloneIntoKernel(Value value) {
   if (auto fill = value.getDefiningOp<linalg::FillOp>())
     return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() != nullptr;
   auto constant = value.getDefiningOp<arith::ConstantOp>();
-  if (!constant)
+  if (!constant || isKernelOperandConstant(constant))
     return false;
   if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
     return dense.isSplat();
   return true;
+}
+
+/// The kernel name of a region: after its root op and shapes, a slice
+/// update after the global it updates, a concatenation's slice after the op
+/// writing it (`concat_copy_<extents>` when that is the identity copy).
+std::string describeRegion(ArrayRef<Operation *> ops, ArrayRef<Value> results,
+                           const Target &target) {
+  Operation *first = results.front().getDefiningOp();
+  if (!first || !isSliceUpdate(first))
+    return describeDispatchRegion(ops, target);
+  if (!isConcatSlice(first))
+    return describeSliceUpdate(first);
+  Value source = cast<tensor::InsertSliceOp>(first).getSource();
+  auto copy = source.getDefiningOp<linalg::GenericOp>();
+  if (copy && copy.getNumDpsInputs() == 1 && llvm::all_of(copy.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isIdentity();
+      }) && isa<BlockArgument>(copy.getBody()->getTerminator()->getOperand(0)) &&
+      llvm::count_if(ops, [](Operation *op) { return isa<linalg::LinalgOp>(op); }) == 1)
+    return "concat_copy_" +
+           formatExtents(cast<RankedTensorType>(source.getType()).getShape()) + "_" +
+           resultElementTypeName(copy);
+  return describeDispatchRegion(ops, target);
 }
 
 class RegionOutliner {
@@ -298,14 +325,25 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   // Slice updates write the storage of their destination (the dispatch's
   // in_place operands): their results come first, their destinations are
   // not input bindings.
-  SmallVector<Value> inPlace;
-  std::stable_partition(results.begin(), results.end(), [](Value result) {
+  // A slice update whose destination is a tensor.empty in the region (the
+  // first slice of a concatenation, ConcatSlices.h) writes a new tensor: its
+  // result is an output binding like any, and the empty is that binding.
+  auto updateOf = [&](Value result) -> tensor::InsertSliceOp {
     Operation *def = result.getDefiningOp();
-    return def && isSliceUpdate(def);
+    return def && isSliceUpdate(def) ? cast<tensor::InsertSliceOp>(def) : nullptr;
+  };
+  auto writesNewTensor = [&](tensor::InsertSliceOp update) {
+    Operation *dest = update.getDest().getDefiningOp();
+    return dest && inRegion.contains(dest) && isa<tensor::EmptyOp>(dest);
+  };
+  SmallVector<Value> inPlace;
+  std::stable_partition(results.begin(), results.end(), [&](Value result) {
+    tensor::InsertSliceOp update = updateOf(result);
+    return update && !writesNewTensor(update);
   });
   for (Value result : results)
-    if (Operation *def = result.getDefiningOp(); def && isSliceUpdate(def))
-      inPlace.push_back(cast<tensor::InsertSliceOp>(def).getDest());
+    if (tensor::InsertSliceOp update = updateOf(result); update && !writesNewTensor(update))
+      inPlace.push_back(update.getDest());
   for (Value dest : inPlace) {
     if (llvm::count(inPlace, dest) > 1 ||
         llvm::any_of(region.ops, [&](Operation *op) {
@@ -387,9 +425,7 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   }
 
   // Kernel side.
-  std::string name = uniqueKernelName(
-      kernelNames, inPlace.empty() ? describeDispatchRegion(region.ops, target)
-                                   : describeSliceUpdate(results.front().getDefiningOp()));
+  std::string name = uniqueKernelName(kernelNames, describeRegion(region.ops, results, target));
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
   auto indexType = IndexType::get(ctx);
   auto kernelType = FunctionType::get(
@@ -434,6 +470,16 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
     mapping.map(dest, bufferization::ToTensorOp::create(kb, loc, dest.getType(), buffer,
                                                         /*restrict=*/true, /*writable=*/true)
                           .getResult());
+  // The destination of a concatenation's first slice is its output binding.
+  DenseSet<Operation *> boundEmpties;
+  for (auto [result, buffer] : llvm::zip(results, outputBuffers))
+    if (tensor::InsertSliceOp update = updateOf(result); update && writesNewTensor(update)) {
+      Value dest = update.getDest();
+      mapping.map(dest, bufferization::ToTensorOp::create(kb, loc, dest.getType(), buffer,
+                                                          /*restrict=*/true, /*writable=*/true)
+                            .getResult());
+      boundEmpties.insert(dest.getDefiningOp());
+    }
   for (Value s : scalars) {
     Value c = pushConstant();
     if (!s.getType().isIndex())
@@ -454,6 +500,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
   for (Value input : inputTensors)
     inputTensorsInKernel.insert(mapping.lookup(input));
   for (Operation *op : region.ops) {
+    if (boundEmpties.contains(op))
+      continue;
     Operation *clone = kb.clone(*op, mapping);
     // An op accumulating into a tensor the kernel only reads gets a copy of
     // it as destination; codegen fuses that copy per tile like a fill, so
@@ -486,8 +534,8 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
       return op->emitError("dispatch formation: cannot write the padded result in place");
     mapping.map(result, *padded);
   }
-  for (Value result : ArrayRef<Value>(results).take_front(inPlace.size()))
-    if (failed(writeSliceUpdateInPlace(mapping.lookup(result).getDefiningOp())))
+  for (Value result : results)
+    if (updateOf(result) && failed(writeSliceUpdateInPlace(mapping.lookup(result).getDefiningOp())))
       return result.getDefiningOp()->emitError(
           "dispatch formation: cannot write the slice update in place");
   for (auto [result, buffer] : llvm::zip(results, outputBuffers)) {

@@ -36,19 +36,6 @@ bool isSliceUpdate(Operation *op) {
   return isa<tensor::InsertSliceOp>(op) && op->hasAttr(kSliceUpdateAttr);
 }
 
-namespace {
-
-/// The mutable global `value` is a load of, or null.
-ml_program::GlobalLoadOp loadOfGlobal(Value value) {
-  return value.getDefiningOp<ml_program::GlobalLoadOp>();
-}
-
-bool sameGlobal(Operation *a, Operation *b) {
-  auto symbolOf = [](Operation *op) { return op->getAttrOfType<SymbolRefAttr>("global"); };
-  return symbolOf(a) && symbolOf(a) == symbolOf(b);
-}
-
-/// An identity linalg.generic copying `source` into a new tensor.
 Value identityCopy(OpBuilder &b, Location loc, Value source) {
   auto type = cast<RankedTensorType>(source.getType());
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, source);
@@ -60,6 +47,18 @@ Value identityCopy(OpBuilder &b, Location loc, Value source) {
       b, loc, TypeRange{type}, ValueRange{source}, ValueRange{empty}, maps, iterators,
       [](OpBuilder &nb, Location l, ValueRange args) { linalg::YieldOp::create(nb, l, args[0]); });
   return copy.getResult(0);
+}
+
+namespace {
+
+/// The mutable global `value` is a load of, or null.
+ml_program::GlobalLoadOp loadOfGlobal(Value value) {
+  return value.getDefiningOp<ml_program::GlobalLoadOp>();
+}
+
+bool sameGlobal(Operation *a, Operation *b) {
+  auto symbolOf = [](Operation *op) { return op->getAttrOfType<SymbolRefAttr>("global"); };
+  return symbolOf(a) && symbolOf(a) == symbolOf(b);
 }
 
 /// What a message calls the tensor `insert` updates.
@@ -201,10 +200,40 @@ LogicalResult writeSliceUpdateInPlace(Operation *op) {
   Operation *oldInit = init->get().getDefiningOp();
   auto fill = dyn_cast_or_null<linalg::FillOp>(oldInit);
   Value fresh = fill ? fill.getOutputs()[0] : init->get();
-  if (!fresh.getDefiningOp<tensor::EmptyOp>())
+  auto empty = fresh.getDefiningOp<tensor::EmptyOp>();
+  if (!empty)
     return failure();
-  OpBuilder b(producer);
   Location loc = insert.getLoc();
+  // The empty tensor may also be the destination of the ops before the
+  // producer (a convolution accumulating into fill(empty), its epilogue
+  // writing into the same empty: it then accumulates in the output). When
+  // every use is a destination, all of them become the slice, so those ops
+  // write the slice in place too instead of a temporary.
+  bool onlyDestinations = llvm::all_of(empty->getUses(), [](OpOperand &use) {
+    auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+    return dps && dps.isDpsInit(&use);
+  });
+  if (!empty->hasOneUse() && onlyDestinations) {
+    Operation *after = empty;
+    for (Value operand : insert->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (operand == source || !def)
+        continue;
+      if (def->getBlock() != empty->getBlock() || producer->isBeforeInBlock(def))
+        return failure();
+      if (after->isBeforeInBlock(def))
+        after = def;
+    }
+    OpBuilder b(empty->getContext());
+    b.setInsertionPointAfter(after);
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, cast<RankedTensorType>(source.getType()), insert.getDest(),
+        insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());
+    empty.getResult().replaceAllUsesWith(slice);
+    empty->erase();
+    return success();
+  }
+  OpBuilder b(producer);
   Value slice = tensor::ExtractSliceOp::create(
       b, loc, cast<RankedTensorType>(source.getType()), insert.getDest(),
       insert.getMixedOffsets(), insert.getMixedSizes(), insert.getMixedStrides());

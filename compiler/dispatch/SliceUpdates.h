@@ -21,6 +21,7 @@
 #ifndef TURBINE_COMPILER_DISPATCH_SLICEUPDATES_H
 #define TURBINE_COMPILER_DISPATCH_SLICEUPDATES_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,6 +35,10 @@ inline constexpr llvm::StringLiteral kSliceUpdateAttr = "turbine.slice_update";
 /// Unit attribute on an ml_program.global_load whose value is only the
 /// destination of an in-place slice update (it reads nothing observable).
 inline constexpr llvm::StringLiteral kUpdateOnlyAttr = "turbine.update_only";
+
+/// An identity linalg.generic copying `source` into a new tensor (the source
+/// of a slice update that is not written by its producer).
+mlir::Value identityCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source);
 
 /// True for the tensor.insert_slice of a slice update.
 bool isSliceUpdate(mlir::Operation *op);

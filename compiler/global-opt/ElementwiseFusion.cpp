@@ -5,11 +5,12 @@
 // turbine-fuse-elementwise folds constant transposes/broadcasts (also of
 // one slice of a constant: ConstantSlicing.h), fuses
 // chains of elementwise linalg.generic ops into single generics (a producer
-// fuses when it has one use), reads arguments through transposes
+// fuses when it has one use, unless it is a concatenation: ConcatSlices.h), reads arguments through transposes
 // (TransposeElimination.h) and resolves tensor.dim of intermediate values to
 // dims of the function arguments. Contractions, convolutions and pooling
 // stay named: codegen picks strategies by their kind.
 //===----------------------------------------------------------------------===//
+#include "dispatch/ConcatSlices.h"
 #include "global-opt/ChannelsLastConvolutions.h"
 #include "global-opt/ConstantSlicing.h"
 #include "global-opt/TransposeElimination.h"
@@ -85,6 +86,10 @@ void FuseElementwisePass::runOnOperation() {
     Operation *producer = operand->get().getDefiningOp();
     auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
     if (consumer && matchGroupedChannelsLast(consumer))
+      return false;
+    // A concatenation stays a concatenation: dispatch formation writes it
+    // in place, slice by slice (ConcatSlices.h); its consumer reads it.
+    if (producer && matchConcatGather(producer))
       return false;
     return producer && producer->hasOneUse();
   };

@@ -244,6 +244,9 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     target.buildGlobalOptPasses(pm, options);
     return Status::success();
   case Phase::Dispatch: {
+    // Before the pads: a concatenation is a chain of slice updates then, and
+    // a pad of it stays a pad kernel.
+    pm.addPass(createWriteConcatsInProducers());
     pm.addPass(createWritePadsInProducers());
     pm.addPass(createUpdateSlicesInPlace());
     FormDispatchesOptions formOptions;

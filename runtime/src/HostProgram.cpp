@@ -309,8 +309,16 @@ private:
         gpuCall_->allocated(*t);
       if (Status s = setBuffer(inst.dst, std::move(*t)); !s)
         return s;
-      if (observer_)
+      if (observer_) {
         fresh_[inst.dst] = true; // not written yet: a dispatch binding it writes it
+        // Observed runs compare outputs element for element: a dispatch
+        // that writes only part of its output (the first slice of a
+        // concatenation, the others follow in place) leaves the rest zero,
+        // not whatever the pool's block held.
+        Tensor &fresh = buffers_[inst.dst];
+        if (!gpuCall_ && fresh.byteSize() > 0)
+          std::memset(fresh.data(), 0, fresh.byteSize());
+      }
       return Status::success();
     }
     case Opcode::Param:

@@ -23,7 +23,7 @@ import sys
 import numpy as np
 import onnx
 import torch
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 
 def save_arrays(out_dir, case, inputs, outputs):
@@ -440,6 +440,93 @@ def sequence_position_cases(out_dir):
                     [np.stack(s2, axis=0), s1[pa]])
 
 
+def np_conv_nchw(x, w, pad):
+    """Plain NCHW convolution, stride 1 (integer-valued data: exact)."""
+    n, c, h, wd = x.shape
+    f, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = h + 2 * pad - kh + 1, wd + 2 * pad - kw + 1
+    out = np.zeros((n, f, oh, ow), np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("nchw,fc->nfhw", xp[:, :, i:i + oh, j:j + ow], w[:, :, i, j])
+    return out.astype(np.float32)
+
+
+def concat_cases(out_dir):
+    """Concat written in place by its producers (ConcatSlices.h): small
+    integer-valued data, so every reference is exact (NumPy)."""
+    rng = np.random.default_rng(7)
+    ints = lambda *shape: rng.integers(-3, 4, size=shape).astype(np.float32)
+    f32 = TensorProto.FLOAT
+    # Channels of NCHW convolution outputs (channels-last inside): operands
+    # of different widths from a 1x1 and a 3x3 convolution, the model input
+    # itself, a ReLU used twice by the concat and once more elsewhere; the
+    # concat feeds a 1x1 convolution and a second concat (DenseNet's
+    # pattern); a concat whose only user is elementwise (not fused into it).
+    # Dynamic batch.
+    w1, w3, w5 = ints(6, 4, 1, 1), ints(3, 4, 3, 3), ints(5, 21, 1, 1)
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["y1"]),
+             helper.make_node("Relu", ["x"], ["y2"]),
+             helper.make_node("Conv", ["x", "w3"], ["y3"], pads=[1, 1, 1, 1]),
+             helper.make_node("Concat", ["y1", "x", "y2", "y2", "y3"], ["cat"], axis=1),
+             helper.make_node("Conv", ["cat", "w5"], ["next"]),
+             helper.make_node("Concat", ["cat", "next"], ["cat2"], axis=1),
+             helper.make_node("Neg", ["y2"], ["other"]),
+             helper.make_node("Concat", ["y3", "y1"], ["cat3"], axis=1),
+             helper.make_node("Neg", ["cat3"], ["negcat"])]
+    graph = helper.make_graph(
+        nodes, "concat_channels", [helper.make_tensor_value_info("x", f32, ["N", 4, 5, 5])],
+        [helper.make_tensor_value_info("cat", f32, ["N", 21, 5, 5]),
+         helper.make_tensor_value_info("cat2", f32, ["N", 26, 5, 5]),
+         helper.make_tensor_value_info("other", f32, ["N", 4, 5, 5]),
+         helper.make_tensor_value_info("negcat", f32, ["N", 9, 5, 5])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w3, "w3"),
+         numpy_helper.from_array(w5, "w5")])
+    save_model(out_dir, "concat_channels", graph)
+    for case, n in (("concat_channels_b1", 1), ("concat_channels_b2", 2)):
+        x = ints(n, 4, 5, 5)
+        y2 = np.maximum(x, 0)
+        cat = np.concatenate([np_conv_nchw(x, w1, 0), x, y2, y2, np_conv_nchw(x, w3, 1)], axis=1)
+        cat2 = np.concatenate([cat, np_conv_nchw(cat, w5, 0)], axis=1)
+        y1, y3 = np_conv_nchw(x, w1, 0), np_conv_nchw(x, w3, 1)
+        save_arrays(out_dir, case, [x], [cat, cat2, -y2, -np.concatenate([y3, y1], axis=1)])
+    # Along H of NCHW convolution outputs (a spatial axis inside, not the
+    # channels), and along the last axis of rank-3 tensors of widths 2, 5, 1.
+    wa, wb = ints(3, 2, 1, 1), ints(3, 2, 3, 3)
+    nodes = [helper.make_node("Conv", ["x", "wa"], ["a"]),
+             helper.make_node("Conv", ["x", "wb"], ["b"], pads=[1, 1, 1, 1]),
+             helper.make_node("Concat", ["a", "b", "a"], ["rows"], axis=2),
+             helper.make_node("Mul", ["p", "p"], ["p2"]),
+             helper.make_node("Neg", ["q"], ["q2"]),
+             helper.make_node("Concat", ["p2", "q2", "r"], ["cols"], axis=-1)]
+    graph = helper.make_graph(
+        nodes, "concat_other_axes",
+        [helper.make_tensor_value_info("x", f32, ["N", 2, 4, 3]),
+         helper.make_tensor_value_info("p", f32, ["M", 3, 2]),
+         helper.make_tensor_value_info("q", f32, ["M", 3, 5]),
+         helper.make_tensor_value_info("r", f32, ["M", 3, 1])],
+        [helper.make_tensor_value_info("rows", f32, ["N", 3, 12, 3]),
+         helper.make_tensor_value_info("cols", f32, ["M", 3, 8])],
+        [numpy_helper.from_array(wa, "wa"), numpy_helper.from_array(wb, "wb")])
+    save_model(out_dir, "concat_other_axes", graph)
+    x, p, q, r = ints(2, 2, 4, 3), ints(3, 3, 2), ints(3, 3, 5), ints(3, 3, 1)
+    a, b = np_conv_nchw(x, wa, 0), np_conv_nchw(x, wb, 1)
+    save_arrays(out_dir, "concat_other_axes", [x, p, q, r],
+                [np.concatenate([a, b, a], axis=2), np.concatenate([p * p, -q, r], axis=-1)])
+    # Along the dynamic batch axis (no static extents: the gather stays).
+    nodes = [helper.make_node("Relu", ["u"], ["u2"]),
+             helper.make_node("Concat", ["u2", "v"], ["batch"], axis=0)]
+    graph = helper.make_graph(
+        nodes, "concat_batch_axis",
+        [helper.make_tensor_value_info("u", f32, ["N", 3]),
+         helper.make_tensor_value_info("v", f32, [2, 3])],
+        [helper.make_tensor_value_info("batch", f32, ["B", 3])])
+    save_model(out_dir, "concat_batch_axis", graph)
+    u, v = ints(3, 3), ints(2, 3)
+    save_arrays(out_dir, "concat_batch_axis", [u, v], [np.concatenate([np.maximum(u, 0), v])])
+
+
 def save_model(out_dir, name, graph, opset=13):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 7
@@ -454,6 +541,7 @@ def main():
     loop_cases(out_dir)
     runtime_loop_cases(out_dir)
     sequence_position_cases(out_dir)
+    concat_cases(out_dir)
     numpy_rnn_case(out_dir, "forward")
     numpy_rnn_case(out_dir, "reverse")
     numpy_lstm_case(out_dir)

@@ -238,6 +238,18 @@ def WritePadsInProducers : Pass<"turbine-write-pads-in-producers", "mlir::Module
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
 
+def WriteConcatsInProducers : Pass<"turbine-write-concats-in-producers", "mlir::ModuleOp"> {
+  let summary = "A concatenation is written in place, slice by slice, by its operands' producers";
+  let description = [{
+    The frontends' concatenation gather (a select per element between
+    extracts of the operands) becomes a chain of `tensor.insert_slice`s into
+    one tensor, each marked turbine.slice_update and turbine.concat: the
+    producer of each operand writes its slice in place when the operand is a
+    fresh linalg result used only there; otherwise an identity copy does.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def UpdateSlicesInPlace : Pass<"turbine-update-slices-in-place", "mlir::ModuleOp"> {
   let summary = "Host tensor.insert_slice ops become in-place slice updates, bounds checked";
   let description = [{
