@@ -20,8 +20,9 @@
 // it in place. An operand that cannot be written by its producer (used by
 // anything else, a function argument, a constant, a producer in another
 // block, a producer whose destination is not fresh) is copied into its slice
-// by an identity linalg.generic: a plain vectorized copy kernel (a transpose
-// when the gather read the operand with permuted indices).
+// by an identity linalg.generic: a plain vectorized copy kernel. A
+// concatenation with an operand read with permuted indices (another layout)
+// stays the gather (transposing copies measured slower, ShuffleNetV2).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_DISPATCH_CONCATSLICES_H
 #define TURBINE_COMPILER_DISPATCH_CONCATSLICES_H
