@@ -30,7 +30,9 @@ if [ ${#TARGETS[@]} -eq 0 ]; then
 fi
 SUMMARY=$BUILD/fuzz-summary.txt
 FUZZ_RUNS=${FUZZ_RUNS:-}
-: > "$SUMMARY.tmp"
+# Per process: two runs of different targets may run at once.
+SUMMARY_TMP=$SUMMARY.tmp.$$
+: > "$SUMMARY_TMP"
 
 # Sanitizer settings for every run: stack traces symbolized, UBSan fatal.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:symbolize=1:handle_abort=1}
@@ -130,11 +132,11 @@ run_target() { # target
     echo "$t: finding $f ($kind): $(grep -m1 -E 'ERROR|SUMMARY|invariant|timeout|out-of-memory' "$f.report")"
   done
   printf '%-13s %5ss  runs %-10s cov %-6s ft %-7s corpus %-6s own findings %s  library findings %s  (exit %s)\n' \
-    "$t" "$elapsed" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$own" "$foreign" "$rc" | tee -a "$SUMMARY.tmp"
+    "$t" "$elapsed" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$own" "$foreign" "$rc" | tee -a "$SUMMARY_TMP"
   [ "$own" = 0 ]
 }
 export -f run_target classify
-export BUILD SECONDS_PER_TARGET MODE ROOT SUMMARY FUZZ_RUNS
+export BUILD SECONDS_PER_TARGET MODE ROOT SUMMARY SUMMARY_TMP FUZZ_RUNS
 
 failed=0
 if [ "$MODE" = smoke ]; then
@@ -144,7 +146,7 @@ else
 fi
 # Lines of targets this run did not touch stay from earlier runs.
 touch "$SUMMARY"
-for t in "${TARGETS[@]}"; do grep -v "^$t " "$SUMMARY" > "$SUMMARY.old" || true; mv "$SUMMARY.old" "$SUMMARY"; done
-sort "$SUMMARY" "$SUMMARY.tmp" -o "$SUMMARY" && rm -f "$SUMMARY.tmp"
+for t in "${TARGETS[@]}"; do grep -v "^$t " "$SUMMARY" > "$SUMMARY.old.$$" || true; mv "$SUMMARY.old.$$" "$SUMMARY"; done
+sort "$SUMMARY" "$SUMMARY_TMP" -o "$SUMMARY" && rm -f "$SUMMARY_TMP"
 echo "summary: $SUMMARY"
 exit $failed
