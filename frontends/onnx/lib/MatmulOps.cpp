@@ -79,6 +79,8 @@ LogicalResult convertGemm(ImportContext &ctx, const onnx::NodeProto &node) {
     return ctx.fail(node, "A and B must be 2-D");
   if (!isa<FloatType>(tensorType(*a).getElementType()))
     return ctx.unsupported(node, "only floating-point Gemm is supported");
+  if (tensorType(bValue).getElementType() != tensorType(*a).getElementType())
+    return ctx.fail(node, "A and B must have one element type");
   Value aValue = transA ? ctx.transpose(*a, {1, 0}) : *a;
   if (transB)
     bValue = ctx.transpose(bValue, {1, 0});
@@ -93,6 +95,10 @@ LogicalResult convertGemm(ImportContext &ctx, const onnx::NodeProto &node) {
     auto c = ctx.getTensor(node, node.input(2));
     if (failed(c))
       return failure();
+    // Another type made IR that did not verify (found by the onnx fuzzer:
+    // fuzz/corpus/onnx/regress-gemm-c-type).
+    if (tensorType(*c).getElementType() != tensorType(*a).getElementType())
+      return ctx.fail(node, "C must have A's element type");
     operands.push_back(*c);
   }
   Type et = tensorType(acc).getElementType();

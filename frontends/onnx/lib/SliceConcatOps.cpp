@@ -343,6 +343,8 @@ LogicalResult convertSplit(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   int64_t rank = tensorType(*x).getRank();
+  if (rank == 0) // normalizeAxis accepts axis 0 of a scalar; Split has no dim to split
+    return ctx.fail(node, "cannot split a rank-0 tensor");
   auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
   if (!axis)
     return ctx.fail(node, "axis out of range");
