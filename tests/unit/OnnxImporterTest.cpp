@@ -724,6 +724,44 @@ TEST(OnnxImporterErrors, ConvolutionWeightRankIsCheckedBeforeOnnxShapeInference)
   }
 }
 
+TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-matmul-k-mismatch,
+  // -gemm-k-mismatch, -qlinearmatmul-k-mismatch, -if-float-cond,
+  // -reduce-keepdims-65, -scan-scalar-input): IR that did not verify, an
+  // importer that disagreed with ONNX's shape inference, a null dereference.
+  auto expectError = [](ModelBuilder &m, const std::string &message) {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, message)) << r.error;
+  };
+  {
+    ModelBuilder m(13);
+    m.input("a", {2, 3});
+    m.input("b", {4, 5});
+    m.node("MatMul", {"a", "b"}, {"y"});
+    m.output("y", {2, 5});
+    expectError(m, "A's last dim (K) must equal B's second-to-last dim");
+  }
+  {
+    ModelBuilder m(13);
+    m.input("a", {2, 3});
+    m.input("b", {4, 5});
+    m.node("Gemm", {"a", "b"}, {"y"});
+    m.output("y", {2, 5});
+    expectError(m, "A's K must equal B's K");
+  }
+  {
+    ModelBuilder m(13);
+    m.input("x", {3, 2, 2});
+    auto *rp = m.node("ReduceProd", {"x"}, {"y"});
+    ModelBuilder::intsAttr(rp, "axes", {1});
+    ModelBuilder::intAttr(rp, "keepdims", 65);
+    m.output("y", {3, 2});
+    expectError(m, "keepdims must be 0 or 1");
+  }
+}
+
 TEST(OnnxImporterErrors, OpsetNewerThanTheOnnxLibraryIsNotAnInternalError) {
   // ONNX's shape inference applies an older schema to an opset newer than
   // the library knows; its disagreement with the importer was reported as

@@ -84,6 +84,10 @@ LogicalResult convertGemm(ImportContext &ctx, const onnx::NodeProto &node) {
   Value aValue = transA ? ctx.transpose(*a, {1, 0}) : *a;
   if (transB)
     bValue = ctx.transpose(bValue, {1, 0});
+  // One K (regress-gemm-k-mismatch; checked at run time when dynamic).
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(aValue, 1), ctx.dim(bValue, 0)),
+                       "A's K must equal B's K")))
+    return failure();
   Value acc = matmul2D(ctx, aValue, bValue);
   bool hasC = ImportContext::hasInput(node, 2) && beta != 0.0f;
   if (!hasC && alpha == 1.0f) {
@@ -176,6 +180,11 @@ LogicalResult convertMatMul(ImportContext &ctx, const onnx::NodeProto &node) {
   }
   SmallVector<OpFoldResult> aDims = ctx.dims(lhs), bDims = ctx.dims(rhs);
   OpFoldResult m = aDims[ra - 2], k = aDims[ra - 1], n = bDims[rb - 1];
+  // One K (checked at run time when dynamic; a static mismatch made IR that
+  // did not verify: found by the onnx fuzzer, regress-matmul-k-mismatch).
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, k, bDims[rb - 2]),
+                       "A's last dim (K) must equal B's second-to-last dim")))
+    return failure();
   SmallVector<OpFoldResult> aBatch(aDims.begin(), aDims.end() - 2);
   SmallVector<OpFoldResult> bBatch(bDims.begin(), bDims.end() - 2);
   Value result;
