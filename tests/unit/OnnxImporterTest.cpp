@@ -726,9 +726,10 @@ TEST(OnnxImporterErrors, ConvolutionWeightRankIsCheckedBeforeOnnxShapeInference)
 
 TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
   // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-matmul-k-mismatch,
-  // -gemm-k-mismatch, -qlinearmatmul-k-mismatch, -if-float-cond,
-  // -reduce-keepdims-65, -scan-scalar-input): IR that did not verify, an
-  // importer that disagreed with ONNX's shape inference, a null dereference.
+  // -gemm-k-mismatch, -reduce-keepdims-65): IR that did not verify, an
+  // importer that disagreed with ONNX's shape inference. Found with them and
+  // replayed by fuzz.replay.onnx only: -qlinearmatmul-k-mismatch, -if-float-cond,
+  // -scan-scalar-input (a null dereference).
   auto expectError = [](ModelBuilder &m, const std::string &message) {
     mlir::MLIRContext context;
     Imported r = importBytes(context, m.bytes());
