@@ -761,6 +761,16 @@ TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
     m.output("y", {3, 2});
     expectError(m, "keepdims must be 0 or 1");
   }
+  {
+    // regress-einsum-label-sizes: b is 5 in x, 13 in y.
+    ModelBuilder m(12);
+    m.input("x", {5, 2, 3});
+    m.input("y", {13, 3, 4});
+    auto *e = m.node("Einsum", {"x", "y"}, {"z"});
+    ModelBuilder::stringAttr(e, "equation", "bij,bjk->bik");
+    m.output("z", {5, 2, 4});
+    expectError(m, "a label's dims must have one size");
+  }
 }
 
 TEST(OnnxImporterErrors, OpsetNewerThanTheOnnxLibraryIsNotAnInternalError) {

@@ -468,6 +468,23 @@ LogicalResult convertEinsum(ImportContext &ctx, const onnx::NodeProto &node) {
     if (llvm::is_contained(ArrayRef<int>(outLabels).take_front(k), l))
       return ctx.fail(node, "output label repeated");
   }
+  // Every occurrence of a label has one size (checked at run time when
+  // dynamic; a static mismatch made IR that did not verify:
+  // regress-einsum-label-sizes).
+  for (int label : loops) {
+    OpFoldResult first;
+    for (auto [k, ls] : llvm::enumerate(inLabels))
+      for (auto [d, l] : llvm::enumerate(ls)) {
+        if (l != label)
+          continue;
+        OpFoldResult size = ctx.dim(operands[k], d);
+        if (!first)
+          first = size;
+        else if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, size, first),
+                                  "a label's dims must have one size")))
+          return failure();
+      }
+  }
   int64_t numLoops = loops.size();
   SmallVector<AffineMap> maps;
   for (auto &ls : inLabels) {
