@@ -47,10 +47,15 @@ export TURBINE_TORCHSCRIPT_LOADER=$BUILD/lib/libturbine_torchscript_loader.so
 # Which library a finding belongs to (see the header).
 classify() { # target report-file
   local lib
-  lib=$(grep -E '^ +#[0-9]+ 0x[0-9a-f]+ in ' "$2" |
+  # Every frame, symbolized or not: libtorch's frames have no symbol names
+  # (an out-of-memory inside it was filed as Turbine's when only named
+  # frames were read).
+  lib=$(grep -E '^ +#[0-9]+ 0x[0-9a-f]+ ' "$2" |
         grep -vE 'libclang_rt|compiler-rt|/sanitizer_common/|/asan/|/ubsan/|libc\.so|libstdc\+\+|libgcc|__libc|raise|abort|LLVMFuzzer|fuzzer::' |
         grep -vE ' in (malloc|calloc|realloc|free|posix_memalign|aligned_alloc|operator new|operator delete|__interceptor_|__asan|__lsan|__ubsan|__sanitizer)' |
         head -1)
+  # A frame of Turbine's own (its sources include frontends/onnx/...).
+  case "$lib" in *turbine::*) echo turbine; return ;; esac
   case "$1:$lib" in
     torchscript:*libtorch*|torchscript:*libc10*|torchscript:*/torch/*|torchscript:*/c10/*|torchscript:*caffe2*) echo libtorch ;;
     onnx:*libonnx*|onnx:*libprotobuf*|onnx:*/onnx/*|onnx:*google/protobuf*) echo libonnx ;;

@@ -669,6 +669,18 @@ TEST(OnnxImporterErrors, SplitScalarReverseSequenceLengthsGemmCType) {
     EXPECT_TRUE(contains(r.error, "cannot split a rank-0 tensor")) << r.error;
   }
   {
+    // Concat read dim 0 of rank-0 inputs too (regress-concat-scalars).
+    ModelBuilder m(13);
+    m.input("x", {}, onnx::TensorProto::FLOAT, "");
+    m.input("y", {}, onnx::TensorProto::FLOAT, "");
+    m.node("Concat", {"x", "y"}, {"z"});
+    m.output("z", {2});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "cannot concatenate rank-0 tensors")) << r.error;
+  }
+  {
     ModelBuilder m(10);
     m.input("x", {4, 4});
     m.input("lens", {37}, onnx::TensorProto::INT64);

@@ -46,6 +46,8 @@ LogicalResult convertConcat(ImportContext &ctx, const onnx::NodeProto &node) {
   if (inputs.empty())
     return ctx.fail(node, "expects at least one input");
   int64_t rank = tensorType(inputs[0]).getRank();
+  if (rank == 0) // normalizeAxis accepts axis 0 of a scalar (regress-concat-scalars)
+    return ctx.fail(node, "cannot concatenate rank-0 tensors");
   auto axisOpt = normalizeAxis(axisAttr, rank);
   if (!axisOpt)
     return ctx.fail(node, "axis out of range");
