@@ -673,7 +673,8 @@ TEST(OnnxImporterErrors, SplitScalarReverseSequenceLengthsGemmCType) {
     ModelBuilder m(13);
     m.input("x", {}, onnx::TensorProto::FLOAT, "");
     m.input("y", {}, onnx::TensorProto::FLOAT, "");
-    m.node("Concat", {"x", "y"}, {"z"});
+    auto *concat = m.node("Concat", {"x", "y"}, {"z"});
+    ModelBuilder::intAttr(concat, "axis", 0);
     m.output("z", {2});
     mlir::MLIRContext context;
     Imported r = importBytes(context, m.bytes());
