@@ -30,7 +30,9 @@ if [ ${#TARGETS[@]} -eq 0 ]; then
 fi
 SUMMARY=$BUILD/fuzz-summary.txt
 FUZZ_RUNS=${FUZZ_RUNS:-}
-: > "$SUMMARY.tmp"
+# Per process: two runs of different targets may run at once.
+SUMMARY_TMP=$SUMMARY.tmp.$$
+: > "$SUMMARY_TMP"
 
 # Sanitizer settings for every run: stack traces symbolized, UBSan fatal.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:symbolize=1:handle_abort=1}
@@ -45,10 +47,15 @@ export TURBINE_TORCHSCRIPT_LOADER=$BUILD/lib/libturbine_torchscript_loader.so
 # Which library a finding belongs to (see the header).
 classify() { # target report-file
   local lib
-  lib=$(grep -E '^ +#[0-9]+ 0x[0-9a-f]+ in ' "$2" |
+  # Every frame, symbolized or not: libtorch's frames have no symbol names
+  # (an out-of-memory inside it was filed as Turbine's when only named
+  # frames were read).
+  lib=$(grep -E '^ +#[0-9]+ 0x[0-9a-f]+ ' "$2" |
         grep -vE 'libclang_rt|compiler-rt|/sanitizer_common/|/asan/|/ubsan/|libc\.so|libstdc\+\+|libgcc|__libc|raise|abort|LLVMFuzzer|fuzzer::' |
         grep -vE ' in (malloc|calloc|realloc|free|posix_memalign|aligned_alloc|operator new|operator delete|__interceptor_|__asan|__lsan|__ubsan|__sanitizer)' |
         head -1)
+  # A frame of Turbine's own (its sources include frontends/onnx/...).
+  case "$lib" in *turbine::*) echo turbine; return ;; esac
   case "$1:$lib" in
     torchscript:*libtorch*|torchscript:*libc10*|torchscript:*/torch/*|torchscript:*/c10/*|torchscript:*caffe2*) echo libtorch ;;
     onnx:*libonnx*|onnx:*libprotobuf*|onnx:*/onnx/*|onnx:*google/protobuf*) echo libonnx ;;
@@ -77,15 +84,60 @@ run_target() { # target
   # FUZZ_RUNS=N: stop after N executions (SECONDS still caps the time).
   [ -n "${FUZZ_RUNS:-}" ] && flags+=(-runs="$FUZZ_RUNS")
   # libtorch and libonnx crash on some inputs by themselves: keep fuzzing
-  # past their crashes (fork mode) and file them afterwards.
+  # past their crashes (fork mode; torchscript in `fuzz` mode: restarts,
+  # below) and file them afterwards.
   case $t in torchscript|onnx) flags+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1) ;; esac
-  local start=$(date +%s)
-  nice -n 10 "$exe" "${flags[@]}" "$corpus" "${extra[@]}" > "$log" 2>&1
-  local rc=$? elapsed=$(( $(date +%s) - start ))
+  # libtorch's loader makes many small allocations, each of which ASan
+  # records a 30-frame stack for (about a third of the torchscript target's
+  # time): while fuzzing, none are recorded; every finding is replayed below
+  # with the full options, so its report keeps the allocation stacks.
+  local fuzz_asan=$ASAN_OPTIONS
+  [ "$t" = torchscript ] && fuzz_asan=$ASAN_OPTIONS:malloc_context_size=0
+  local start=$(date +%s) rc
+  if [ "$MODE" = fuzz ] && [ "$t" = torchscript ]; then
+    # One long process, restarted after each finding, instead of fork mode:
+    # fork mode's jobs are processes that fuzz 1, 2, 3, ... seconds (up to
+    # 300) counted from their start, and loading libtorch under ASan takes
+    # seconds, so in the first hour most jobs did little else (61 executions
+    # in 196 s at load 13, against 23/s in one process).
+    : > "$log"
+    local plain=() flag done_runs=0 seg=$log.segment n restarts=0 left runs_flag
+    for flag in "${flags[@]}"; do
+      case $flag in -fork=*|-ignore_*|-max_total_time=*|-runs=*) ;; *) plain+=("$flag") ;; esac
+    done
+    while :; do
+      left=$(( SECONDS_PER_TARGET - ($(date +%s) - start) ))
+      [ "$left" -le 0 ] && break
+      runs_flag=()
+      if [ -n "${FUZZ_RUNS:-}" ]; then
+        [ "$done_runs" -ge "$FUZZ_RUNS" ] && break
+        runs_flag=(-runs=$((FUZZ_RUNS - done_runs)))
+      fi
+      ASAN_OPTIONS=$fuzz_asan nice -n 10 "$exe" "${plain[@]}" -max_total_time="$left" \
+        "${runs_flag[@]}" "$corpus" "${extra[@]}" > "$seg" 2>&1
+      rc=$?
+      n=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$seg" | tail -1 | awk '{print $2}')
+      [ -z "$n" ] && n=$(grep -oE '^#[0-9]+' "$seg" | tail -1 | tr -d '#')
+      done_runs=$((done_runs + ${n:-0}))
+      cat "$seg" >> "$log"
+      rm -f "$seg"
+      [ "$rc" = 0 ] && break
+      restarts=$((restarts + 1))
+      [ "$restarts" -ge 1000 ] && break
+      echo "== restarted after exit $rc (its finding is filed below), $done_runs executions so far" >> "$log"
+    done
+    echo "stat::executed_units_over_restarts: $done_runs" >> "$log"
+  else
+    ASAN_OPTIONS=$fuzz_asan nice -n 10 "$exe" "${flags[@]}" "$corpus" "${extra[@]}" > "$log" 2>&1
+    rc=$?
+  fi
+  local elapsed=$(( $(date +%s) - start ))
   # Runs and coverage: the last status line ("#N ... cov: C ft: F corp: K/...").
   local status runs cov ft corp
   status=$(grep -E '^#[0-9]+' "$log" | grep 'cov:' | tail -1)
   runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | awk '{s+=$2} END {print s+0}')
+  grep -q '^stat::executed_units_over_restarts:' "$log" &&
+    runs=$(grep -oE '^stat::executed_units_over_restarts: [0-9]+' "$log" | awk '{print $2}')
   [ "$runs" = 0 ] && runs=$(echo "$status" | grep -oE '^#[0-9]+' | tr -d '#')
   cov=$(echo "$status" | grep -oE 'cov: [0-9]+' | awk '{print $2}')
   ft=$(echo "$status" | grep -oE 'ft: [0-9]+' | awk '{print $2}')
@@ -130,11 +182,11 @@ run_target() { # target
     echo "$t: finding $f ($kind): $(grep -m1 -E 'ERROR|SUMMARY|invariant|timeout|out-of-memory' "$f.report")"
   done
   printf '%-13s %5ss  runs %-10s cov %-6s ft %-7s corpus %-6s own findings %s  library findings %s  (exit %s)\n' \
-    "$t" "$elapsed" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$own" "$foreign" "$rc" | tee -a "$SUMMARY.tmp"
+    "$t" "$elapsed" "${runs:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$own" "$foreign" "$rc" | tee -a "$SUMMARY_TMP"
   [ "$own" = 0 ]
 }
 export -f run_target classify
-export BUILD SECONDS_PER_TARGET MODE ROOT SUMMARY FUZZ_RUNS
+export BUILD SECONDS_PER_TARGET MODE ROOT SUMMARY SUMMARY_TMP FUZZ_RUNS
 
 failed=0
 if [ "$MODE" = smoke ]; then
@@ -144,7 +196,7 @@ else
 fi
 # Lines of targets this run did not touch stay from earlier runs.
 touch "$SUMMARY"
-for t in "${TARGETS[@]}"; do grep -v "^$t " "$SUMMARY" > "$SUMMARY.old" || true; mv "$SUMMARY.old" "$SUMMARY"; done
-sort "$SUMMARY" "$SUMMARY.tmp" -o "$SUMMARY" && rm -f "$SUMMARY.tmp"
+for t in "${TARGETS[@]}"; do grep -v "^$t " "$SUMMARY" > "$SUMMARY.old.$$" || true; mv "$SUMMARY.old.$$" "$SUMMARY"; done
+sort "$SUMMARY" "$SUMMARY_TMP" -o "$SUMMARY" && rm -f "$SUMMARY_TMP"
 echo "summary: $SUMMARY"
 exit $failed

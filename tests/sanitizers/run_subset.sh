@@ -13,7 +13,7 @@ BUILD=$(cd "$2" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/sanitizers/env.sh" "$KIND"
 TESTS=(turbine_artifact_tests turbine_runtime_tests turbine_kernels_tests)
-REPLAYS=(npy input_spec irpa safetensors tmod kernel_cache)
+REPLAYS=(npy input_spec irpa safetensors gguf tmod kernel_cache)
 cmake --build "$BUILD" -j "${JOBS:-2}" --target "${TESTS[@]}" turbine_test_kernels \
   $(printf 'fuzz_replay_%s ' "${REPLAYS[@]}") || exit 1
 # gtest filter from the skip list (ctest regexes of Suite.Test names).

@@ -589,6 +589,248 @@ TEST(OnnxImporterErrors, GridSampleBatchMismatchAndRnnInputSizeMismatch) {
   }
 }
 
+TEST(OnnxImporterErrors, LayerNormScaleOrBiasOfAnotherShapeOrType) {
+  // Both imported to IR that did not verify (found by the onnx fuzzer:
+  // fuzz/corpus/onnx/regress-layernorm-*): now errors, or a run-time check
+  // where a dim is dynamic.
+  auto model = [](std::initializer_list<int64_t> scaleDims, int scaleType,
+                  std::initializer_list<int64_t> biasDims) {
+    ModelBuilder m(17);
+    m.input("x", {2, 3, 4, 5});
+    m.input("w", scaleDims, scaleType);
+    m.input("b", biasDims);
+    auto *ln = m.node("LayerNormalization", {"x", "w", "b"}, {"y"});
+    ModelBuilder::intAttr(ln, "axis", 2);
+    m.output("y", {2, 3, 4, 5});
+    return m.bytes();
+  };
+  const std::string cases[][2] = {
+      {model({5}, onnx::TensorProto::INT32, {4, 5}), "Scale must have X's element type"},
+      {model({4, 5}, onnx::TensorProto::FLOAT, {7, 5}), "B does not broadcast to X's normalized dims"},
+      {model({3, 5}, onnx::TensorProto::FLOAT, {5}), "Scale does not broadcast to X's normalized dims"},
+  };
+  for (const auto &c : cases) {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, c[0]);
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, c[1])) << r.error;
+  }
+  {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, model({1, 5}, onnx::TensorProto::FLOAT, {-1, 5}));
+    ASSERT_TRUE(r.module) << r.error;
+    EXPECT_TRUE(contains(r.text, "B does not broadcast to X's normalized dims")) << r.text;
+  }
+}
+
+TEST(OnnxImporterErrors, RecurrentStateOfAnotherBatchSize) {
+  // initial_c with another batch size than X imported to IR that did not
+  // verify (found by the onnx fuzzer: fuzz/corpus/onnx/regress-lstm-*): now
+  // an error, or a run-time check where the batch is dynamic.
+  auto model = [](std::initializer_list<int64_t> xDims, std::initializer_list<int64_t> cDims) {
+    ModelBuilder m(14);
+    m.input("x", xDims);
+    m.floatInit("w", {1, 12, 4});
+    m.floatInit("r", {1, 12, 3});
+    m.input("h0", {1, 2, 3});
+    m.input("c0", cDims);
+    auto *lstm = m.node("LSTM", {"x", "w", "r", "", "", "h0", "c0"}, {"", "yh"});
+    ModelBuilder::intAttr(lstm, "hidden_size", 3);
+    m.output("yh", {1, 2, 3});
+    return m.bytes();
+  };
+  {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, model({1, 2, 4}, {1, 3, 3}));
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "initial_c's batch size must equal X's")) << r.error;
+  }
+  {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, model({1, 2, 4}, {1, -1, 3}));
+    ASSERT_TRUE(r.module) << r.error;
+    EXPECT_TRUE(contains(r.text, "initial_c's batch size must equal X's")) << r.text;
+  }
+}
+
+TEST(OnnxImporterErrors, SplitScalarReverseSequenceLengthsGemmCType) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-split-scalar,
+  // regress-reversesequence-lens-size): Split read dim 0 of a rank-0 tensor
+  // (a null dereference), ReverseSequence's lengths made IR that did not verify.
+  {
+    ModelBuilder m(8);
+    m.input("x", {}, onnx::TensorProto::FLOAT, "");
+    m.node("Split", {"x"}, {"a", "b"});
+    m.output("a", {});
+    m.output("b", {});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "cannot split a rank-0 tensor")) << r.error;
+  }
+  {
+    // Concat read dim 0 of rank-0 inputs too (regress-concat-scalars).
+    ModelBuilder m(13);
+    m.input("x", {}, onnx::TensorProto::FLOAT, "");
+    m.input("y", {}, onnx::TensorProto::FLOAT, "");
+    auto *concat = m.node("Concat", {"x", "y"}, {"z"});
+    ModelBuilder::intAttr(concat, "axis", 0);
+    m.output("z", {2});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "cannot concatenate rank-0 tensors")) << r.error;
+  }
+  {
+    ModelBuilder m(10);
+    m.input("x", {4, 4});
+    m.input("lens", {37}, onnx::TensorProto::INT64);
+    m.node("ReverseSequence", {"x", "lens"}, {"y"});
+    m.output("y", {4, 4});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "sequence_lens must have one entry per batch element")) << r.error;
+  }
+  {
+    // Gemm's C of another element type (regress-gemm-c-type).
+    ModelBuilder m(13);
+    m.input("a", {6, 3});
+    m.input("b", {6, 4});
+    m.input("c", {1, 4}, onnx::TensorProto::FLOAT16);
+    auto *gemm = m.node("Gemm", {"a", "b", "c"}, {"y"});
+    ModelBuilder::intAttr(gemm, "transA", 1);
+    m.output("y", {3, 4});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "C must have A's element type")) << r.error;
+  }
+}
+
+TEST(OnnxImporterErrors, ConvolutionWeightRankIsCheckedBeforeOnnxShapeInference) {
+  // libonnx's shape inference of these crashed (a null or wild read) on a W
+  // whose rank differs from X's (found by the onnx fuzzer; the inputs are
+  // fuzz/corpus/onnx/regress-conv*-weight-rank).
+  {
+    ModelBuilder m(11);
+    m.input("x", {1, 1, 3, 3});
+    m.input("w", {3, 3});
+    auto *ct = m.node("ConvTranspose", {"x", "w"}, {"y"});
+    ModelBuilder::intsAttr(ct, "strides", {3, 2});
+    m.output("y", {1, 1, 9, 6});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "(ConvTranspose): W has rank 2, X has rank 4")) << r.error;
+  }
+  {
+    ModelBuilder m(10);
+    m.input("x", {1, 3, 3}, onnx::TensorProto::UINT8);
+    m.input("w", {1, 1, 2, 2}, onnx::TensorProto::UINT8);
+    m.node("ConvInteger", {"x", "w"}, {"y"});
+    m.output("y", {1, 1, 2}, onnx::TensorProto::INT32);
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "(ConvInteger): W has rank 4, X has rank 3")) << r.error;
+  }
+}
+
+TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-matmul-k-mismatch,
+  // -gemm-k-mismatch, -reduce-keepdims-65): IR that did not verify, an
+  // importer that disagreed with ONNX's shape inference. Found with them and
+  // replayed by fuzz.replay.onnx only: -qlinearmatmul-k-mismatch, -if-float-cond,
+  // -scan-scalar-input (a null dereference).
+  auto expectError = [](ModelBuilder &m, const std::string &message) {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, message)) << r.error;
+  };
+  {
+    ModelBuilder m(13);
+    m.input("a", {2, 3});
+    m.input("b", {4, 5});
+    m.node("MatMul", {"a", "b"}, {"y"});
+    m.output("y", {2, 5});
+    expectError(m, "A's last dim (K) must equal B's second-to-last dim");
+  }
+  {
+    ModelBuilder m(13);
+    m.input("a", {2, 3});
+    m.input("b", {4, 5});
+    m.node("Gemm", {"a", "b"}, {"y"});
+    m.output("y", {2, 5});
+    expectError(m, "A's K must equal B's K");
+  }
+  {
+    ModelBuilder m(13);
+    m.input("x", {3, 2, 2});
+    auto *rp = m.node("ReduceProd", {"x"}, {"y"});
+    ModelBuilder::intsAttr(rp, "axes", {1});
+    ModelBuilder::intAttr(rp, "keepdims", 65);
+    m.output("y", {3, 2});
+    expectError(m, "keepdims must be 0 or 1");
+  }
+  {
+    // regress-einsum-label-sizes: b is 5 in x, 13 in y.
+    ModelBuilder m(12);
+    m.input("x", {5, 2, 3});
+    m.input("y", {13, 3, 4});
+    auto *e = m.node("Einsum", {"x", "y"}, {"z"});
+    ModelBuilder::stringAttr(e, "equation", "bij,bjk->bik");
+    m.output("z", {5, 2, 4});
+    expectError(m, "a label's dims must have one size");
+  }
+}
+
+TEST(OnnxImporterErrors, OpsetNewerThanTheOnnxLibraryIsNotAnInternalError) {
+  // ONNX's shape inference applies an older schema to an opset newer than
+  // the library knows; its disagreement with the importer was reported as
+  // an importer bug (fuzz/corpus/onnx/regress-opset-newer-than-libonnx).
+  ModelBuilder m(61);
+  m.input("x", {3, 2, 2});
+  auto *rs = m.node("ReduceSumSquare", {"x"}, {"r"});
+  ModelBuilder::intsAttr(rs, "axes", {1});
+  m.node("Identity", {"r"}, {"y"});
+  m.output("y", {1, 1, 1});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  ASSERT_TRUE(r.module) << r.error;
+  // From opset 18 on, axes is an input: none given reduces every dim.
+  EXPECT_TRUE(contains(r.text, "-> (tensor<1x1x1xf32>")) << r.text;
+}
+
+TEST(OnnxImporterErrors, MaxUnpoolIndicesOfAnotherShape) {
+  // I of another shape than X imported to IR that did not verify (found by
+  // the onnx fuzzer: fuzz/corpus/onnx/regress-maxunpool-indices-shape): now
+  // an error, or a run-time check where the dims are dynamic.
+  auto model = [](std::initializer_list<int64_t> xDims, std::initializer_list<int64_t> iDims) {
+    ModelBuilder m(11);
+    m.input("x", xDims);
+    m.input("i", iDims, onnx::TensorProto::INT64);
+    auto *up = m.node("MaxUnpool", {"x", "i"}, {"y"});
+    ModelBuilder::intsAttr(up, "kernel_shape", {2, 2});
+    ModelBuilder::intsAttr(up, "strides", {2, 2});
+    m.output("y", {1, 3, 4, 4});
+    return m.bytes();
+  };
+  {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, model({1, 3, 2, 2}, {1, 1, 2, 2}));
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, "I must have the shape of X")) << r.error;
+  }
+  {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, model({1, 3, 2, 2}, {-1, 3, 2, 2}));
+    ASSERT_TRUE(r.module) << r.error;
+    EXPECT_TRUE(contains(r.text, "I must have the shape of X")) << r.text;
+  }
+}
+
 TEST(OnnxImporter, ConvTransposeAndEdgeReflectPad) {
   ModelBuilder m(13);
   m.input("x", {-1, 2, 3, 3});

@@ -345,6 +345,12 @@ TensorBuilder::broadcastSizes(mlir::ValueRange inputs) {
 
 Result<mlir::OpFoldResult> windowOutputSize(TensorBuilder &ctx, mlir::OpFoldResult inSize,
                                             PoolingWindow &w, int d, WindowError &kind) {
+  // A stride of 0 divided by zero below (found by the torchscript fuzzer:
+  // fuzz/corpus/torchscript/regress-conv-stride-0).
+  if (w.strides[d] < 1 || w.dilations[d] < 1 || w.kernel[d] < 1) {
+    kind = WindowError::Invalid;
+    return Status::error("strides, dilations and kernel sizes must be positive");
+  }
   int64_t span = w.dilations[d] * (w.kernel[d] - 1) + 1;
   SymDim s = ctx.toSymDim(inSize);
   if (s.isConstant()) {

@@ -117,6 +117,9 @@ LogicalResult convertIf(ImportContext &ctx, const onnx::NodeProto &node) {
   auto cond = scalarTensor(ctx, node, node.input(0));
   if (failed(cond))
     return failure();
+  // Another type made IR that did not verify (regress-if-float-cond).
+  if (!cast<RankedTensorType>(cond->getType()).getElementType().isInteger(1))
+    return ctx.fail(node, "cond must be a bool tensor");
   auto thenOutputs = runBody(ctx, node, **thenBranch);
   if (failed(thenOutputs))
     return failure();
@@ -499,6 +502,8 @@ LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
       auto condTensor = scalarTensor(ctx, node, node.input(1));
       if (failed(condTensor))
         return failure();
+      if (!cast<RankedTensorType>(condTensor->getType()).getElementType().isInteger(1))
+        return ctx.fail(node, "cond must be a bool tensor");
       active = *condTensor;
     }
   }
@@ -613,6 +618,8 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
   std::optional<int64_t> length;
   for (int j = 0; j < numScanInputs; ++j) {
     auto type = cast<RankedTensorType>(scanInputs[j].getType());
+    if (type.getRank() == 0) // normalizeAxis accepts axis 0 of a scalar (regress-scan-scalar-input)
+      return ctx.fail(node, "scan input " + std::to_string(j) + " is a rank-0 tensor: nothing to scan");
     auto axis = normalizeAxis(inputAxes[j], type.getRank());
     if (!axis)
       return ctx.fail(node, "scan_input_axes is out of range");

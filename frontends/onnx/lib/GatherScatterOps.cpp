@@ -366,6 +366,11 @@ LogicalResult convertReverseSequence(ImportContext &ctx, const onnx::NodeProto &
   int64_t timeAxis = ctx.intAttr(node, "time_axis", 0), batchAxis = ctx.intAttr(node, "batch_axis", 1);
   if (!((timeAxis == 0 && batchAxis == 1) || (timeAxis == 1 && batchAxis == 0)))
     return ctx.fail(node, "time_axis and batch_axis must be 0 and 1");
+  // One length per batch element (checked at run time when dynamic; another
+  // static length made IR that did not verify).
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(*lens, 0), ctx.dim(*x, batchAxis)),
+                       "sequence_lens must have one entry per batch element")))
+    return failure();
   Value timeSize = ctx.toIndexValue(ctx.dim(*x, timeAxis));
   SmallVector<OpFoldResult> sizes = ctx.dims(*x);
   SmallVector<AffineMap> maps{AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(batchAxis)}, &ctx.context)};

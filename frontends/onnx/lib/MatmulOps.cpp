@@ -79,9 +79,15 @@ LogicalResult convertGemm(ImportContext &ctx, const onnx::NodeProto &node) {
     return ctx.fail(node, "A and B must be 2-D");
   if (!isa<FloatType>(tensorType(*a).getElementType()))
     return ctx.unsupported(node, "only floating-point Gemm is supported");
+  if (tensorType(bValue).getElementType() != tensorType(*a).getElementType())
+    return ctx.fail(node, "A and B must have one element type");
   Value aValue = transA ? ctx.transpose(*a, {1, 0}) : *a;
   if (transB)
     bValue = ctx.transpose(bValue, {1, 0});
+  // One K (regress-gemm-k-mismatch; checked at run time when dynamic).
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(aValue, 1), ctx.dim(bValue, 0)),
+                       "A's K must equal B's K")))
+    return failure();
   Value acc = matmul2D(ctx, aValue, bValue);
   bool hasC = ImportContext::hasInput(node, 2) && beta != 0.0f;
   if (!hasC && alpha == 1.0f) {
@@ -93,6 +99,10 @@ LogicalResult convertGemm(ImportContext &ctx, const onnx::NodeProto &node) {
     auto c = ctx.getTensor(node, node.input(2));
     if (failed(c))
       return failure();
+    // Another type made IR that did not verify (found by the onnx fuzzer:
+    // fuzz/corpus/onnx/regress-gemm-c-type).
+    if (tensorType(*c).getElementType() != tensorType(*a).getElementType())
+      return ctx.fail(node, "C must have A's element type");
     operands.push_back(*c);
   }
   Type et = tensorType(acc).getElementType();
@@ -170,6 +180,11 @@ LogicalResult convertMatMul(ImportContext &ctx, const onnx::NodeProto &node) {
   }
   SmallVector<OpFoldResult> aDims = ctx.dims(lhs), bDims = ctx.dims(rhs);
   OpFoldResult m = aDims[ra - 2], k = aDims[ra - 1], n = bDims[rb - 1];
+  // One K (checked at run time when dynamic; a static mismatch made IR that
+  // did not verify: found by the onnx fuzzer, regress-matmul-k-mismatch).
+  if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, k, bDims[rb - 2]),
+                       "A's last dim (K) must equal B's second-to-last dim")))
+    return failure();
   SmallVector<OpFoldResult> aBatch(aDims.begin(), aDims.end() - 2);
   SmallVector<OpFoldResult> bBatch(bDims.begin(), bDims.end() - 2);
   Value result;
@@ -452,6 +467,23 @@ LogicalResult convertEinsum(ImportContext &ctx, const onnx::NodeProto &node) {
       return ctx.fail(node, "output label does not appear in the inputs");
     if (llvm::is_contained(ArrayRef<int>(outLabels).take_front(k), l))
       return ctx.fail(node, "output label repeated");
+  }
+  // Every occurrence of a label has one size (checked at run time when
+  // dynamic; a static mismatch made IR that did not verify:
+  // regress-einsum-label-sizes).
+  for (int label : loops) {
+    OpFoldResult first;
+    for (auto [k, ls] : llvm::enumerate(inLabels))
+      for (auto [d, l] : llvm::enumerate(ls)) {
+        if (l != label)
+          continue;
+        OpFoldResult size = ctx.dim(operands[k], d);
+        if (!first)
+          first = size;
+        else if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, size, first),
+                                  "a label's dims must have one size")))
+          return failure();
+      }
   }
   int64_t numLoops = loops.size();
   SmallVector<AffineMap> maps;

@@ -310,8 +310,26 @@ LogicalResult convertLayerNorm(ImportContext &ctx, const onnx::NodeProto &node) 
   if (!axis)
     return ctx.fail(node, "axis out of range");
   double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
-  if (tensorType(*scale).getRank() > rank - *axis)
-    return ctx.fail(node, "Scale has a higher rank than the normalized dims");
+  // Scale and B: X's element type, each dim 1 or X's (checked at run time
+  // where dynamic); other shapes or types made IR that did not verify.
+  auto checkParam = [&](Value param, const std::string &name) -> LogicalResult {
+    auto type = tensorType(param);
+    if (type.getElementType() != et)
+      return ctx.fail(node, name + " must have X's element type");
+    if (type.getRank() > rank - *axis)
+      return ctx.fail(node, name + " has a higher rank than the normalized dims");
+    for (int64_t k = 0; k < type.getRank(); ++k) {
+      if (!type.isDynamicDim(k) && type.getDimSize(k) == 1)
+        continue;
+      int64_t d = k + rank - type.getRank();
+      if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(param, k), ctx.dim(*x, d)),
+                           name + " does not broadcast to X's normalized dims")))
+        return failure();
+    }
+    return success();
+  };
+  if (failed(checkParam(*scale, "Scale")))
+    return failure();
   SmallVector<bool> mask(rank, false);
   for (int64_t d = *axis; d < rank; ++d)
     mask[d] = true;
@@ -333,7 +351,7 @@ LogicalResult convertLayerNorm(ImportContext &ctx, const onnx::NodeProto &node) 
   bool hasBias = ImportContext::hasInput(node, 2);
   if (hasBias) {
     auto bias = ctx.getTensor(node, node.input(2));
-    if (failed(bias))
+    if (failed(bias) || failed(checkParam(*bias, "B")))
       return failure();
     extras.push_back(*bias);
     maps.push_back(broadcastParamMap(ctx, *bias, rank));

@@ -285,6 +285,12 @@ LogicalResult convertMaxUnpool(ImportContext &ctx, const onnx::NodeProto &node) 
   if (rank < 3 || tensorType(*indices).getRank() != rank ||
       !isa<IntegerType>(tensorType(*indices).getElementType()))
     return ctx.fail(node, "X and I must have the same rank >= 3, I integer");
+  // One map reads X and I below: I has X's shape (checked at run time where
+  // a dim is dynamic; a static mismatch made IR that does not verify).
+  for (int64_t d = 0; d < rank; ++d)
+    if (failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(*indices, d), ctx.dim(*x, d)),
+                         "I must have the shape of X")))
+      return failure();
   auto kernel = ctx.intsAttr(node, "kernel_shape");
   if (!kernel || (int64_t)kernel->size() != spatial)
     return ctx.fail(node, "kernel_shape must have one entry per spatial dim");

@@ -17,6 +17,7 @@
 #include "turbine/frontends/Recurrence.h"
 
 #include <limits>
+#include <tuple>
 
 #include <cctype>
 
@@ -181,6 +182,15 @@ LogicalResult convertRecurrent(ImportContext &ctx, const onnx::NodeProto &node, 
   for (auto [v, what] : {std::pair<Value, const char *>{*h0, "initial_h"}, {*c0, "initial_c"}})
     if (v && failed(expectDims(v, what, rc.batchFirst ? SmallVector<int64_t>{-1, D, H}
                                                        : SmallVector<int64_t>{D, -1, H})))
+      return failure();
+  // sequence_lens, initial_h and initial_c hold one entry per batch element
+  // of X (checked at run time when dynamic; another static size made IR
+  // that did not verify).
+  for (auto [v, what, dim] : {std::tuple<Value, const char *, unsigned>{*lens, "sequence_lens", 0},
+                              {*h0, "initial_h", rc.batchFirst ? 0u : 1u},
+                              {*c0, "initial_c", rc.batchFirst ? 0u : 1u}})
+    if (v && failed(ctx.check(node, ctx.compare(arith::CmpIPredicate::eq, ctx.dim(v, dim), rc.batch),
+                              std::string(what) + "'s batch size must equal X's")))
       return failure();
   rc.initialH = *h0;
   rc.initialC = *c0;

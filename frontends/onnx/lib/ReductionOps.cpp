@@ -215,7 +215,12 @@ LogicalResult convertReduce(ImportContext &ctx, const onnx::NodeProto &node, Red
   } else {
     axes = ctx.intsAttr(node, "axes");
   }
-  bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
+  // ONNX's shape inference keeps the dims only for 1: other values made the
+  // importer and it disagree (regress-reduce-keepdims-65).
+  int64_t keepDimsAttr = ctx.intAttr(node, "keepdims", 1);
+  if (keepDimsAttr != 0 && keepDimsAttr != 1)
+    return ctx.fail(node, "keepdims must be 0 or 1");
+  bool keepDims = keepDimsAttr != 0;
   bool noop = ctx.intAttr(node, "noop_with_empty_axes", 0) != 0;
   SmallVector<bool> mask(rank, false);
   if (runtimeAxes) {
@@ -334,7 +339,12 @@ LogicalResult convertArgReduce(ImportContext &ctx, const onnx::NodeProto &node, 
   auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
   if (!axis)
     return ctx.fail(node, "axis out of range");
-  bool keepDims = ctx.intAttr(node, "keepdims", 1) != 0;
+  // ONNX's shape inference keeps the dims only for 1: other values made the
+  // importer and it disagree (regress-reduce-keepdims-65).
+  int64_t keepDimsAttr = ctx.intAttr(node, "keepdims", 1);
+  if (keepDimsAttr != 0 && keepDimsAttr != 1)
+    return ctx.fail(node, "keepdims must be 0 or 1");
+  bool keepDims = keepDimsAttr != 0;
   bool selectLast = ctx.intAttr(node, "select_last_index", 0) != 0;
   bool isFloat = isa<FloatType>(et);
   bool isUnsigned = ctx.isUnsigned(node.input(0));

@@ -46,6 +46,8 @@ LogicalResult convertConcat(ImportContext &ctx, const onnx::NodeProto &node) {
   if (inputs.empty())
     return ctx.fail(node, "expects at least one input");
   int64_t rank = tensorType(inputs[0]).getRank();
+  if (rank == 0) // normalizeAxis accepts axis 0 of a scalar (regress-concat-scalars)
+    return ctx.fail(node, "cannot concatenate rank-0 tensors");
   auto axisOpt = normalizeAxis(axisAttr, rank);
   if (!axisOpt)
     return ctx.fail(node, "axis out of range");
@@ -343,6 +345,8 @@ LogicalResult convertSplit(ImportContext &ctx, const onnx::NodeProto &node) {
   if (failed(x))
     return failure();
   int64_t rank = tensorType(*x).getRank();
+  if (rank == 0) // normalizeAxis accepts axis 0 of a scalar; Split has no dim to split
+    return ctx.fail(node, "cannot split a rank-0 tensor");
   auto axis = normalizeAxis(ctx.intAttr(node, "axis", 0), rank);
   if (!axis)
     return ctx.fail(node, "axis out of range");
