@@ -498,6 +498,20 @@ LogicalResult importGraphNodes(ImportContext &ctx, const onnx::GraphProto &graph
 
 namespace {
 
+/// Calls `visit` on `graph`, then on every subgraph of its nodes' attributes
+/// (If / Loop / Scan bodies), recursively, outer graphs first.
+void forEachGraph(const onnx::GraphProto &graph,
+                  const std::function<void(const onnx::GraphProto &)> &visit) {
+  visit(graph);
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_g())
+        forEachGraph(a.g(), visit);
+      for (const onnx::GraphProto &sub : a.graphs())
+        forEachGraph(sub, visit);
+    }
+}
+
 /// Imports a parsed and checked model.
 OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
                                   const std::string &origin, const ImportOptions &options,
@@ -516,67 +530,45 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
 
   // The value_info the file declares (inference below adds more).
   std::set<std::string> declaredValueInfo;
-  std::function<void(const onnx::GraphProto &)> collectDeclared = [&](const onnx::GraphProto &g) {
+  forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const onnx::ValueInfoProto &info : g.value_info())
       declaredValueInfo.insert(info.name());
-    for (const onnx::NodeProto &node : g.node())
-      for (const onnx::AttributeProto &a : node.attribute()) {
-        if (a.has_g())
-          collectDeclared(a.g());
-        for (const onnx::GraphProto &sub : a.graphs())
-          collectDeclared(sub);
-      }
-  };
-  collectDeclared(model.graph());
+  });
 
   // libonnx 1.12's shape inference of the convolutions reads out of bounds
   // (a crash) when W's rank differs from X's (found by the onnx fuzzer:
   // fuzz/corpus/onnx/regress-conv*-weight-rank): refused here where both
   // ranks are declared (a W computed by another node is not seen here).
   std::map<std::string, int> declaredRanks;
-  std::function<void(const onnx::GraphProto &)> collectRanks = [&](const onnx::GraphProto &g) {
+  forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const auto *infos : {&g.input(), &g.value_info()})
       for (const onnx::ValueInfoProto &info : *infos)
         if (info.type().has_tensor_type() && info.type().tensor_type().has_shape())
           declaredRanks[info.name()] = info.type().tensor_type().shape().dim_size();
     for (const onnx::TensorProto &init : g.initializer())
       declaredRanks[init.name()] = init.dims_size();
-    for (const onnx::NodeProto &node : g.node())
-      for (const onnx::AttributeProto &a : node.attribute()) {
-        if (a.has_g())
-          collectRanks(a.g());
-        for (const onnx::GraphProto &sub : a.graphs())
-          collectRanks(sub);
-      }
-  };
-  collectRanks(model.graph());
-  std::function<bool(const onnx::GraphProto &)> convRanksAgree = [&](const onnx::GraphProto &g) {
+  });
+  std::string rankError;
+  forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const onnx::NodeProto &node : g.node()) {
       const std::string &op = node.op_type();
       int w = op == "QLinearConv" ? 3
               : op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" ? 1
                                                                                : -1;
-      if (w >= 0 && (node.domain().empty() || node.domain() == "ai.onnx") && node.input_size() > w) {
-        auto x = declaredRanks.find(node.input(0)), wr = declaredRanks.find(node.input(w));
-        if (x != declaredRanks.end() && wr != declaredRanks.end() && x->second != wr->second) {
-          error = "invalid ONNX model '" + origin + "': node '" + node.name() + "' (" + op +
-                  "): W has rank " + std::to_string(wr->second) + ", X has rank " +
-                  std::to_string(x->second) + " (they must be equal)";
-          return false;
-        }
-      }
-      for (const onnx::AttributeProto &a : node.attribute()) {
-        if (a.has_g() && !convRanksAgree(a.g()))
-          return false;
-        for (const onnx::GraphProto &sub : a.graphs())
-          if (!convRanksAgree(sub))
-            return false;
-      }
+      if (!rankError.empty() || w < 0 || !(node.domain().empty() || node.domain() == "ai.onnx") ||
+          node.input_size() <= w)
+        continue;
+      auto x = declaredRanks.find(node.input(0)), wr = declaredRanks.find(node.input(w));
+      if (x != declaredRanks.end() && wr != declaredRanks.end() && x->second != wr->second)
+        rankError = "invalid ONNX model '" + origin + "': node '" + node.name() + "' (" + op +
+                    "): W has rank " + std::to_string(wr->second) + ", X has rank " +
+                    std::to_string(x->second) + " (they must be equal)";
     }
-    return true;
-  };
-  if (!convRanksAgree(model.graph()))
+  });
+  if (!rankError.empty()) {
+    error = rankError;
     return nullptr;
+  }
 
   // ONNX's own shape inference; failures here are not fatal: the importer
   // derives every type from the IR it builds and only needs ranked inputs.
