@@ -290,6 +290,8 @@ json metaToJson(const Module &module) {
   json meta;
   meta["functions"] = std::move(functions);
   meta["target"] = module.target;
+  if (!module.targetCpu.empty() || !module.cpuFeatures.empty())
+    meta["cpu"] = {{"name", module.targetCpu}, {"features", module.cpuFeatures}};
   meta["kernels"] = module.kernels;
   meta["parameters"] = std::move(parameters);
   if (!module.images.empty()) {
@@ -781,6 +783,17 @@ void readMeta(const json &meta, Module &module) {
     if (!meta["target"].is_string() || meta["target"].get<std::string>().empty())
       corrupt("metadata.target: expected a non-empty target name");
     module.target = meta["target"].get<std::string>();
+  }
+  if (meta.contains("cpu")) {
+    const json &cpu = meta["cpu"];
+    module.targetCpu = stringField(cpu, "name", "metadata.cpu");
+    const json &features = arrayField(cpu, "features", "metadata.cpu");
+    for (size_t i = 0; i < features.size(); ++i) {
+      if (!features[i].is_string() || features[i].get<std::string>().empty())
+        corrupt("metadata.cpu.features[" + std::to_string(i) +
+                "]: expected a non-empty feature name");
+      module.cpuFeatures.push_back(features[i].get<std::string>());
+    }
   }
   const json &kernels = arrayField(meta, "kernels", "metadata");
   for (size_t i = 0; i < kernels.size(); ++i) {

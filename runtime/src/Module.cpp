@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "turbine/runtime/Module.h"
 
+#include "HostCpu.h"
 #include "InstanceState.h"
 #include "LoadedModule.h"
 #include "ParameterFormats.h"
@@ -137,6 +138,8 @@ Status loadKernels(detail::LoadedModule &module) {
                          "not run: compile it for target 'cpu' or 'cuda'");
   if (a.kernels.empty())
     return Status::success();
+  if (Status runs = detail::checkHostRunsKernels(a, module.label); !runs)
+    return runs;
   if (a.library.empty())
     return Status::error(prefix + " lists " + std::to_string(a.kernels.size()) +
                          " kernels but has no kernel library");

@@ -638,6 +638,34 @@ TEST(Artifact, CudaImagesAndLaunchRoundTrip) {
   EXPECT_TRUE(cpu->kernelLaunch.empty());
 }
 
+TEST(Artifact, TargetCpuRoundTrips) {
+  Module m = sampleModule();
+  m.targetCpu = "znver3";
+  m.cpuFeatures = {"avx2", "fma"};
+  Result<Module> back = deserialize(serialize(m));
+  ASSERT_TRUE(back.ok()) << back.message();
+  EXPECT_EQ(back->targetCpu, "znver3");
+  EXPECT_EQ(back->cpuFeatures, (std::vector<std::string>{"avx2", "fma"}));
+  // Artifacts from before the record: none, and no "cpu" key written.
+  EXPECT_FALSE(metaOf(serialize(sampleModule())).contains("cpu"));
+  Result<Module> old = deserialize(serialize(sampleModule()));
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->targetCpu.empty() && old->cpuFeatures.empty());
+}
+
+TEST(Artifact, CorruptTargetCpuIsRejected) {
+  EXPECT_NE(errorAfterEdit([](nlohmann::json &meta) { meta["cpu"] = "znver3"; })
+                .find("metadata.cpu: expected an object"),
+            std::string::npos);
+  EXPECT_NE(errorAfterEdit([](nlohmann::json &meta) { meta["cpu"] = {{"name", "znver3"}}; })
+                .find("metadata.cpu: missing field 'features'"),
+            std::string::npos);
+  EXPECT_NE(errorAfterEdit([](nlohmann::json &meta) {
+              meta["cpu"] = {{"name", "znver3"}, {"features", {"avx2", 7}}};
+            }).find("metadata.cpu.features[1]: expected a non-empty feature name"),
+            std::string::npos);
+}
+
 TEST(Artifact, CudaMetadataChecks) {
   Module m = cudaModule();
   m.images[1].size = 101; // one byte past the library

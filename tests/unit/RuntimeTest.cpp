@@ -447,6 +447,33 @@ TEST(Runtime, LoadErrors) {
             std::string::npos);
 }
 
+TEST(Runtime, KernelsForAnotherCpuAreALoadError) {
+  // No x86 CPU has both AMD's XOP and Intel's AMX: whichever this one is,
+  // it lacks one of them.
+  artifact::Module m = makeAddModule(kernelLibrary());
+  m.targetCpu = "imaginary";
+  m.cpuFeatures = {"avx", "xop", "amx-tile"};
+  std::string error = loadError(m);
+  EXPECT_NE(error.find("artifact 'test.tmod' was compiled for CPU 'imaginary' and may use "),
+            std::string::npos)
+      << error;
+  EXPECT_TRUE(error.find("xop") != std::string::npos || error.find("amx-tile") != std::string::npos)
+      << error;
+  EXPECT_NE(error.find("which this CPU does not have"), std::string::npos) << error;
+  EXPECT_EQ(error.find("avx,"), std::string::npos) << "lists an extension every x86-64 CPU here has";
+  // A name this runtime does not know (a newer compiler's) is refused too.
+  m.cpuFeatures = {"avx1024"};
+  EXPECT_EQ(loadError(m), "artifact 'test.tmod' was compiled for CPU 'imaginary' and may use "
+                          "avx1024, which this runtime cannot check for: load it with the "
+                          "runtime of the compiler that wrote it");
+  // What this CPU has loads and runs, as an artifact that records nothing.
+  m.cpuFeatures = {"sse4.1"};
+  EXPECT_TRUE(load(m));
+  m.cpuFeatures.clear();
+  m.targetCpu.clear();
+  EXPECT_TRUE(load(m));
+}
+
 TEST(Runtime, TwoModulesLoadIndependently) {
   auto a = load(makeAddModule(kernelLibrary()));
   auto b = load(makeAddModule(kernelLibrary(), 2));

@@ -1,9 +1,13 @@
 //===- CpuFeatures.cpp - Which x86 instructions the target CPU has --------===//
 //
 // "host": llvm::sys::getHostCPUFeatures (what EmitLibrary gives the target
-// machine too); a CPU name: the X86 MCSubtargetInfo of that CPU.
+// machine too); a CPU name: the X86 MCSubtargetInfo of that CPU. The same
+// answers go into the artifact, for the runtime to check at load.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CpuFeatures.h"
+
+#include "turbine/artifact/CpuFeatures.h"
+#include "turbine/artifact/Module.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -12,6 +16,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,31 +31,50 @@ void initializeNativeTarget() {
   (void)initialized;
 }
 
-CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
-  CpuFeatures features;
-  if (targetCpu.empty())
-    return features;
+namespace {
+
+/// Which LLVM features `targetCpu` ("host" or an LLVM CPU name) has, as a
+/// predicate on a feature name; none for an unknown CPU.
+std::function<bool(llvm::StringRef)> featureQuery(llvm::StringRef targetCpu) {
   if (targetCpu == "host") {
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    features.avx512f = host.lookup("avx512f");
-    features.avx512vnni = host.lookup("avx512vnni");
-    features.avx512bf16 = host.lookup("avx512bf16");
-    return features;
+    auto host = std::make_shared<llvm::StringMap<bool>>(llvm::sys::getHostCPUFeatures());
+    return [host](llvm::StringRef name) { return host->lookup(name); };
   }
   initializeNativeTarget();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return features;
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
+    return [](llvm::StringRef) { return false; };
+  std::shared_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(triple, targetCpu, ""));
   if (!info || !info->isCPUStringValid(targetCpu))
+    return [](llvm::StringRef) { return false; };
+  return [info](llvm::StringRef name) { return info->checkFeatures("+" + name.str()); };
+}
+
+} // namespace
+
+CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
+  CpuFeatures features;
+  if (targetCpu.empty())
     return features;
-  features.avx512f = info->checkFeatures("+avx512f");
-  features.avx512vnni = info->checkFeatures("+avx512vnni");
-  features.avx512bf16 = info->checkFeatures("+avx512bf16");
+  std::function<bool(llvm::StringRef)> has = featureQuery(targetCpu);
+  features.avx512f = has("avx512f");
+  features.avx512vnni = has("avx512vnni");
+  features.avx512bf16 = has("avx512bf16");
   return features;
+}
+
+void recordTargetCpu(llvm::StringRef targetCpu, artifact::Module &out) {
+  if (targetCpu.empty())
+    targetCpu = "host";
+  out.targetCpu = targetCpu == "host" ? llvm::sys::getHostCPUName().str() : targetCpu.str();
+  std::function<bool(llvm::StringRef)> has = featureQuery(targetCpu);
+  out.cpuFeatures.clear();
+  for (std::string_view name : artifact::kCpuFeatureNames)
+    if (has(llvm::StringRef(name.data(), name.size())))
+      out.cpuFeatures.emplace_back(name);
 }
 
 } // namespace turbine::compiler

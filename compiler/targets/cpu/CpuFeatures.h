@@ -12,6 +12,10 @@
 
 #include "llvm/ADT/StringRef.h"
 
+namespace turbine::artifact {
+struct Module;
+} // namespace turbine::artifact
+
 namespace turbine::compiler {
 
 struct CpuFeatures {
@@ -27,6 +31,12 @@ struct CpuFeatures {
 /// The features of `targetCpu` ("host", an LLVM CPU name, or "" for none).
 /// An unknown CPU name has none of them (LLVM rejects it later, at link).
 CpuFeatures cpuFeatures(llvm::StringRef targetCpu);
+
+/// Records in `out` the CPU `targetCpu` names (this machine's for "host" or
+/// "", as EmitLibrary compiles for) and which extensions of
+/// artifact/CpuFeatures.h it has: the kernels may use any of them, and the
+/// runtime checks the loading CPU for each.
+void recordTargetCpu(llvm::StringRef targetCpu, artifact::Module &out);
 
 /// Registers the native LLVM target and its asm printer, once per process.
 /// LLVM's target registry may not be written while another thread reads it

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CpuTarget.h"
 
+#include "targets/cpu/CpuFeatures.h"
 #include "targets/cpu/CpuWorkgroupTiling.h"
 #include "targets/cpu/EmitLibrary.h"
 #include "targets/cpu/LowerKernelsToLLVM.h"
@@ -109,6 +110,7 @@ public:
     if (failed(library))
       return Status::error("emitting the kernel library failed");
     out.library = std::move(*library);
+    recordTargetCpu(options.targetCpu, out);
     return Status::success();
   }
 };

@@ -4,8 +4,10 @@
 // it for the target CPU (the compiling machine's by default) and emits object
 // files (the kernels split into parts, optimized and code-generated on
 // every core) and links them into a position-independent shared object with
-// ld.lld from LLVM 22. The runtime dlopens that object from memory; kernels may call
-// libc/libm (malloc, erf), which the loading process provides.
+// ld.lld from LLVM 22, with compiler-rt's builtins for the operations LLVM
+// lowers to library calls on CPUs without the instruction (f32 -> bf16
+// without AVX512-BF16). The runtime dlopens that object from memory; kernels
+// may call libc/libm (malloc, erf), which the loading process provides.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/EmitLibrary.h"
 #include "targets/cpu/CpuFeatures.h"
@@ -258,6 +260,9 @@ FailureOr<std::string> emitKernelLibrary(ModuleOp kernels,
                                              "-o", libraryPath};
   for (const llvm::SmallString<128> &path : objectPaths)
     args.push_back(path);
+  // Last: an archive gives only the members the objects before it need
+  // (compiled hidden, so the library exports nothing more).
+  args.push_back(TURBINE_CLANG_RT_BUILTINS);
   std::string linkError;
   int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {},
                                      /*secondsToWait=*/120, 0, &linkError);

@@ -635,12 +635,16 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
     return failure();
   hoistAccumulators(rewriter, kernel);
   // Without AVX512-BF16, LLVM rounds f32 to bf16 by a call to compiler-rt's
-  // __truncsfbf2, which the kernel library does not link: round in integer
-  // arithmetic instead (to nearest even, as the instruction does).
+  // __truncsfbf2 (EmitLibrary.cpp links it for what is left): round inline
+  // in integer arithmetic instead (to nearest even, as the instruction does). Without
+  // folding: the kernel's IR is otherwise the same on every CPU (folding
+  // forwards stores to loads, which the CPUs with AVX512-BF16 would not get
+  // here; LLVM forwards them later on every CPU).
   if (!features.avx512bf16) {
     RewritePatternSet patterns(kernel.getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(kernel, std::move(patterns))))
+    if (failed(applyPatternsGreedily(kernel, std::move(patterns),
+                                     GreedyRewriteConfig().enableFolding(false))))
       return failure();
   }
   return success();

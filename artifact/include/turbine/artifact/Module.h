@@ -226,6 +226,12 @@ struct Module {
   /// and cubins listed in `images`, launched as `kernelLaunch` says). Artifacts written before targets
   /// existed have none in their metadata and read as "cpu".
   std::string target = "cpu";
+  /// CPU target: the LLVM CPU the kernels were compiled for ("znver3") and
+  /// which extensions of CpuFeatures.h it has, any of which the kernels may
+  /// use; the runtime refuses to load the artifact on a CPU that lacks one.
+  /// Empty in artifacts written before they were recorded (not checked).
+  std::string targetCpu;
+  std::vector<std::string> cpuFeatures;
   std::vector<Function> functions;
   std::vector<std::string> kernels;   // exported symbol names in `library`
   std::vector<Parameter> parameters;
