@@ -63,8 +63,11 @@ namespace {
 /// Marks the register tiles tileBf16MatmulRows made (peeling copies it).
 constexpr llvm::StringLiteral kBf16TileAttr = "turbine.bf16_dot_tile";
 
-/// f32 lanes per vdpbf16ps (one zmm); the tile's 32 columns are two.
+/// f32 lanes per vdpbf16ps (one zmm); the tile's 32 columns are two, its
+/// 8 rows 16 zmm accumulators.
 constexpr int64_t kLanes = 16;
+constexpr int64_t kTileRows = 8;
+constexpr int64_t kTileColumns = 2 * kLanes;
 
 bool isBf16(Value v) { return getElementTypeOrSelf(v.getType()).isBF16(); }
 
@@ -90,7 +93,7 @@ void tileBf16Registers(RewriterBase &rewriter, Operation *op, int64_t rows) {
   if (dims.packed)
     tiles[0] = 1; // nb: one panel; n0 whole (32).
   else
-    tiles[dims.n] = kMatmulRegisterN;
+    tiles[dims.n] = kTileColumns;
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), tiles));
   rewriter.setInsertionPoint(op);
@@ -288,25 +291,26 @@ bool takesBf16DotProducts(linalg::LinalgOp op, const CpuFeatures &features) {
   if (ranges[dims.m] == 1)
     return false; // GEMV: the f32 strategy's 1 x 128 tiles.
   if (dims.packed)
-    return ranges[dims.n] == kMatmulRegisterN;
-  return !ShapedType::isDynamic(ranges[dims.n]) && ranges[dims.n] % kMatmulRegisterN == 0;
+    return ranges[dims.n] == kTileColumns;
+  return !ShapedType::isDynamic(ranges[dims.n]) && ranges[dims.n] % kTileColumns == 0;
 }
 
-void tileBf16MatmulRows(RewriterBase &rewriter, Operation *current) {
+void tileBf16MatmulRows(RewriterBase &rewriter, Operation *current,
+                        const RegisterTiles &leftover) {
   auto op = cast<linalg::LinalgOp>(current);
   MatmulDims dims = dimsOf(op);
   int64_t m = op.getStaticLoopRanges()[dims.m];
   Operation *fullRows = current, *leftoverRows = nullptr;
-  if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {
+  if (!ShapedType::isDynamic(m) && m < kTileRows) {
     fullRows = nullptr;
     leftoverRows = current;
-  } else if (ShapedType::isDynamic(m) || m % kMatmulRegisterM != 0) {
+  } else if (ShapedType::isDynamic(m) || m % kTileRows != 0) {
     rewriter.setInsertionPoint(current);
     SmallVector<Range> domain = cast<TilingInterface>(current).getIterationDomain(rewriter);
     AffineExpr s0;
     bindSymbols(rewriter.getContext(), s0);
     OpFoldResult split = affine::makeComposedFoldedAffineApply(
-        rewriter, current->getLoc(), s0.floorDiv(kMatmulRegisterM) * kMatmulRegisterM,
+        rewriter, current->getLoc(), s0.floorDiv(kTileRows) * kTileRows,
         {domain[dims.m].size});
     auto [first, second] =
         linalg::splitOp(rewriter, cast<TilingInterface>(current), dims.m, split);
@@ -314,14 +318,14 @@ void tileBf16MatmulRows(RewriterBase &rewriter, Operation *current) {
     leftoverRows = second ? second.getOperation() : nullptr;
   }
   if (fullRows)
-    tileBf16Registers(rewriter, fullRows, kMatmulRegisterM);
+    tileBf16Registers(rewriter, fullRows, kTileRows);
   if (!leftoverRows)
     return;
-  int64_t leftover = cast<linalg::LinalgOp>(leftoverRows).getStaticLoopRanges()[dims.m];
-  if (ShapedType::isDynamic(leftover))
-    tileLeftoverMatmulRows(rewriter, leftoverRows);
-  else if (leftover > 0)
-    tileBf16Registers(rewriter, leftoverRows, leftover);
+  int64_t rows = cast<linalg::LinalgOp>(leftoverRows).getStaticLoopRanges()[dims.m];
+  if (ShapedType::isDynamic(rows))
+    tileLeftoverMatmulRows(rewriter, leftoverRows, leftover);
+  else if (rows > 0)
+    tileBf16Registers(rewriter, leftoverRows, rows);
 }
 
 void vectorizeBf16Matmuls(RewriterBase &rewriter, func::FuncOp kernel) {
@@ -339,11 +343,11 @@ void vectorizeBf16Matmuls(RewriterBase &rewriter, func::FuncOp kernel) {
     std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op);
     // A tile this strategy did not shape (columns not one static 32-wide
     // tile, a batch / panel count other than 1) keeps the f32 strategy.
-    if (!bounds || ranges[dims.n] != kMatmulRegisterN || (dims.packed && ranges[0] != 1) ||
+    if (!bounds || ranges[dims.n] != kTileColumns || (dims.packed && ranges[0] != 1) ||
         aType.getRank() != 2 || cType.isDynamicDim(cType.getRank() - 1))
       continue;
     int64_t rows = (*bounds)[dims.m];
-    if (rows < 1 || rows > kMatmulRegisterM)
+    if (rows < 1 || rows > kTileRows)
       continue;
     emitBf16Tile(rewriter, op, rows);
   }

@@ -23,15 +23,29 @@
 
 namespace turbine::compiler {
 
-/// Matmul K tile and register tile (8 rows x 32 columns: 16 zmm
-/// accumulators).
+/// Matmul K tile.
 constexpr int64_t kMatmulTileK = 256;
-constexpr int64_t kMatmulRegisterM = 8;
-constexpr int64_t kMatmulRegisterN = 32;
-/// Columns of the one-row register tile (rows left over, GEMV): 8 zmm.
-constexpr int64_t kGemvColumns = 128;
 /// Innermost tile of the generic strategy.
 constexpr int64_t kVectorWidth = 64;
+
+/// The register tiles of the f32 strategies, sized for the target's vector
+/// registers (CpuFeatures): accumulators, a row of B and a broadcast of A
+/// fit in the register file with none spilled.
+///                    32 zmm (AVX-512)   16 ymm (AVX2)   16 xmm (SSE)
+///   matmul rows x columns   8 x 32           6 x 16          6 x 8
+///   GEMV columns               128               64             32
+///   accumulators                16               12             12
+/// A convolution's register tile is pixels x channels with channels at most
+/// matmulColumns and pixels x channel vectors at most `accumulators`.
+struct RegisterTiles {
+  int64_t lanes;         ///< f32 elements of one vector register
+  int64_t matmulRows;    ///< rows of a matmul register tile
+  int64_t matmulColumns; ///< its columns: two vector registers
+  int64_t gemvColumns;   ///< columns of a one-row tile: eight registers
+  int64_t accumulators;  ///< most accumulator registers of one tile
+  int64_t registers;     ///< vector registers in all: 32 | 16
+};
+RegisterTiles registerTiles(const CpuFeatures &features);
 
 // Primitives (KernelCodegen.cpp).
 
@@ -39,6 +53,11 @@ constexpr int64_t kVectorWidth = 64;
 /// op, or null if tiling failed (the op is left as it was).
 mlir::Operation *tileOp(mlir::RewriterBase &rewriter, mlir::TilingInterface op,
                         llvm::ArrayRef<int64_t> tileSizes);
+
+/// Whether `op` has a shaped operand of i1. Such tensors hold a byte per
+/// element while vectors of i1 are bit-packed in memory: the strategies
+/// vectorize no op that reads or writes one.
+bool hasI1Operand(mlir::Operation *op);
 
 /// linalg.matmul, linalg.batch_matmul or a packed matmul (MatmulDataTiling.h).
 bool isMatmulLike(mlir::Operation *op);
@@ -113,25 +132,30 @@ void tileMatmulOnDecodedPanels(mlir::RewriterBase &rewriter, mlir::linalg::Linal
                                const DecodedPanels &panels, const CpuFeatures &features,
                                llvm::function_ref<void(mlir::linalg::LinalgOp)> fewRows);
 
-/// The rows of a matmul (after K tiling) past the last multiple of 8 (fewer
-/// than 8 or a dynamic count): one row at a time, 1x128x1 then 1x32x1 tiles.
-void tileLeftoverMatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *leftoverRows);
+/// The rows of a matmul (after K tiling) past the last multiple of the
+/// register tile's (fewer or a dynamic count): one row at a time, 1 x
+/// gemvColumns x 1 then 1 x matmulColumns x 1 tiles.
+void tileLeftoverMatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *leftoverRows,
+                            const RegisterTiles &tiles);
 
 /// The matmul whose result `epilogue` updates in place, when one
 /// register-tile pass covers it; null otherwise.
-mlir::linalg::LinalgOp matmulBeforeRegisterEpilogue(mlir::linalg::GenericOp epilogue);
+mlir::linalg::LinalgOp matmulBeforeRegisterEpilogue(mlir::linalg::GenericOp epilogue,
+                                                    const RegisterTiles &tiles);
 
 /// A matmul and its in-place epilogue, register tile by register tile.
 /// Returns the tiles it made, empty if it could not tile.
 llvm::SmallVector<mlir::Operation *> tileMatmulWithEpilogue(mlir::RewriterBase &rewriter,
                                                             mlir::linalg::GenericOp epilogue,
-                                                            mlir::linalg::LinalgOp matmul);
+                                                            mlir::linalg::LinalgOp matmul,
+                                                            const RegisterTiles &tiles);
 
 /// Vectorizes the fill and epilogue tiles tileMatmulWithEpilogue made.
 void vectorizeRegisterEpilogues(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
 
 /// Vectorizes the matmul register tiles of `kernel` (masked where partial).
-void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
+void vectorizeMatmulTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
+                          const RegisterTiles &tiles);
 
 // bf16 matmuls with AVX512-BF16 (Bf16MatmulCodegen.cpp).
 
@@ -145,8 +169,9 @@ bool takesBf16DotProducts(mlir::linalg::LinalgOp op, const CpuFeatures &features
 /// A matmul that takesBf16DotProducts, after K tiling: rows split at the
 /// last multiple of 8; full rows get 8 x 32 register tiles over the whole
 /// K tile, static leftover rows one tile of that many rows, a dynamic
-/// leftover tileLeftoverMatmulRows.
-void tileBf16MatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *op);
+/// leftover tileLeftoverMatmulRows with `leftover`'s tiles.
+void tileBf16MatmulRows(mlir::RewriterBase &rewriter, mlir::Operation *op,
+                        const RegisterTiles &leftover);
 
 /// Writes the tiles tileBf16MatmulRows made as vdpbf16ps vector code
 /// (x86vector.avx512.dot).
@@ -211,12 +236,14 @@ void tileConvolution(mlir::RewriterBase &rewriter, mlir::linalg::Conv2DNchwFchwO
 
 /// NHWC convolution or pooling inside a workgroup tile: register tiles of
 /// pixels x channels.
-void tileChannelsLastWindow(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+void tileChannelsLastWindow(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                            const RegisterTiles &tiles);
 
 /// A clamped-window max pooling (ClampedMaxPooling.h) by one pixel x one
 /// channel vector; returns the tiles.
 llvm::SmallVector<mlir::Operation *> tileClampedMaxPooling(mlir::RewriterBase &rewriter,
-                                                           mlir::linalg::LinalgOp op);
+                                                           mlir::linalg::LinalgOp op,
+                                                           const RegisterTiles &tiles);
 
 /// The NHWC convolution whose only use is `epilogue`, or null.
 mlir::linalg::LinalgOp convolutionBeforeEpilogue(mlir::linalg::GenericOp epilogue);
@@ -225,12 +252,13 @@ mlir::linalg::LinalgOp convolutionBeforeEpilogue(mlir::linalg::GenericOp epilogu
 /// tile. Returns the convolution tiles it made, empty if it could not tile.
 llvm::SmallVector<mlir::Operation *> tileConvolutionWithEpilogue(mlir::RewriterBase &rewriter,
                                                                  mlir::linalg::GenericOp epilogue,
-                                                                 mlir::linalg::LinalgOp conv);
+                                                                 mlir::linalg::LinalgOp conv,
+                                                                 const RegisterTiles &tiles);
 
 /// A packed-filter convolution: one NHWC convolution per 32-channel tile,
 /// with blocked reductions when `blockReduction`.
 void tilePackedConvolution(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
-                           bool blockReduction);
+                           bool blockReduction, const RegisterTiles &tiles);
 
 /// Decomposes the unit-height convolution and pooling tiles to 1-D ones and
 /// vectorizes those with static shapes.

@@ -37,7 +37,9 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
 #include <functional>
+#include <tuple>
 
 using namespace mlir;
 
@@ -67,27 +69,51 @@ void tileConvolution(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp op) {
 
 namespace {
 
-/// Pixels of an NHWC register tile of `channels` channels in a row of
-/// `width` output pixels (a divisor of it): up to 16 for 16 channels or
-/// fewer, up to 8 for 32 (16 zmm accumulators); a 32-channel tile whose
-/// width has no divisor from 4 to 8 (13, 27, 55: SqueezeNet's images) takes
-/// up to 14 pixels (28 zmm accumulators) rather than 1 to 3.
-int64_t registerTilePixels(int64_t width, int64_t channels) {
-  if (channels <= 16)
-    return largestDivisorAtMost(width, 16);
-  int64_t pixels = largestDivisorAtMost(width, 8);
-  return pixels >= 4 ? pixels : largestDivisorAtMost(width, 14);
+/// Pixels of an NHWC register tile of `channels` channels (one or two
+/// vector registers) in a row of `width` output pixels (a divisor of it):
+/// as many as `tiles.accumulators` registers hold (AVX-512: up to 16 for
+/// 16 channels or fewer, up to 8 for 32; AVX2: up to 12 for 8, up to 6 for
+/// 16). A two-register tile whose width has no divisor from half that to
+/// that (13, 27, 55: SqueezeNet's images) takes as many pixels as the
+/// register file holds besides a filter row and a broadcast (AVX-512: 14
+/// pixels, 28 zmm accumulators) rather than 1 to 3; so does a
+/// one-register tile of a 16-register file (AVX2: 13 pixels).
+int64_t registerTilePixels(int64_t width, int64_t channels, const RegisterTiles &tiles) {
+  int64_t vectors = std::max<int64_t>(1, channels / tiles.lanes);
+  int64_t budget = tiles.accumulators / vectors;
+  int64_t pixels = largestDivisorAtMost(width, budget);
+  if (2 * pixels >= budget || (vectors == 1 && tiles.registers > 16))
+    return pixels;
+  return largestDivisorAtMost(width, (tiles.registers - 2 - vectors) / vectors);
+}
+
+/// Register tile (pixels, channels) of up to `channels` channels (a power of
+/// two) in a row of `width` output pixels: registerTilePixels. On a
+/// 16-register file, a two-register tile with few pixels (widths 7 and 14
+/// have no divisor from 3 to 6) takes one register of channels when that
+/// holds more accumulators (AVX2: 7 x 8 for 1 x 16).
+std::pair<int64_t, int64_t> registerTileOf(int64_t width, int64_t channels,
+                                           const RegisterTiles &tiles) {
+  int64_t pixels = registerTilePixels(width, channels, tiles);
+  if (tiles.registers <= 16 && channels > tiles.lanes) {
+    int64_t narrow = registerTilePixels(width, tiles.lanes, tiles);
+    if (narrow > pixels * (channels / tiles.lanes))
+      return {narrow, tiles.lanes};
+  }
+  return {pixels, channels};
 }
 
 /// Register tile (pixels, channels) of an NHWC convolution or pooling with
-/// static loop ranges `ranges` (n, oh, ow, f|c, ...): 8 x 32, or 16 x 16
-/// when a tile has 16 channels or fewer (power-of-two channel counts); both
-/// divide the extents.
-std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges) {
+/// static loop ranges `ranges` (n, oh, ow, f|c, ...): the largest power of
+/// two dividing the channels up to matmulColumns (two vector registers)
+/// and registerTileOf (AVX-512: 8 x 32, or 16 x 16 when a tile has 16
+/// channels or fewer).
+std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges,
+                                                     const RegisterTiles &tiles) {
   // A power of two: vectors of other widths (24 channels) lower to shuffles
   // that cost 10-30x.
-  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[3], 32);
-  return {registerTilePixels(ranges[2], channels), channels};
+  return registerTileOf(ranges[2], largestPowerOfTwoDivisorAtMost(ranges[3], tiles.matmulColumns),
+                        tiles);
 }
 
 /// Output channels [offset, offset + size) of a plain NHWC convolution tile,
@@ -99,20 +125,24 @@ struct ChannelSegment {
 };
 
 /// The channel segments of a plain NHWC convolution (linalg.conv_2d_nhwc_hwcf)
-/// tile whose static output channel extent is a multiple of 8 but not of 32
-/// (workgroup tiles of splitChannelsWorkgroupTile): the multiples of 32 in
-/// 32-wide register tiles, then 16 and 8 channels. Empty for other ops and
-/// extents (their register tiles are a power of two dividing the extent).
-SmallVector<ChannelSegment> channelSegments(Operation *op) {
+/// tile whose static output channel extent is a multiple of 8 but not of
+/// the register tile's columns (32 with AVX-512; workgroup tiles of
+/// splitChannelsWorkgroupTile): the multiples of those columns in
+/// register tiles that wide, then half and a quarter of them, down to 8
+/// channels. Empty for other ops and extents (their register tiles are a
+/// power of two dividing the extent).
+SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &tiles) {
   if (!isa<linalg::Conv2DNhwcHwcfOp>(op))
     return {};
   SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();
   int64_t extent = ranges[3];
-  if (ShapedType::isDynamic(extent) || extent < 24 || extent % 8 != 0 || extent % 32 == 0)
+  const int64_t widest = tiles.matmulColumns;
+  if (ShapedType::isDynamic(extent) || extent < widest - 8 || extent % 8 != 0 ||
+      extent % widest == 0)
     return {};
   SmallVector<ChannelSegment> segments;
   int64_t offset = 0;
-  for (int64_t width : {kMatmulRegisterN, int64_t(16), int64_t(8)}) {
+  for (int64_t width = widest; width >= 8; width /= 2) {
     int64_t size = (extent - offset) / width * width;
     if (size == 0)
       continue;
@@ -287,23 +317,24 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
 } // namespace
 
 /// NHWC convolution or pooling inside a workgroup tile, as register tiles of
-/// 8 output pixels of one row by up to 32 channels (16 x 16 for narrow
-/// layers), one kernel position and
+/// output pixels of one row by channels (channelsLastRegisterTile; AVX-512:
+/// 8 x 32, 16 x 16 for narrow layers), one kernel position and
 /// (convolution) one input channel at a time: the convolution's tile is then
-/// an 8x32x1 matmul step, the same register tile as tileMatmul's, whose
+/// a matmul step like tileMatmul's register tile (8x32x1 on AVX-512), whose
 /// accumulators stay in registers across the kh, kw and c loops. Sizes divide
 /// the (static) extents; unit rows make them 1-D once decomposed.
-void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
+void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
+                            const RegisterTiles &registers) {
   // Loops: n, oh, ow, f|c, kh, kw[, c].
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
   // Output channels a multiple of 8 but not of 32: 32-wide register tiles
   // for most of them, 16 / 8 for the rest.
-  if (SmallVector<ChannelSegment> segments = channelSegments(op); !segments.empty()) {
+  if (SmallVector<ChannelSegment> segments = channelSegments(op, registers); !segments.empty()) {
     auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
-      SmallVector<int64_t> tiles = {1, 1, registerTilePixels(ranges[2], segment.channels),
+      SmallVector<int64_t> tiles = {1, 1, registerTilePixels(ranges[2], segment.channels, registers),
                                     segment.channels, 1, 1, 1};
       (void)tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles);
     }
@@ -311,8 +342,9 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
       return;
   }
   // 16 zmm accumulators: 8 pixels x 32 channels, or 16 x 16 when a tile
-  // has 16 channels or fewer (the first layers of small CNNs).
-  auto [pixels, channels] = channelsLastRegisterTile(ranges);
+  // has 16 channels or fewer (the first layers of small CNNs); AVX2: 12
+  // ymm, 6 x 16.
+  auto [pixels, channels] = channelsLastRegisterTile(ranges, registers);
   SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
@@ -326,12 +358,13 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// arithmetic) max-ed as a tree with the fill's vector, all in registers.
 /// Returns the ops it made that the caller must leave alone; empty if it
 /// could not tile (the op is then as it was).
-SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op) {
+SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::LinalgOp op,
+                                               const RegisterTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return {};
   // Loops: n, oh, ow, kh, kw, c.
-  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[5], kMatmulRegisterN);
+  int64_t channels = largestPowerOfTwoDivisorAtMost(ranges[5], tiles.matmulColumns);
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(op.getContext(), {1, 1, 1, 0, 0, channels}));
@@ -387,7 +420,7 @@ SmallVector<Operation *> tileClampedMaxPooling(RewriterBase &rewriter, linalg::L
 /// `epilogue`, an all-parallel generic that reads it element for element
 /// (bias, batch norm, activation, residual add): the convolution, or null.
 linalg::LinalgOp convolutionBeforeEpilogue(linalg::GenericOp epilogue) {
-  if (!epilogue.hasPureTensorSemantics() || epilogue.getNumLoops() != 4 ||
+  if (!epilogue.hasPureTensorSemantics() || hasI1Operand(epilogue) || epilogue.getNumLoops() != 4 ||
       epilogue.getNumParallelLoops() != 4 || epilogue.getNumResults() != 1 ||
       !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
     return nullptr;
@@ -458,28 +491,30 @@ SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
 /// gets one such tiling per segment.
 SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
                                                      linalg::GenericOp epilogue,
-                                                     linalg::LinalgOp conv) {
+                                                     linalg::LinalgOp conv,
+                                                     const RegisterTiles &tiles) {
   // Output channels a multiple of 8 but not of 32: one convolution and
   // epilogue per channel segment, each with its own register tiles.
-  if (SmallVector<ChannelSegment> segments = channelSegments(conv); !segments.empty()) {
+  if (SmallVector<ChannelSegment> segments = channelSegments(conv, tiles); !segments.empty()) {
     int64_t width = conv.getStaticLoopRanges()[2];
     auto pieces = splitChannelSegments(rewriter, conv, epilogue, segments);
     SmallVector<Operation *> made;
     for (auto [piece, segment] : llvm::zip(pieces, segments))
       llvm::append_range(made, tileConvolutionWithEpilogueBy(
                                    rewriter, piece.first, piece.second,
-                                   registerTilePixels(width, segment.channels), segment.channels));
+                                   registerTilePixels(width, segment.channels, tiles),
+                                   segment.channels));
     if (!pieces.empty())
       return made;
   }
-  auto [pixels, channels] = channelsLastRegisterTile(conv.getStaticLoopRanges());
+  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+  auto [pixels, channels] = channelsLastRegisterTile(ranges, tiles);
   // Packed: one filter tile (32 channels), or the power of two dividing a
-  // group's filter tile, with 16 pixels then for 16 channels or fewer.
-  if (int64_t packed = packedConvolutionRegisterChannels(conv); packed && packed != channels) {
-    channels = packed;
-    SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-    pixels = registerTilePixels(ranges[2], channels);
-  }
+  // group's filter tile, with 16 pixels then for 16 channels or fewer (at
+  // most the register tile's channels: half a filter tile with AVX2).
+  if (int64_t packed = packedConvolutionRegisterChannels(conv))
+    std::tie(pixels, channels) =
+        registerTileOf(ranges[2], std::min(packed, tiles.matmulColumns), tiles);
   return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels);
 }
 
@@ -601,7 +636,7 @@ void accumulateInScratch(RewriterBase &rewriter, linalg::LinalgOp conv) {
 /// tile's reduction is first tiled into blocks (kernel position, up to 64
 /// input channels) outside its register tiles.
 void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op,
-                           bool blockReduction) {
+                           bool blockReduction, const RegisterTiles &tiles) {
   SmallVector<Operation *> convolutions = lowerPackedConvolutionTiles(rewriter, op);
   if (convolutions.empty()) {
     tileAndVectorizeGeneric(rewriter, op);
@@ -613,7 +648,7 @@ void tilePackedConvolution(RewriterBase &rewriter, linalg::LinalgOp op,
       if (Operation *block = tileReductionBlocks(rewriter, convolution))
         convolution = block;
     }
-    tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution));
+    tileChannelsLastWindow(rewriter, cast<linalg::LinalgOp>(convolution), tiles);
   }
 }
 

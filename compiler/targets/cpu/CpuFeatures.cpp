@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace turbine::compiler {
@@ -56,13 +57,23 @@ std::function<bool(llvm::StringRef)> featureQuery(llvm::StringRef targetCpu) {
 } // namespace
 
 CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
-  CpuFeatures features;
-  if (targetCpu.empty())
+  static std::mutex mutex;
+  static llvm::StringMap<CpuFeatures> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = known.try_emplace(targetCpu);
+  CpuFeatures &features = it->second;
+  if (!inserted || targetCpu.empty())
     return features;
   std::function<bool(llvm::StringRef)> has = featureQuery(targetCpu);
   features.avx512f = has("avx512f");
   features.avx512vnni = has("avx512vnni");
   features.avx512bf16 = has("avx512bf16");
+  if (features.avx512f) {
+    features.vectorBits = 512;
+    features.vectorRegisters = 32;
+  } else if (has("avx")) {
+    features.vectorBits = 256;
+  }
   return features;
 }
 

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace turbine::artifact {
 struct Module;
 } // namespace turbine::artifact
@@ -19,6 +21,10 @@ struct Module;
 namespace turbine::compiler {
 
 struct CpuFeatures {
+  /// The vector registers the register tiles are sized for: 32 of 512 bits
+  /// with AVX512F, 16 of 256 bits with AVX, 16 of 128 bits (SSE) otherwise.
+  int64_t vectorBits = 128;
+  int64_t vectorRegisters = 16;
   /// AVX512F (vpermps over 16 lanes: GGUF Q4_0 nibbles to f32 by table).
   bool avx512f = false;
   /// AVX512-VNNI (vpdpbusd): int4 and GGUF Q8_0 / Q4_0 GEMVs on
@@ -28,8 +34,10 @@ struct CpuFeatures {
   bool avx512bf16 = false;
 };
 
-/// The features of `targetCpu` ("host", an LLVM CPU name, or "" for none).
-/// An unknown CPU name has none of them (LLVM rejects it later, at link).
+/// The features of `targetCpu` ("host", an LLVM CPU name, or "" for none:
+/// x86-64's SSE registers). An unknown CPU name has none of them (LLVM
+/// rejects it later, at link). Answers are kept per name (the strategies
+/// ask once per kernel).
 CpuFeatures cpuFeatures(llvm::StringRef targetCpu);
 
 /// Records in `out` the CPU `targetCpu` names (this machine's for "host" or

@@ -150,6 +150,13 @@ bool vectorizeOp(RewriterBase &rewriter, Operation *op,
   return true;
 }
 
+bool hasI1Operand(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return shaped && shaped.getElementType().isInteger(1);
+  });
+}
+
 namespace {
 
 /// Static upper bounds of `op`'s loops: its static extents, or for a dynamic
@@ -180,10 +187,7 @@ boundedLoopRanges(linalg::LinalgOp op, ArrayRef<int64_t> tileSizes) {
 bool isVectorizableByGenericStrategy(linalg::LinalgOp op) {
   // Vectors of i1 are bit-packed in memory while tensors of i1 hold a byte
   // per element: ops touching i1 buffers stay scalar.
-  if (llvm::any_of(op->getOperandTypes(), [](Type t) {
-        auto shaped = dyn_cast<ShapedType>(t);
-        return shaped && shaped.getElementType().isInteger(1);
-      }))
+  if (hasI1Operand(op))
     return false;
   if (isa<linalg::FillOp>(op))
     return true;
@@ -560,6 +564,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   }
   if (reference)
     return success();
+  const RegisterTiles registers = registerTiles(features);
   // Convolutions with an elementwise epilogue first: tiled together.
   DenseSet<Operation *> registerTiled;
   {
@@ -570,18 +575,18 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
         withEpilogue.push_back({op, conv});
     });
     for (auto [epilogue, conv] : withEpilogue)
-      for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv))
+      for (Operation *tiled : tileConvolutionWithEpilogue(rewriter, epilogue, conv, registers))
         registerTiled.insert(tiled);
     // Matmuls whose in-place epilogue fits one register-tile pass, likewise.
     SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>> matmulsWithEpilogue;
     kernel.walk([&](linalg::GenericOp op) {
       // (bf16 matmuls with AVX512-BF16 take their own register tiles.)
-      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op);
+      if (linalg::LinalgOp matmul = matmulBeforeRegisterEpilogue(op, registers);
           matmul && !takesBf16DotProducts(matmul, features))
         matmulsWithEpilogue.push_back({op, matmul});
     });
     for (auto [epilogue, matmul] : matmulsWithEpilogue)
-      for (Operation *tiled : tileMatmulWithEpilogue(rewriter, epilogue, matmul))
+      for (Operation *tiled : tileMatmulWithEpilogue(rewriter, epilogue, matmul, registers))
         registerTiled.insert(tiled);
     SmallVector<linalg::LinalgOp> clampedPoolings;
     kernel.walk([&](linalg::LinalgOp op) {
@@ -589,7 +594,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
         clampedPoolings.push_back(op);
     });
     for (linalg::LinalgOp pooling : clampedPoolings)
-      for (Operation *tiled : tileClampedMaxPooling(rewriter, pooling))
+      for (Operation *tiled : tileClampedMaxPooling(rewriter, pooling, registers))
         registerTiled.insert(tiled);
   }
   SmallVector<linalg::LinalgOp> linalgOps;
@@ -610,9 +615,9 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
       tileConvolution(rewriter, conv);
     else if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
                  linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()))
-      tileChannelsLastWindow(rewriter, op);
+      tileChannelsLastWindow(rewriter, op, registers);
     else if (isPackedConvolution(op))
-      tilePackedConvolution(rewriter, op, blockReduction);
+      tilePackedConvolution(rewriter, op, blockReduction, registers);
     else
       tileAndVectorizeGeneric(rewriter, op);
   }
@@ -622,7 +627,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   if (failed(pm.run(kernel)))
     return failure();
   vectorizeBf16Matmuls(rewriter, kernel);
-  vectorizeMatmulTiles(rewriter, kernel);
+  vectorizeMatmulTiles(rewriter, kernel, registers);
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
   vectorizeGgufMatmuls(rewriter, kernel, features);
   vectorizeRegisterEpilogues(rewriter, kernel);

@@ -1,8 +1,9 @@
 //===- MatmulCodegen.cpp - Vector-level strategies for matmuls ------------===//
 //
 // Part of kernel codegen (CodegenStrategies.h): matmul, batch_matmul and
-// packed matmuls inside a workgroup tile become 8x32 register tiles (K tiled
-// by 256, leftover rows one at a time, partial tiles masked), optionally
+// packed matmuls inside a workgroup tile become register tiles sized for the
+// target's vector registers (RegisterTiles: 8x32 with AVX-512, 6x16 with
+// AVX2; K tiled by 256, leftover rows one at a time, partial tiles masked), optionally
 // with B packed per K tile in the kernel (MatmulKernelPacking.h) or with
 // their elementwise epilogue applied on the register tile's accumulators.
 //===----------------------------------------------------------------------===//
@@ -39,8 +40,9 @@ namespace turbine::compiler {
 
 namespace {
 
-/// Tiles a matmul's rows with the register tile (`rows` x 32 columns x 1 k;
-/// a packed matmul's row tile spans one whole panel) and peels the row and
+/// Tiles a matmul's rows with the register tile (`rows` x `columns` x 1 k;
+/// a packed matmul's tile spans one whole 32-column panel, or `columns` of
+/// it when narrower) and peels the row and
 /// column loops so that full tiles get static shapes; partial tiles keep
 /// dynamic shapes bounded by the tile and are vectorized with masks later.
 void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
@@ -52,7 +54,7 @@ void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
   SmallVector<int64_t> registerTiles(numLoops, 1);
   registerTiles[mDim] = rows;
   if (packed)
-    registerTiles[2] = 0; // n0: the whole panel width (32).
+    registerTiles[2] = columns < kPackedPanelWidth ? columns : 0; // n0 (0: whole)
   else
     registerTiles[numLoops - 2] = columns;
   scf::SCFTilingOptions options;
@@ -72,7 +74,7 @@ void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
       return nullptr;
     return dyn_cast<scf::ForOp>(tiled->loops[index].getOperation());
   };
-  scf::ForOp nLoop = packed ? nullptr : loopOf(numLoops - 2);
+  scf::ForOp nLoop = packed ? loopOf(2) : loopOf(numLoops - 2);
   scf::ForOp mLoop = rows > 1 ? loopOf(mDim) : nullptr;
   scf::ForOp remainder;
   // Columns first: the row loop's peeled copy then holds peeled columns too.
@@ -83,7 +85,7 @@ void tileMatmulRegisters(RewriterBase &rewriter, Operation *op, int64_t rows,
 }
 
 /// tileMatmul after K tiling: the row split and register tiles.
-void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
+void tileMatmulRows(RewriterBase &rewriter, Operation *current, const RegisterTiles &tiles) {
   auto op = cast<linalg::LinalgOp>(current);
   unsigned numLoops = op.getNumLoops();
   bool packed = isPackedMatmul(op);
@@ -91,11 +93,12 @@ void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[mDim];
   Operation *fullRows = current, *leftoverRows = nullptr;
-  if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {
+  const int64_t rows = tiles.matmulRows;
+  if (!ShapedType::isDynamic(m) && m < rows) {
     fullRows = nullptr;
     leftoverRows = current;
-  } else if (ShapedType::isDynamic(m) || m % kMatmulRegisterM != 0) {
-    // Split at floor(M / 8) * 8.
+  } else if (ShapedType::isDynamic(m) || m % rows != 0) {
+    // Split at floor(M / rows) * rows.
     rewriter.setInsertionPoint(current);
     Location loc = current->getLoc();
     SmallVector<Range> domain =
@@ -103,37 +106,50 @@ void tileMatmulRows(RewriterBase &rewriter, Operation *current) {
     AffineExpr s0;
     bindSymbols(rewriter.getContext(), s0);
     OpFoldResult split = affine::makeComposedFoldedAffineApply(
-        rewriter, loc, s0.floorDiv(kMatmulRegisterM) * kMatmulRegisterM,
-        {domain[mDim].size});
+        rewriter, loc, s0.floorDiv(rows) * rows, {domain[mDim].size});
     auto [first, second] =
         linalg::splitOp(rewriter, cast<TilingInterface>(current), mDim, split);
     fullRows = first ? first.getOperation() : nullptr;
     leftoverRows = second ? second.getOperation() : nullptr;
   }
   if (fullRows)
-    tileMatmulRegisters(rewriter, fullRows, kMatmulRegisterM, kMatmulRegisterN);
+    tileMatmulRegisters(rewriter, fullRows, rows, tiles.matmulColumns);
   if (leftoverRows)
-    tileLeftoverMatmulRows(rewriter, leftoverRows);
+    tileLeftoverMatmulRows(rewriter, leftoverRows, tiles);
 }
 
 } // namespace
 
-/// Rows left over by the 8-row split (fewer than 8, or a dynamic count):
-/// one row at a time, 128 columns wide, the columns past the last 128 by 32
-/// (a packed matmul: one row x one panel).
-void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows) {
+RegisterTiles registerTiles(const CpuFeatures &features) {
+  RegisterTiles tiles;
+  tiles.lanes = features.vectorBits / 32;
+  tiles.matmulRows = features.vectorRegisters >= 32 ? 8 : 6;
+  tiles.matmulColumns = 2 * tiles.lanes;
+  tiles.gemvColumns = 8 * tiles.lanes;
+  tiles.accumulators = features.vectorRegisters >= 32 ? 16 : 12;
+  tiles.registers = features.vectorRegisters;
+  return tiles;
+}
+
+/// Rows left over by the row split (fewer than a register tile's, or a
+/// dynamic count): one row at a time, gemvColumns wide, the columns past the
+/// last of those by matmulColumns (a packed matmul: one row x one panel, or
+/// matmulColumns of it).
+void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows,
+                            const RegisterTiles &tiles) {
   unsigned numLoops = cast<linalg::LinalgOp>(leftoverRows).getNumLoops();
   bool packed = isPackedMatmul(leftoverRows);
   unsigned mDim = packed ? 1 : numLoops - 3;
   if (packed) {
-    tileMatmulRegisters(rewriter, leftoverRows, 1, 0);
+    tileMatmulRegisters(rewriter, leftoverRows, 1, tiles.matmulColumns);
     return;
   }
-  // One row at a time, 128 columns wide; the columns past the last 128 by 32.
+  // One row at a time, gemvColumns wide; the columns past those by
+  // matmulColumns.
   SmallVector<int64_t> rowTiles(numLoops, 0);
   for (unsigned batch = 0; batch <= mDim; ++batch)
     rowTiles[batch] = 1;
-  rowTiles[numLoops - 2] = kGemvColumns;
+  rowTiles[numLoops - 2] = tiles.gemvColumns;
   rewriter.setInsertionPoint(leftoverRows);
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), rowTiles));
@@ -153,22 +169,24 @@ void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows) {
       if (isMatmulLike(inner))
         narrow.push_back(inner);
     });
-  // The full 128-wide tile: k by 1 (a 1x128x1 step).
+  // The full gemvColumns-wide tile: k by 1 (a 1x128x1 step on AVX-512).
   SmallVector<int64_t> kByOne(numLoops, 0);
   kByOne.back() = 1;
   (void)tileOp(rewriter, cast<TilingInterface>(wide), kByOne);
   for (Operation *inner : narrow)
-    tileMatmulRegisters(rewriter, inner, 1, kMatmulRegisterN);
+    tileMatmulRegisters(rewriter, inner, 1, tiles.matmulColumns);
 }
 
 /// Matmul / batch_matmul / packed matmul inside a workgroup tile: K tiled by
-/// 256, then the rows split at the last multiple of 8. The first part gets
-/// the 8x32x1 register tile (16 zmm accumulators); the rows left over (a
-/// small or dynamic batch, M = 1 for a GEMV) go one row at a time with a
-/// 1x128x1 tile (8 accumulators, so that the FMA chains across k overlap),
-/// columns left over by 32. A packed matmul (loops nb, m, n0, k;
-/// MatmulDataTiling.h) gets the same row tiles over one panel (nb by 1, n0
-/// whole). Partial tiles (N = 10, a dynamic row count) are vectorized with
+/// 256, then the rows split at the last multiple of the register tile's
+/// rows. The first part gets the register tile (8x32x1 with AVX-512: 16 zmm
+/// accumulators; 6x16x1 with AVX2: 12 ymm); the rows left over (a small or
+/// dynamic batch, M = 1 for a GEMV) go one row at a time with a 1x128x1 tile
+/// (1x64x1 with AVX2: 8 accumulators, so that the FMA chains across k
+/// overlap), columns left over by the register tile's. A packed matmul
+/// (loops nb, m, n0, k; MatmulDataTiling.h) gets the same row tiles over one
+/// panel (nb by 1, n0 whole or by the register tile's columns). Partial
+/// tiles (N = 10, a dynamic row count) are vectorized with
 /// masks (vectorizeMatmulTiles). A matmul marked for a pack of B in its
 /// kernel (MatmulKernelPacking.h) becomes, per K tile, that pack (a copy,
 /// vectorized like any generic) and a packed matmul.
@@ -191,10 +209,10 @@ void tileMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &
   // bf16 operands on a CPU with AVX512-BF16: vdpbf16ps register tiles
   // (Bf16MatmulCodegen.cpp).
   if (takesBf16DotProducts(cast<linalg::LinalgOp>(current), features)) {
-    tileBf16MatmulRows(rewriter, current);
+    tileBf16MatmulRows(rewriter, current, registerTiles(features));
     return;
   }
-  tileMatmulRows(rewriter, current);
+  tileMatmulRows(rewriter, current, registerTiles(features));
 }
 
 namespace {
@@ -286,14 +304,17 @@ constexpr llvm::StringLiteral kRegisterEpilogueAttr = "turbine.register_epilogue
 /// A matmul inside a workgroup tile whose result is updated in place by
 /// `epilogue` (MatmulEpilogueInPlace.h: the epilogue's destination is the
 /// matmul's result), when one register-tile pass covers it: a plain or
-/// batch matmul (batch 1, static columns, a multiple of 32) or a packed-B
-/// contract, K static within one 256-deep K tile (attention's Q.K^T / 8,
-/// K = 64; the transformer's projections, K = 256), rows static or dynamic.
-/// The matmul, or null. Others (K tiles, B packed in the kernel) keep the
-/// in-place epilogue as a pass over the output tile after the matmul.
-linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
+/// batch matmul (batch 1, static columns, a multiple of the register
+/// tile's) or a packed-B contract, K static within one 256-deep K tile
+/// (attention's Q.K^T / 8, K = 64; the transformer's projections, K = 256),
+/// rows static or dynamic, no i1 operand in the epilogue (hasI1Operand).
+/// The matmul, or null. Others (K tiles, B packed in the kernel, a mask)
+/// keep the in-place epilogue as a pass over the output tile after the
+/// matmul.
+linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue,
+                                              const RegisterTiles &tiles) {
   if (!epilogue.hasPureTensorSemantics() || epilogue.getNumResults() != 1 ||
-      epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
+      hasI1Operand(epilogue) || epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
       !epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0)).isIdentity())
     return nullptr;
   Value init = epilogue.getDpsInits()[0];
@@ -313,14 +334,15 @@ linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
     if (ranges[batch] != 1)
       return nullptr;
   int64_t columns = ranges[numLoops - 2];
-  if (ShapedType::isDynamic(columns) || columns % kMatmulRegisterN != 0)
+  if (ShapedType::isDynamic(columns) || columns % tiles.matmulColumns != 0)
     return nullptr;
   return matmul;
 }
 
 /// A matmul and its in-place epilogue, register tile by register tile (as
 /// tileConvolutionWithEpilogue does for convolutions): the epilogue is tiled
-/// 8 rows x 32 columns (a packed contract: one panel) with the matmul and
+/// by the register tile (8 rows x 32 columns with AVX-512; a packed
+/// contract: one panel, or the tile's columns of it) with the matmul and
 /// the fill of its accumulator fused into each tile, the row loop peeled so
 /// that full tiles get static shapes (the last partial one is tiled again
 /// by one row), and each matmul tile's k loop tiled by 1. Vectorized, the accumulators start
@@ -330,14 +352,17 @@ linalg::LinalgOp matmulBeforeRegisterEpilogue(linalg::GenericOp epilogue) {
 /// tile (the ops are then as they were).
 SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
                                                 linalg::GenericOp epilogue,
-                                                linalg::LinalgOp matmul) {
+                                                linalg::LinalgOp matmul,
+                                                const RegisterTiles &registers) {
   bool packed = isPackedMatmul(matmul);
   unsigned numLoops = epilogue.getNumLoops();
   // Epilogue loops: a packed contract's (m, nb, n0), else (batch..., m, n).
   SmallVector<int64_t> tiles(numLoops, 1);
   unsigned rowDim = packed ? 0 : numLoops - 2;
-  tiles[rowDim] = kMatmulRegisterM;
-  tiles[numLoops - 1] = packed ? 0 : kMatmulRegisterN;
+  tiles[rowDim] = registers.matmulRows;
+  tiles[numLoops - 1] = !packed || registers.matmulColumns < kPackedPanelWidth
+                            ? registers.matmulColumns
+                            : 0;
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(getAsIndexOpFoldResult(epilogue.getContext(), tiles));
   FailureOr<scf::SCFTileAndFuseResult> result =
@@ -425,7 +450,7 @@ SmallVector<Operation *> tileMatmulWithEpilogue(RewriterBase &rewriter,
 }
 
 /// Vectorizes the fill and epilogue tiles of tileMatmulWithEpilogue: full
-/// tiles as they are, the partial row tile with masks over 8 rows.
+/// tiles as they are, the partial row tile with masks over its rows.
 void vectorizeRegisterEpilogues(RewriterBase &rewriter, func::FuncOp kernel) {
   SmallVector<linalg::LinalgOp> tiles;
   kernel.walk([&](linalg::LinalgOp op) {
@@ -442,7 +467,8 @@ void vectorizeRegisterEpilogues(RewriterBase &rewriter, func::FuncOp kernel) {
 /// Vectorizes the register-tile matmuls: full tiles (static shapes) as they
 /// are, partial tiles (a dynamic row or column count, bounded by the tile)
 /// with masks over the tile's size.
-void vectorizeMatmulTiles(RewriterBase &rewriter, func::FuncOp kernel) {
+void vectorizeMatmulTiles(RewriterBase &rewriter, func::FuncOp kernel,
+                          const RegisterTiles &tiles) {
   SmallVector<linalg::LinalgOp> matmuls;
   kernel.walk([&](linalg::LinalgOp op) {
     if (isMatmulLike(op) && op.hasPureTensorSemantics())
@@ -460,8 +486,8 @@ void vectorizeMatmulTiles(RewriterBase &rewriter, func::FuncOp kernel) {
     // Batch dims (batch_matmul) and a packed matmul's nb must be 1.
     bool unitOuterDims = llvm::all_of(ArrayRef<int64_t>(ranges).take_front(mDim),
                                       [](int64_t r) { return r == 1; });
-    if (rows * columns > kMatmulRegisterM * kMatmulRegisterN ||
-        columns > kGemvColumns || ranges.back() > 1 || !unitOuterDims)
+    if (rows * columns > tiles.matmulRows * tiles.matmulColumns ||
+        columns > tiles.gemvColumns || ranges.back() > 1 || !unitOuterDims)
       continue;
     vectorizeOp(rewriter, op, ranges);
   }

@@ -2,7 +2,8 @@
 //
 // Part of kernel codegen (CodegenStrategies.h): the group-quantized matmul
 // generic of turbine-quantize-weights (global-opt/WeightQuantization.h)
-// inside a workgroup tile. Like the matmul strategy, rows split at the last
+// inside a workgroup tile. Like the matmul strategy (RegisterTiles; numbers
+// here for AVX-512, 6 x 16 and 1 x 64 with AVX2), rows split at the last
 // multiple of 8: full rows get 8 x 32 register tiles (16 zmm accumulators),
 // leftover rows (M = 1: the decode GEMV) one row x 128 columns (8
 // accumulators), columns past the last 128 by 32; the reduction loops stay
@@ -74,10 +75,10 @@ namespace turbine::compiler {
 namespace {
 
 /// Tiles `op` by (batch 1, `rows`, `columns`, reductions whole) and peels the
-/// column and row loops, so that full tiles get static shapes. With
-/// `narrowRemainder`, the peeled columns are tiled again by 32.
+/// column and row loops, so that full tiles get static shapes. A non-zero
+/// `narrowRemainder`: the peeled columns are tiled again by that many.
 void tileQuantizedRegisters(RewriterBase &rewriter, Operation *op, unsigned batchDims,
-                            int64_t rows, int64_t columns, bool narrowRemainder) {
+                            int64_t rows, int64_t columns, int64_t narrowRemainder) {
   auto linalgOp = cast<linalg::LinalgOp>(op);
   SmallVector<int64_t> tiles(linalgOp.getNumLoops(), 0);
   for (unsigned b = 0; b < batchDims; ++b)
@@ -107,7 +108,7 @@ void tileQuantizedRegisters(RewriterBase &rewriter, Operation *op, unsigned batc
         narrow.push_back(inner);
     });
     SmallVector<int64_t> byNarrow(tiles.size(), 0);
-    byNarrow[batchDims + 1] = kMatmulRegisterN;
+    byNarrow[batchDims + 1] = narrowRemainder;
     for (Operation *inner : narrow)
       (void)tileOp(rewriter, cast<TilingInterface>(inner), byNarrow);
   }
@@ -514,34 +515,35 @@ Value emitQuantizedPanelDecode(OpBuilder &b, Location loc, const QuantizedMatmul
 }
 
 
-/// Rows split at the last multiple of 8: 8 x 32 register tiles, the rest
-/// one row at a time (file comment).
-void tileQuantizedRows(RewriterBase &rewriter, linalg::LinalgOp op, const QuantizedMatmul &info) {
+/// Rows split at the last multiple of the register tile's (RegisterTiles:
+/// 8 x 32 with AVX-512), the rest one row at a time (file comment).
+void tileQuantizedRows(RewriterBase &rewriter, linalg::LinalgOp op, const QuantizedMatmul &info,
+                       const RegisterTiles &tiles) {
   const unsigned mDim = info.batchDims;
   int64_t m = op.getStaticLoopRanges()[mDim];
   Operation *fullRows = op, *leftoverRows = nullptr;
-  if (!ShapedType::isDynamic(m) && m < kMatmulRegisterM) {
+  const int64_t rows = tiles.matmulRows;
+  if (!ShapedType::isDynamic(m) && m < rows) {
     fullRows = nullptr;
     leftoverRows = op;
-  } else if (ShapedType::isDynamic(m) || m % kMatmulRegisterM != 0) {
+  } else if (ShapedType::isDynamic(m) || m % rows != 0) {
     rewriter.setInsertionPoint(op);
     SmallVector<Range> domain = cast<TilingInterface>(op.getOperation()).getIterationDomain(rewriter);
     AffineExpr s0;
     bindSymbols(rewriter.getContext(), s0);
     OpFoldResult split = affine::makeComposedFoldedAffineApply(
-        rewriter, op.getLoc(), s0.floorDiv(kMatmulRegisterM) * kMatmulRegisterM,
-        {domain[mDim].size});
+        rewriter, op.getLoc(), s0.floorDiv(rows) * rows, {domain[mDim].size});
     auto [first, second] =
         linalg::splitOp(rewriter, cast<TilingInterface>(op.getOperation()), mDim, split);
     fullRows = first ? first.getOperation() : nullptr;
     leftoverRows = second ? second.getOperation() : nullptr;
   }
   if (fullRows)
-    tileQuantizedRegisters(rewriter, fullRows, info.batchDims, kMatmulRegisterM,
-                           kMatmulRegisterN, /*narrowRemainder=*/false);
+    tileQuantizedRegisters(rewriter, fullRows, info.batchDims, rows, tiles.matmulColumns,
+                           /*narrowRemainder=*/0);
   if (leftoverRows)
-    tileQuantizedRegisters(rewriter, leftoverRows, info.batchDims, 1, kGemvColumns,
-                           /*narrowRemainder=*/true);
+    tileQuantizedRegisters(rewriter, leftoverRows, info.batchDims, 1, tiles.gemvColumns,
+                           /*narrowRemainder=*/tiles.matmulColumns);
 }
 } // namespace
 
@@ -550,7 +552,9 @@ void tileQuantizedMatmul(RewriterBase &rewriter, linalg::LinalgOp op,
   std::optional<QuantizedMatmul> info = matchQuantizedMatmul(op);
   if (!info)
     return;
-  auto rowTiles = [&](linalg::LinalgOp tile) { tileQuantizedRows(rewriter, tile, *info); };
+  auto rowTiles = [&](linalg::LinalgOp tile) {
+    tileQuantizedRows(rewriter, tile, *info, registerTiles(features));
+  };
   auto qType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   if (info->batchDims != 0 || qType.isDynamicDim(1) || qType.isDynamicDim(2)) {
     rowTiles(op);
@@ -578,6 +582,7 @@ void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
         info && op.hasPureTensorSemantics())
       tiles.push_back({op, *info});
   });
+  const RegisterTiles registers = registerTiles(features);
   for (auto [op, info] : tiles) {
     std::optional<SmallVector<int64_t>> bounds = loopUpperBounds(op);
     if (!bounds)
@@ -588,8 +593,8 @@ void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
     auto qType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
     int64_t rows = ranges[nb], columns = ranges[nb + 1];
     // Anything else (a tile this strategy did not make) stays scalar loops.
-    if (!unitBatch || rows < 1 || rows > kMatmulRegisterM || columns < 1 ||
-        columns > kGemvColumns || (rows > 1 && columns > kMatmulRegisterN) ||
+    if (!unitBatch || rows < 1 || rows > registers.matmulRows || columns < 1 ||
+        columns > registers.gemvColumns || (rows > 1 && columns > registers.matmulColumns) ||
         qType.isDynamicDim(nb + 1) || qType.isDynamicDim(nb + 2))
       continue;
     if (takesInt4VnniGemv(info, cast<RankedTensorType>(op.getDpsInits()[0].getType()), qType,

@@ -5,16 +5,17 @@
 // each group of activations to int8 (roundeven, fptosi) and multiplies 16
 // columns x 4 K values per step as u8 x s8 products summed per i32 lane
 // (the pure form of vpdpbusd); for a CPU without it (skylake-avx512,
-// x86-64-v3, or no target-cpu at all), or without int8-activations, the tile converts the nibbles to f32
-// and uses FMAs, with no activation rounding. turbine-cpu-lower-vectors
+// x86-64-v3, or no target-cpu at all), or without int8-activations, the tile
+// (1 x 128 on AVX-512, 1 x 64 on AVX2, 1 x 32 on SSE: RegisterTiles)
+// converts the nibbles to f32 and uses FMAs, with no activation rounding. turbine-cpu-lower-vectors
 // turns the pure form into the instruction (second half of the file).
 
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4 int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=cascadelake int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s --check-prefix=F32
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefix=F32
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefix=F32
-// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize))' | FileCheck %s --check-prefix=F32
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s --check-prefixes=F32,F32-AVX512
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefixes=F32,F32-AVX2
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefixes=F32,F32-AVX512
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize))' | FileCheck %s --check-prefixes=F32,F32-SSE
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int8 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4 int8-activations=true}))' | FileCheck %s --check-prefix=INT8
 
 // VNNI-LABEL: func.func @
@@ -34,7 +35,9 @@
 // F32-LABEL:   func.func @
 // F32-NOT:       vector.multi_reduction
 // F32-NOT:       math.roundeven
-// F32:           arith.sitofp {{.*}} : vector<128xi32> to vector<128xf32>
+// F32-AVX512:    arith.sitofp {{.*}} : vector<128xi32> to vector<128xf32>
+// F32-AVX2:      arith.sitofp {{.*}} : vector<64xi32> to vector<64xf32>
+// F32-SSE:       arith.sitofp {{.*}} : vector<32xi32> to vector<32xf32>
 // F32:           vector.fma
 // INT8-LABEL:  func.func @
 // INT8-NOT:      vector.multi_reduction

@@ -1,10 +1,19 @@
 // cpu-tile-and-vectorize.mlir - turbine-cpu-tile-and-vectorize on the
 // kernels dispatch formation made: the matmul kernel gets its workgroup
-// tile loops (striding over the workgroups) and an 8x32 register tile as a
-// vector.contract whose accumulator is carried in registers across K; the
-// elementwise kernel is vectorized with masks over 64 lanes.
+// tile loops (striding over the workgroups) and a register tile sized for
+// the target CPU's vector registers (8x32 with AVX-512's 32 zmm, 6x16 with
+// AVX2's 16 ymm; the rows left over 1x128 / 1x64) as a vector.contract whose
+// accumulator is carried in registers across K; the elementwise kernel is
+// vectorized with masks over 64 lanes.
 
-// RUN: turbine-opt %s --pass-pipeline='builtin.module(turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize))' | FileCheck %s
+// RUN: turbine-opt %s --pass-pipeline='builtin.module(turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s
+// RUN: turbine-opt %s --pass-pipeline='builtin.module(turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefix=AVX2
+
+// AVX2-LABEL: func.func @matmul_Dx64x16_f32(
+// AVX2:         vector.contract {{.*}} : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+// AVX2:         vector.contract {{.*}} : vector<1x1xf32>, vector<1x64xf32> into vector<1x64xf32>
+// AVX2-NOT:     vector<8x32xf32>
+// AVX2-LABEL: func.func @elementwise_DxD_f32(
 
 #id = affine_map<(i, j) -> (i, j)>
 // CHECK-LABEL: func.func @matmul_Dx64x16_f32(

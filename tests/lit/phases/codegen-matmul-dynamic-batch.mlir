@@ -5,7 +5,7 @@
 // (Rows past the last multiple of 8 go one at a time, vector code as well:
 // codegen-small-matmul.mlir checks that path.)
 
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s
 
 // CHECK:       module @kernels attributes {turbine.kernels}
 // CHECK:         llvm.func @matmul_Dx32x64_f32(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64)

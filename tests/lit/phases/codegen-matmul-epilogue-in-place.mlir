@@ -7,8 +7,8 @@
 // 8 x 32 tiles, K within one 256-deep K tile), the scale runs on the
 // accumulators before the one store of each tile.
 
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
-// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
 
 // CHECK:       llvm.func @batch_matmul_4x128x128x64_f32(
 // CHECK-NOT:     llvm.call @malloc

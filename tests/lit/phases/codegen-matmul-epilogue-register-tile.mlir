@@ -4,8 +4,8 @@
 // tileMatmulWithEpilogue). Full tiles are 8 x 32, the rows past the last
 // multiple of 8 go one at a time (1 x 32); no masks, no temporary tile.
 
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
-// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=VECTOR
 
 // CHECK:       llvm.func @matmul_Dx64x100_f32(
 // CHECK-NOT:     llvm.call @malloc

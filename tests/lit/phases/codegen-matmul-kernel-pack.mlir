@@ -13,10 +13,10 @@
 //   written by the pack (B rows copied to panel rows: a transposing
 //   transfer_write) and read by the packed contract's 8x32 register tile.
 
-// RUN: %turbine compile %s --compile-to=global-opt | FileCheck %s --check-prefix=GLOBAL
-// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: %turbine compile %s --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNEL
-// RUN: %turbine compile %s --compile-to=global-opt --matmul-kernel-pack=off | FileCheck %s --check-prefix=OFF
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=global-opt | FileCheck %s --check-prefix=GLOBAL
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=KERNEL
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=global-opt --matmul-kernel-pack=off | FileCheck %s --check-prefix=OFF
 
 // GLOBAL-LABEL: func.func @main(
 // GLOBAL:         linalg.matmul {turbine.pack_b_in_kernel} ins(%{{.*}}, %{{.*}} : tensor<128x300xf32>, tensor<300x1024xf32>)

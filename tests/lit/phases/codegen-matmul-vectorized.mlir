@@ -6,7 +6,7 @@
 // 8x32 register tile is 8 llvm.intr.fmuladd on vector<32xf32> per k step.
 // The host function is untouched by codegen (still turbine.dispatch).
 
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s
 
 // CHECK-LABEL: func.func @main(
 // CHECK:         turbine.dispatch @matmul_16x32x64_f32

@@ -11,8 +11,8 @@
 // their reads fold into constants, so no prefetch instruction is left here;
 // ConvolutionStrategiesTest checks those on real filters.
 
-// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
 
 // DISPATCH:     func.func @conv2d_3x3s1_7x7x240x64_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 7, 7, 32>}
 // DISPATCH:       arith.constant dense<2.500000e-01> : tensor<2x3x3x240x32xf32>

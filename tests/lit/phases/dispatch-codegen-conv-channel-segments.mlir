@@ -7,8 +7,8 @@
 // accumulator is the result) and 13-pixel rows; the 3x3 one a bias + ReLU
 // epilogue on its register tiles. Dynamic batch.
 
-// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
 
 // DISPATCH: func.func @conv2d_1x1s1_13x13x64x1000_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 13, 40>}
 // DISPATCH: func.func @conv2d_3x3s1_11x11x1000x40_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 11, 40>}

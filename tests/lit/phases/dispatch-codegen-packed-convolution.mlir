@@ -7,8 +7,8 @@
 // generic with the packed map survives, and the FMAs are 32-wide vectors
 // (two zmm registers each).
 
-// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
 
 // DISPATCH:     func.func @conv2d_3x1s1_7x7x1x64_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 7, 32>}
 // DISPATCH:       turbine.binding {{.*}} : memref<2x3x1x1x32xf32>

@@ -10,8 +10,8 @@
 // Codegen then turns the contract into the 8x32 register tile: 8 fmuladd on
 // vector<32xf32> per k step, no scalar multiply-add.
 
-// RUN: %turbine compile %s --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
-// RUN: %turbine compile %s --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
+// RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
 
 // DISPATCH-LABEL: func.func @main(
 // DISPATCH-SAME:    %[[A:[^:]*]]: tensor<512x64xf32>, %[[B:[^:]*]]: tensor<64x1024xf32>, %[[BIAS:[^:]*]]: tensor<1024xf32>)

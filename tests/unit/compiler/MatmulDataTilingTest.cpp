@@ -35,9 +35,12 @@ using turbine::runtime::DType;
 using turbine::runtime::Tensor;
 
 /// Elementwise epilogues of the matmul's result (MatmulEpilogueInPlace.h):
-/// + bias[n] then ReLU; / 8 (attention's Q.K^T scale); + residual[m, n].
-/// Each changes the result if applied twice or once per K tile.
-enum class Epilogue { BiasRelu, Scale, Residual };
+/// + bias[n] then ReLU; / 8 (attention's Q.K^T scale); + residual[m, n];
+/// mask[n] ? -100 : x / 8 with a constant i1 mask (attention's masked_fill:
+/// i1 tensors hold a byte per element, i1 vectors are bit-packed, so an
+/// epilogue reading one must not be vectorized as it is). Each changes the
+/// result if applied twice or once per K tile.
+enum class Epilogue { BiasRelu, Scale, Residual, Masked };
 
 struct MatmulCase {
   int64_t n, k;
@@ -57,6 +60,7 @@ float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 9 - 4) / 4;
 float bValue(int64_t k, int64_t j) { return float((7 * k + 3 * j) % 11 - 5) / 8; }
 float biasValue(int64_t j) { return float(j % 5 - 2) / 2; }
 float residualValue(int64_t i, int64_t j) { return float((5 * i + 3 * j) % 7 - 3) / 4; }
+bool maskValue(int64_t j) { return (j * 7) % 5 < 2; }
 
 /// func.func @main(%a: [B x]?xK[, %b: [B x]KxN][, %bias: N | %res: [B x]?xN])
 ///   -> [B x]?xN.
@@ -74,7 +78,7 @@ std::string matmulSource(const MatmulCase &c) {
   os << "func.func @main(%a: " << a;
   if (!c.constantB)
     os << ", %b: " << b;
-  if (c.epilogue && c.epilogueKind != Epilogue::Scale)
+  if (c.epilogue && (c.epilogueKind == Epilogue::BiasRelu || c.epilogueKind == Epilogue::Residual))
     os << ", %bias: " << bias;
   os << ") -> " << r << " {\n";
   if (c.constantB) {
@@ -121,6 +125,20 @@ std::string matmulSource(const MatmulCase &c) {
        << ") {\n"
        << "  ^bb0(%x: f32, %o: f32):\n"
        << "    %z = arith.divf %x, %eight : f32\n"
+       << "    linalg.yield %z : f32\n";
+    break;
+  case Epilogue::Masked:
+    os << "  %mask = arith.constant dense<[";
+    for (int64_t j = 0; j < c.n; ++j)
+      os << (j ? ", " : "") << (maskValue(j) ? "true" : "false");
+    os << "]> : tensor<" << c.n << "xi1>\n"
+       << "  %fill = arith.constant -100.0 : f32\n"
+       << "  %y = linalg.generic {indexing_maps = [affine_map<" << dims << " -> (j)>, " << identity
+       << ", " << identity << "], iterator_types = " << iterators << "} ins(%mask, %p : tensor<"
+       << c.n << "xi1>, " << r << ") outs(%e2 : " << r << ") {\n"
+       << "  ^bb0(%mm: i1, %x: f32, %o: f32):\n"
+       << "    %d = arith.divf %x, %eight : f32\n"
+       << "    %z = arith.select %mm, %fill, %d : f32\n"
        << "    linalg.yield %z : f32\n";
     break;
   case Epilogue::Residual:
@@ -170,6 +188,9 @@ std::vector<float> reference(const MatmulCase &c, int64_t m) {
           break;
         case Epilogue::Residual:
           sum += residualValue(row, j);
+          break;
+        case Epilogue::Masked:
+          sum = maskValue(j) ? -100.0 : sum / 8;
           break;
         }
       }
@@ -425,6 +446,15 @@ TEST(MatmulEpilogue, ScaleBatchMatmulOddSizes) { // attention's Q.K^T / 8
 TEST(MatmulEpilogue, BiasReluBatchMatmulDeepK) {
   runCase({33, 300, false, true, {7, 17}, false, nullptr, false, false, nullptr,
            Epilogue::BiasRelu, /*batch=*/2});
+}
+
+// A constant i1 mask (attention's masked_fill), on register-tile columns
+// (32 and 16, a multiple of every CPU's register tile: the GPT block's
+// 16 x 16 scores were miscompiled with AVX2's 16-column tiles) and not.
+TEST(MatmulEpilogue, MaskedBatchMatmulRegisterTiles) {
+  for (int64_t n : {16, 32, 40})
+    runCase({n, 16, false, true, {16, 3}, false, nullptr, false, false, nullptr, Epilogue::Masked,
+             /*batch=*/2});
 }
 
 TEST(MatmulEpilogue, ResidualBatchMatmulStaticRows) {
