@@ -312,10 +312,13 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--target", args->target, "Code-generation target (" + targets + ")")
       ->capture_default_str();
   cmd->add_option("--target-cpu", args->targetCpu,
-                  "cpu target: LLVM CPU name for kernels ('host' = this machine); also picks the "
+                  "cpu target: LLVM CPU name for kernels ('host' = this machine); sizes the "
+                  "register tiles for its vector registers (AVX-512, AVX2, SSE) and picks the "
                   "optional instructions kernels use: AVX512-VNNI vpdpbusd for int4 GEMV "
                   "(int8-rounded activations), AVX512-BF16 vdpbf16ps for bf16 matmuls of 2+ "
-                  "rows (and vcvtneps2bf16 rounding), else f32 FMAs (docs/performance.md)");
+                  "rows (and vcvtneps2bf16 rounding), else f32 FMAs (docs/performance.md). "
+                  "The artifact records the CPU: a machine without its extensions refuses "
+                  "to load it");
   cmd->add_option("--cuda-arch", args->cudaArch,
                   "cuda target: GPU architectures to assemble cubins for (sm_NN list, NN >= 75; "
                   "the PTX is made for the oldest)")
