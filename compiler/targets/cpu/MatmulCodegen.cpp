@@ -133,15 +133,17 @@ RegisterTiles registerTiles(const CpuFeatures &features) {
 
 /// Rows left over by the row split (fewer than a register tile's, or a
 /// dynamic count): one row at a time, gemvColumns wide, the columns past the
-/// last of those by matmulColumns (a packed matmul: one row x one panel, or
-/// matmulColumns of it).
+/// last of those by matmulColumns (a packed matmul: one row x one whole
+/// panel: with AVX2, 4 accumulators rather than the 2 of a 16-column tile,
+/// whose FMA latency held the MLP's 4 leftover rows of 64 to a quarter of
+/// the speed).
 void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows,
                             const RegisterTiles &tiles) {
   unsigned numLoops = cast<linalg::LinalgOp>(leftoverRows).getNumLoops();
   bool packed = isPackedMatmul(leftoverRows);
   unsigned mDim = packed ? 1 : numLoops - 3;
   if (packed) {
-    tileMatmulRegisters(rewriter, leftoverRows, 1, tiles.matmulColumns);
+    tileMatmulRegisters(rewriter, leftoverRows, 1, kPackedPanelWidth);
     return;
   }
   // One row at a time, gemvColumns wide; the columns past those by
@@ -185,7 +187,8 @@ void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows,
 /// (1x64x1 with AVX2: 8 accumulators, so that the FMA chains across k
 /// overlap), columns left over by the register tile's. A packed matmul
 /// (loops nb, m, n0, k; MatmulDataTiling.h) gets the same row tiles over one
-/// panel (nb by 1, n0 whole or by the register tile's columns). Partial
+/// panel (nb by 1, n0 whole or by the register tile's columns; leftover
+/// rows the whole panel). Partial
 /// tiles (N = 10, a dynamic row count) are vectorized with
 /// masks (vectorizeMatmulTiles). A matmul marked for a pack of B in its
 /// kernel (MatmulKernelPacking.h) becomes, per K tile, that pack (a copy,
