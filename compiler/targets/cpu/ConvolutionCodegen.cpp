@@ -30,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -114,6 +115,56 @@ std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges,
   // that cost 10-30x.
   return registerTileOf(ranges[2], largestPowerOfTwoDivisorAtMost(ranges[3], tiles.matmulColumns),
                         tiles);
+}
+
+/// Output rows of an NHWC register tile of `pixels` x `channels` in a tile
+/// whose loop ranges are `ranges` (n, oh, ow, f|c, ...): 2 on a 16-register
+/// file when one row holds fewer than 8 accumulators and two rows fit with
+/// a filter row and a broadcast (AVX2: 14 and 7 pixels of 8 channels, whose
+/// 7 accumulators per broadcast and filter load left the 3x3 convolutions
+/// of ResNet's 14x14 stage at ~45 GFLOP/s), and the tile's rows are static
+/// and even; else 1.
+int64_t registerTileRows(ArrayRef<int64_t> ranges, int64_t pixels, int64_t channels,
+                         const RegisterTiles &tiles) {
+  int64_t vectors = std::max<int64_t>(1, channels / tiles.lanes);
+  int64_t accumulators = pixels * vectors;
+  if (tiles.registers > 16 || accumulators >= 8 ||
+      2 * accumulators + vectors + 1 > tiles.registers || ShapedType::isDynamic(ranges[1]) ||
+      ranges[1] % 2 != 0)
+    return 1;
+  return 2;
+}
+
+/// A convolution register tile of several output rows (registerTileRows),
+/// its reduction loops already tiled by 1: one 1-row convolution per row,
+/// next to each other in the innermost reduction loop (the rows' loop
+/// unrolled), so that each is decomposed to a 1-D convolution and
+/// vectorized with accumulators of its own. Returns them, or `tile` alone
+/// when it has one row or could not be split.
+SmallVector<Operation *> splitRegisterTileRows(RewriterBase &rewriter, Operation *tile) {
+  auto conv = cast<linalg::LinalgOp>(tile);
+  SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
+  if (ShapedType::isDynamic(ranges[1]) || ranges[1] <= 1)
+    return {tile};
+  SmallVector<int64_t> byRow(conv.getNumLoops(), 0);
+  byRow[1] = 1;
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), byRow));
+  rewriter.setInsertionPoint(tile);
+  FailureOr<scf::SCFTilingResult> split =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(tile), options);
+  if (failed(split) || split->loops.size() != 1)
+    return {tile};
+  rewriter.replaceOp(tile, split->replacements);
+  auto loop = cast<scf::ForOp>(split->loops[0].getOperation());
+  Block *parent = loop->getBlock();
+  if (failed(loopUnrollFull(loop)))
+    return {split->tiledOps.front()};
+  SmallVector<Operation *> rows;
+  for (Operation &op : *parent)
+    if (isa<linalg::LinalgOp>(op))
+      rows.push_back(&op);
+  return rows;
 }
 
 /// Output channels [offset, offset + size) of a plain NHWC convolution tile,
@@ -345,10 +396,13 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   // has 16 channels or fewer (the first layers of small CNNs); AVX2: 12
   // ymm, 6 x 16.
   auto [pixels, channels] = channelsLastRegisterTile(ranges, registers);
-  SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1};
+  int64_t rows = registerTileRows(ranges, pixels, channels, registers);
+  SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
-  (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+  if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
+      tile && rows > 1)
+    (void)splitRegisterTileRows(rewriter, tile);
 }
 
 /// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
@@ -474,7 +528,8 @@ namespace {
 SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
                                                        linalg::GenericOp epilogue,
                                                        linalg::LinalgOp conv,
-                                                       int64_t pixels, int64_t channels);
+                                                       int64_t pixels, int64_t channels,
+                                                       int64_t rows);
 
 } // namespace
 
@@ -503,7 +558,7 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
       llvm::append_range(made, tileConvolutionWithEpilogueBy(
                                    rewriter, piece.first, piece.second,
                                    registerTilePixels(width, segment.channels, tiles),
-                                   segment.channels));
+                                   segment.channels, /*rows=*/1));
     if (!pieces.empty())
       return made;
   }
@@ -515,20 +570,22 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   if (int64_t packed = packedConvolutionRegisterChannels(conv))
     std::tie(pixels, channels) =
         registerTileOf(ranges[2], std::min(packed, tiles.matmulColumns), tiles);
-  return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels);
+  return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels,
+                                       registerTileRows(ranges, pixels, channels, tiles));
 }
 
 namespace {
 
-/// tileConvolutionWithEpilogue with register tiles of `pixels` x
+/// tileConvolutionWithEpilogue with register tiles of `rows` x `pixels` x
 /// `channels`.
 SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
                                                        linalg::GenericOp epilogue,
                                                        linalg::LinalgOp conv,
-                                                       int64_t pixels, int64_t channels) {
+                                                       int64_t pixels, int64_t channels,
+                                                       int64_t rows) {
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
-      getAsIndexOpFoldResult(epilogue.getContext(), {1, 1, pixels, channels}));
+      getAsIndexOpFoldResult(epilogue.getContext(), {1, rows, pixels, channels}));
   // A pad gather fused into the workgroup tile (DispatchFormation.cpp) stays
   // there: it fills the padded input of the whole workgroup tile once, and
   // the register tiles read that scratch tile without bounds checks.
@@ -572,9 +629,8 @@ SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
       SmallVector<int64_t> reductionTiles(numLoops, 0);
       for (unsigned i = 4; i < numLoops; ++i)
         reductionTiles[i] = 1;
-      if (Operation *tiled =
-              tileOp(rewriter, cast<TilingInterface>(tile), reductionTiles))
-        made.push_back(tiled);
+      if (Operation *tiled = tileOp(rewriter, cast<TilingInterface>(tile), reductionTiles))
+        llvm::append_range(made, splitRegisterTileRows(rewriter, tiled));
     }
   }
   return made;

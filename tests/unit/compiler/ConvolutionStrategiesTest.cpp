@@ -552,6 +552,18 @@ TEST(ConvolutionStrategies, EpilogueOnRegisterTilesNarrow) {
   runCase(c);
 }
 
+// 14-pixel rows, 3x3: on a 16-register CPU (AVX2, this machine's CPU when
+// it has no AVX-512) register tiles of two output rows of 7 x 8
+// (registerTileRows); elsewhere one row. Packed filters of 64 channels,
+// with the epilogue on the register tiles and with no epilogue.
+TEST(ConvolutionStrategies, TwoRowRegisterTiles) {
+  ConvCase packed{32, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  packed.poolAfter = true;
+  runCase(packed);
+  ConvCase plain{16, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {1, 2}, true};
+  runCase(plain);
+}
+
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
   ConvCase c{8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {3}, false};
   c.poolAfter = true;
