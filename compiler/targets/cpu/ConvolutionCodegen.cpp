@@ -117,18 +117,45 @@ std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges,
                         tiles);
 }
 
-/// Output rows of an NHWC register tile of `pixels` x `channels` in a tile
-/// whose loop ranges are `ranges` (n, oh, ow, f|c, ...): 2 on a 16-register
-/// file when one row holds fewer than 8 accumulators and two rows fit with
-/// a filter row and a broadcast (AVX2: 14 and 7 pixels of 8 channels, whose
-/// 7 accumulators per broadcast and filter load left the 3x3 convolutions
-/// of ResNet's 14x14 stage at ~45 GFLOP/s), and the tile's rows are static
-/// and even; else 1.
-int64_t registerTileRows(ArrayRef<int64_t> ranges, int64_t pixels, int64_t channels,
-                         const RegisterTiles &tiles) {
+/// Bytes between the input pixels that neighbouring output pixels of an
+/// NHWC convolution or pooling `op` read (stride x channels x element
+/// size), or 0 if not static.
+int64_t inputPixelStepBytes(linalg::LinalgOp op) {
+  auto input = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  if (!input || input.getRank() != 4 || input.isDynamicDim(3) || map.getNumResults() != 4 ||
+      !input.getElementType().isIntOrFloat())
+    return 0;
+  // The coefficient of ow (d2) in the input's W index: the stride.
+  AffineExpr w = map.getResult(2);
+  SmallVector<int64_t> at(map.getNumDims(), 0);
+  at[2] = 1;
+  AffineExpr stride = w.replaceDims(llvm::to_vector(llvm::map_range(at, [&](int64_t v) {
+    return getAffineConstantExpr(v, op.getContext());
+  })));
+  auto constant = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(stride, map.getNumDims(), 0));
+  if (!constant)
+    return 0;
+  return constant.getValue() * input.getDimSize(3) * input.getElementTypeBitWidth() / 8;
+}
+
+/// Output rows of an NHWC register tile of `pixels` x `channels` of `op`
+/// (a tile whose loop ranges are `ranges`: n, oh, ow, f|c, ...): 2 on a
+/// 16-register file when one row holds fewer than 8 accumulators and two
+/// rows fit with a filter row and a broadcast (AVX2: 14 and 7 pixels of 8
+/// channels, whose 7 accumulators per broadcast and filter load left the
+/// 3x3 convolutions of ResNet's 14x14 stage at ~45 GFLOP/s), the tile's
+/// rows are static and even, and the input pixels are not a multiple of
+/// 4 KiB apart (1024 channels; 512 at stride 2): those all fall in one L1
+/// set, whose 8 ways two rows' 14 pixels overflow (ResNet-50's 1x1
+/// convolutions of 1024 channels: ~18 GFLOP/s with two rows, ~40 with
+/// one); else 1.
+int64_t registerTileRows(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t pixels,
+                         int64_t channels, const RegisterTiles &tiles) {
   int64_t vectors = std::max<int64_t>(1, channels / tiles.lanes);
   int64_t accumulators = pixels * vectors;
-  if (tiles.registers > 16 || accumulators >= 8 ||
+  int64_t step = inputPixelStepBytes(op);
+  if (tiles.registers > 16 || accumulators >= 8 || step == 0 || step % 4096 == 0 ||
       2 * accumulators + vectors + 1 > tiles.registers || ShapedType::isDynamic(ranges[1]) ||
       ranges[1] % 2 != 0)
     return 1;
@@ -396,7 +423,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   // has 16 channels or fewer (the first layers of small CNNs); AVX2: 12
   // ymm, 6 x 16.
   auto [pixels, channels] = channelsLastRegisterTile(ranges, registers);
-  int64_t rows = registerTileRows(ranges, pixels, channels, registers);
+  int64_t rows = registerTileRows(op, ranges, pixels, channels, registers);
   SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
@@ -571,7 +598,7 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
     std::tie(pixels, channels) =
         registerTileOf(ranges[2], std::min(packed, tiles.matmulColumns), tiles);
   return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels,
-                                       registerTileRows(ranges, pixels, channels, tiles));
+                                       registerTileRows(conv, ranges, pixels, channels, tiles));
 }
 
 namespace {

@@ -5,7 +5,8 @@
 // channels 7 x 8, 7 accumulators; two rows of 7 x 8 hold 14, each row's
 // its own 1-D convolution in the innermost reduction loop, both carried
 // in registers across it. With AVX-512's 32 registers one row holds 7 x
-// 32 (14 zmm) and the tile stays one row.
+// 32 (14 zmm) and the tile stays one row. Input pixels a multiple of 4 KiB
+// apart (1024 channels) keep one row on AVX2 too (registerTileRows).
 
 // RUN: %turbine compile %s --target-cpu=x86-64-v3 --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=AVX2
 // RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen --mlir-print-ir-after=turbine-cpu-tile-and-vectorize 2>&1 >/dev/null | FileCheck %s --check-prefix=AVX512
@@ -20,6 +21,7 @@
 // AVX512:         vector.contract {{.*}} : vector<1x7x1xf32>, vector<1x32xf32> into vector<1x7x32xf32>
 // AVX512-NOT:     vector.contract
 // AVX512:         return
+// AVX512-LABEL: func.func @conv2d_1x1s1_14x14x1024x32_f32(
 func.func @main(%x: tensor<1x16x16x32xf32>) -> tensor<1x14x14x64xf32> {
   %w = arith.constant dense<0.5> : tensor<3x3x32x64xf32>
   %zero = arith.constant 0.0 : f32
@@ -33,4 +35,26 @@ func.func @main(%x: tensor<1x16x16x32xf32>) -> tensor<1x14x14x64xf32> {
     linalg.yield %m : f32
   } -> tensor<1x14x14x64xf32>
   return %r : tensor<1x14x14x64xf32>
+}
+
+// Input pixels 4 KiB apart (1024 channels) fall in one L1 set: one row.
+// AVX2-LABEL: func.func @conv2d_1x1s1_14x14x1024x32_f32(
+// AVX2-NOT:     vector<1x2x7x8xf32>
+// AVX2-NOT:     tensor<1x2x7x8xf32>
+// AVX2:         vector.contract {{.*}} into vector<1x7x8xf32>
+// AVX2-NOT:     vector.contract
+// AVX2:         return
+func.func @wide(%x: tensor<1x14x14x1024xf32>) -> tensor<1x14x14x32xf32> {
+  %w = arith.constant dense<0.5> : tensor<1x1x1024x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x14x14x1024xf32>, tensor<1x1x1024x32xf32>) outs(%f : tensor<1x14x14x32xf32>) -> tensor<1x14x14x32xf32>
+  %e2 = tensor.empty() : tensor<1x14x14x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c : tensor<1x14x14x32xf32>) outs(%e2 : tensor<1x14x14x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x14x14x32xf32>
+  return %r : tensor<1x14x14x32xf32>
 }
