@@ -126,17 +126,17 @@ int64_t inputPixelStepBytes(linalg::LinalgOp op) {
   if (!input || input.getRank() != 4 || input.isDynamicDim(3) || map.getNumResults() != 4 ||
       !input.getElementType().isIntOrFloat())
     return 0;
-  // The coefficient of ow (d2) in the input's W index: the stride.
-  AffineExpr w = map.getResult(2);
-  SmallVector<int64_t> at(map.getNumDims(), 0);
-  at[2] = 1;
-  AffineExpr stride = w.replaceDims(llvm::to_vector(llvm::map_range(at, [&](int64_t v) {
-    return getAffineConstantExpr(v, op.getContext());
-  })));
-  auto constant = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(stride, map.getNumDims(), 0));
-  if (!constant)
+  // The stride: how far the input's W index moves from ow = 0 to ow = 1
+  // (d2; every other loop at 0).
+  auto wAt = [&](int64_t ow) {
+    SmallVector<AffineExpr> point(map.getNumDims(), getAffineConstantExpr(0, op.getContext()));
+    point[2] = getAffineConstantExpr(ow, op.getContext());
+    return map.getResult(2).replaceDims(point);
+  };
+  auto stride = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(wAt(1) - wAt(0), 0, 0));
+  if (!stride)
     return 0;
-  return constant.getValue() * input.getDimSize(3) * input.getElementTypeBitWidth() / 8;
+  return stride.getValue() * input.getDimSize(3) * input.getElementTypeBitWidth() / 8;
 }
 
 /// Output rows of an NHWC register tile of `pixels` x `channels` of `op`
