@@ -346,7 +346,8 @@ void registerCompileCommand(CLI::App &app, int &exitCode) {
   cmd->add_option("--quantized-matmul-activations", args->quantizedMatmulActivations,
                   "GEMVs by int4 (--quantize-weights) or GGUF Q8_0/Q4_0 weights: int8 = round "
                   "each group/block of activations to int8 (one scale, like llama.cpp) and use "
-                  "AVX512-VNNI vpdpbusd where --target-cpu has it; f32 = never round "
+                  "AVX512-VNNI vpdpbusd where --target-cpu has it, else AVX2 vpmaddubsw + vpmaddwd; "
+                  "f32 = never round "
                   "activations (weights dequantized in registers, FMA). Accuracy and speed: "
                   "docs/performance.md")
       ->capture_default_str();

@@ -195,12 +195,34 @@ void tileQuantizedMatmul(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op
 void vectorizeQuantizedMatmuls(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel,
                                const CpuFeatures &features);
 
+/// The instructions a byte dot product (buildUnsignedSignedDot) becomes.
+enum class ByteDot {
+  /// AVX512-VNNI's vpdpbusd: 4 products per i32 lane, summed exactly.
+  Vpdpbusd,
+  /// AVX2's vpmaddubsw (two adjacent products summed into an i16, with
+  /// saturation) then vpmaddwd by ones (two i16 into an i32): exact only
+  /// where |x[2i] * y[2i] + x[2i+1] * y[2i+1]| <= 32767, which the caller
+  /// guarantees (unsigned bytes below 16, or |x| <= 128 and |y| <= 127).
+  Vpmaddubsw,
+};
+
+/// The byte dot product of `features` (CpuFeatures.h: cleared without
+/// --quantized-matmul-activations=int8): vpdpbusd, else vpmaddubsw, else
+/// none (the strategies keep f32 activations).
+std::optional<ByteDot> byteDot(const CpuFeatures &features);
+
 /// acc[j] += sum_b u8(x[j].byte b) * s8(y[j].byte b), b = 0..3, for
-/// vector<16xi32> acc, x, y: vpdpbusd's meaning as pure vector ops, which
-/// lowerVectors makes the instruction on a CPU with AVX512-VNNI
-/// (UnsignedSignedDotToVnni, KernelCodegen.cpp).
+/// vector<L x i32> acc, x, y: a byte dot product's meaning as pure vector
+/// ops, marked with the instructions `dot` it is to become, which
+/// lowerVectors writes after bufferization (ByteDotToVnni,
+/// ByteDotToPairSums, KernelCodegen.cpp; unrewritten it is still the right
+/// result).
 mlir::Value buildUnsignedSignedDot(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
-                                   mlir::Value x, mlir::Value y);
+                                   mlir::Value x, mlir::Value y, ByteDot dot);
+
+/// The attribute buildUnsignedSignedDot marks its reduction with: "vpdpbusd"
+/// or "vpmaddubsw".
+inline constexpr llvm::StringLiteral kByteDotAttr = "turbine.byte_dot";
 
 /// A block of activations rounded to int8 with one scale, as llama.cpp's
 /// Q8 activations: amax = max |a|, q = roundeven(a * 127 / amax) (0 where

@@ -67,6 +67,7 @@ CpuFeatures cpuFeatures(llvm::StringRef targetCpu) {
   std::function<bool(llvm::StringRef)> has = featureQuery(targetCpu);
   features.avx512f = has("avx512f");
   features.avx512vnni = has("avx512vnni");
+  features.avx2 = has("avx2");
   features.avx512bf16 = has("avx512bf16");
   if (features.avx512f) {
     features.vectorBits = 512;

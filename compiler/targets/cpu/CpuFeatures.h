@@ -28,8 +28,12 @@ struct CpuFeatures {
   /// AVX512F (vpermps over 16 lanes: GGUF Q4_0 nibbles to f32 by table).
   bool avx512f = false;
   /// AVX512-VNNI (vpdpbusd): int4 and GGUF Q8_0 / Q4_0 GEMVs on
-  /// int8-rounded activations (unless --quantized-matmul-activations=f32).
+  /// int8-rounded activations (with --quantized-matmul-activations=int8).
   bool avx512vnni = false;
+  /// AVX2 (vpmaddubsw + vpmaddwd): the same GEMVs' byte dot products on a
+  /// CPU without AVX512-VNNI, in 16-bit pair sums (ByteDot,
+  /// CodegenStrategies.h).
+  bool avx2 = false;
   /// AVX512-BF16 (vdpbf16ps).
   bool avx512bf16 = false;
 };

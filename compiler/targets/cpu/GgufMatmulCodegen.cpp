@@ -44,8 +44,9 @@
 // The file's bytes are read in place; no f32 copy of the weights exists
 // beyond one K tile of the workgroup's rows (at most 128 KiB of stack).
 //
-// VNNI: a GEMV on a CPU with AVX512-VNNI (CpuFeatures.h; off with
-// `--quantized-matmul-activations=f32`) with an even number of blocks per
+// Int8 activations (`--quantized-matmul-activations=int8`; default f32): a
+// GEMV on a CPU with AVX512-VNNI or AVX2 (CpuFeatures.h, ByteDot) with an
+// even number of blocks per
 // row takes the workgroup tile's weight rows whole and rounds its
 // activations once, per block of 32, as llama.cpp's Q8_0 activations:
 // qa = roundeven(a * 127 / amax), a ~ qa * amax / 127
@@ -57,7 +58,12 @@
 // acc += sitofp(lanes) * d * amax / 127. Per 64 weights: two loads, one
 // xor (Q8_0; Q4_0: and, shift, shuffle), one vpdpbusd, one convert, one
 // FMA, and the two f16 scales. The activations' rounding (at most
-// amax / 254 per activation) is the only change from the f32 path.
+// amax / 254 per activation) is the only change from the f32 path. With
+// AVX2 and no AVX512-VNNI the lanes are summed by vpmaddubsw + vpmaddwd
+// (two ymm each), whose 16-bit pair sums saturate: exact for Q4_0's
+// nibbles (15 * 127 * 2 < 2^15), not for Q8_0's q + 128, which instead
+// multiplies |q| by qa with q's sign (as llama.cpp's AVX2 code does; 128 *
+// 127 * 2 < 2^15) from a start of 0.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 #include "targets/cpu/MatmulDataTiling.h"
@@ -66,6 +72,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -389,16 +396,18 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, updated, c, at));
 }
 
-/// Whether an M = 1 tile takes emitGgufVnniGemv: AVX512-VNNI and an even
-/// number of blocks per row (two blocks per 16-lane vpdpbusd).
-bool takesGgufVnniGemv(const CpuFeatures &features, int64_t m, RankedTensorType wType) {
-  return features.avx512vnni && m == 1 && !wType.isDynamicDim(1) && wType.getDimSize(1) % 2 == 0;
+/// Whether an M = 1 tile takes emitGgufInt8Gemv: a byte dot product
+/// (int8 activations allowed) and an even number of blocks per row (two
+/// blocks per 16 i32 lanes).
+bool takesGgufInt8Gemv(const CpuFeatures &features, int64_t m, RankedTensorType wType) {
+  return byteDot(features) && m == 1 && !wType.isDynamicDim(1) && wType.getDimSize(1) % 2 == 0;
 }
 
-/// The GEMV tile with AVX512-VNNI (file comment, "VNNI") over all of the
+/// The GEMV tile on int8 activations (file comment, "VNNI") over all of the
 /// tile's weight rows: the activations rounded once, then per weight row
-/// and pair of blocks one vpdpbusd.
-void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info) {
+/// and pair of blocks one byte dot product of 16 lanes.
+void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
+                      ByteDot instruction) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -406,6 +415,9 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
   Value c = op.getDpsInits()[0];
   auto wType = cast<RankedTensorType>(w.getType());
   const bool q8 = info.ggmlType == kGgufQ8_0;
+  // Q8_0 by vpmaddubsw: (q + 128) * qa pair sums overflow i16; |q| (at most
+  // 128) times qa with q's sign (|qa| <= 127) do not, and need no bias.
+  const bool signedQ8 = q8 && instruction == ByteDot::Vpmaddubsw;
   const int64_t pairs = wType.getDimSize(1) / 2;
   Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type(), i32 = rewriter.getI32Type();
   auto lanes = [&](Type t) { return VectorType::get({16}, t); };
@@ -426,7 +438,7 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
   // The activations, once: qa (int8, [blocks, 32]); per pair and lane the
   // correction -bias * (sum of the lane's 4 qa), the start of its dot
   // product; per pair and lane the activation scale.
-  const int64_t bias = q8 ? 128 : 8;
+  const int64_t bias = signedQ8 ? 0 : q8 ? 128 : 8;
   Value qaInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{2 * pairs, 32}, i8);
   Value startInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{pairs, 16}, i32);
   Value scaleInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{pairs, 16}, f32);
@@ -475,7 +487,9 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                 Value g = arith::AddIOp::create(
                     ib, loc, arith::MulIOp::create(ib, loc, p, index(ib, 2)), index(ib, h));
                 d[h] = readBlockScale(ib, loc, w, col, g);
-                if (q8) {
+                if (signedQ8) {
+                  bytes[h] = readVector(ib, loc, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8));
+                } else if (q8) {
                   // q + 128 as an unsigned byte.
                   bytes[h] = arith::XOrIOp::create(
                       ib, loc, readVector(ib, loc, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8)),
@@ -495,9 +509,23 @@ void emitGgufVnniGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   ib, loc, VectorType::get({64}, i8),
                   readVector(ib, loc, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
                        VectorType::get({2, 32}, i8)));
-              Value dot = buildUnsignedSignedDot(ib, loc, readVector(ib, loc, starts, {p, zero}, lanes(i32)),
-                                                 dwords(concat(ib, loc, bytes[0], bytes[1])),
-                                                 dwords(activations));
+              Value weights = concat(ib, loc, bytes[0], bytes[1]);
+              Value start = readVector(ib, loc, starts, {p, zero}, lanes(i32));
+              if (signedQ8) {
+                // |q| and qa with q's sign (q * qa = |q| * (sign(q) qa)).
+                auto bytes64 = VectorType::get({64}, i8);
+                Value negative = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::slt, weights,
+                                                       splat(ib, bytes64, ib.getI8IntegerAttr(0)));
+                activations = arith::SelectOp::create(
+                    ib, loc, negative,
+                    arith::SubIOp::create(ib, loc, splat(ib, bytes64, ib.getI8IntegerAttr(0)),
+                                          activations),
+                    activations);
+                weights = math::AbsIOp::create(ib, loc, weights);
+                start = splat(ib, lanes(i32), ib.getI32IntegerAttr(0));
+              }
+              Value dot = buildUnsignedSignedDot(ib, loc, start, dwords(weights), dwords(activations),
+                                                 instruction);
               Value scale = arith::MulFOp::create(ib, loc, perBlockLanes(ib, d[0], d[1]),
                                                   readVector(ib, loc, activationScales, {p, zero}, lanes(f32)));
               scf::YieldOp::create(
@@ -576,15 +604,15 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   return loops.results[0];
 }
 
-/// The register tiles (1 x 1, 4 x 2; the VNNI GEMV's whole weight rows).
+/// The register tiles (1 x 1, 4 x 2; the int8 GEMV's whole weight rows).
 void tileGgufRegisters(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
   int64_t m = op.getStaticLoopRanges()[0];
   auto [rows, columns] = ggufRegisterTile(m);
   SmallVector<int64_t> tiles(op.getNumLoops(), 0);
   tiles[0] = rows;
-  // The VNNI GEMV takes the workgroup tile's weight rows whole.
+  // The int8 GEMV takes the workgroup tile's weight rows whole.
   auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  if (!takesGgufVnniGemv(features, m, wType))
+  if (!takesGgufInt8Gemv(features, m, wType))
     tiles[1] = columns;
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
@@ -626,8 +654,8 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
     if (!bounds)
       continue;
     auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    if (takesGgufVnniGemv(features, (*bounds)[0], wType)) {
-      emitGgufVnniGemv(rewriter, op, info);
+    if (takesGgufInt8Gemv(features, (*bounds)[0], wType)) {
+      emitGgufInt8Gemv(rewriter, op, info, *byteDot(features));
       continue;
     }
     if ((*bounds)[0] == 1 && (*bounds)[1] == 1 && !wType.isDynamicDim(1)) {

@@ -719,49 +719,108 @@ struct ExtendContractOperands : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
-/// acc + sum over the 4 bytes of each i32 lane of u8(x) * s8(y), as
-/// buildUnsignedSignedDot (QuantizedMatmulCodegen.cpp) writes it for a CPU
-/// with AVX512-VNNI, becomes vpdpbusd (llvm.x86.avx512.vpdpbusd.512; its
-/// sum does not saturate, like the i32 arithmetic it replaces). Only that
-/// strategy makes this form, only for such a CPU; after bufferization,
-/// because the intrinsic call has unknown memory effects.
-struct UnsignedSignedDotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
+/// A byte dot product as buildUnsignedSignedDot (QuantizedMatmulCodegen.cpp)
+/// writes it: acc + sum over the 4 bytes of each i32 lane of u8(x) * s8(y),
+/// marked for `instruction`; its byte operands as [lanes, 4] vectors.
+struct ByteDotForm {
+  Value unsignedBytes, signedBytes;
+  int64_t lanes;
+};
+std::optional<ByteDotForm> matchByteDot(vector::MultiDimReductionOp op, StringRef instruction) {
+  auto mark = op->getAttrOfType<StringAttr>(kByteDotAttr);
+  auto type = dyn_cast<VectorType>(op.getSourceVectorType());
+  if (!mark || mark.getValue() != instruction || op.getKind() != vector::CombiningKind::ADD ||
+      !type || type.getRank() != 2 || type.getDimSize(1) != 4 ||
+      !type.getElementType().isInteger(32) || op.getReductionDims() != ArrayRef<int64_t>{1})
+    return std::nullopt;
+  auto mul = op.getSource().getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return std::nullopt;
+  for (auto [l, r] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto zext = l.getDefiningOp<arith::ExtUIOp>();
+    auto sext = r.getDefiningOp<arith::ExtSIOp>();
+    if (zext && sext && getElementTypeOrSelf(zext.getIn()).isInteger(8) &&
+        getElementTypeOrSelf(sext.getIn()).isInteger(8))
+      return ByteDotForm{zext.getIn(), sext.getIn(), type.getDimSize(0)};
+  }
+  return std::nullopt;
+}
+
+/// The [lanes, 4] bytes of a ByteDotForm as one flat vector<4 lanes x i8>.
+Value flatBytes(PatternRewriter &rewriter, Location loc, Value bytes, int64_t lanes) {
+  return vector::ShapeCastOp::create(rewriter, loc,
+                                     VectorType::get({4 * lanes}, rewriter.getI8Type()), bytes);
+}
+
+/// A byte dot product of 16 lanes marked "vpdpbusd" (the strategies mark it
+/// so only for a CPU with AVX512-VNNI) becomes vpdpbusd
+/// (llvm.x86.avx512.vpdpbusd.512; its sum does not saturate, like the i32
+/// arithmetic it replaces). After bufferization, because the intrinsic
+/// call has unknown memory effects.
+struct ByteDotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
                                 PatternRewriter &rewriter) const override {
-    auto type = dyn_cast<VectorType>(op.getSourceVectorType());
-    if (op.getKind() != vector::CombiningKind::ADD || !type || type.getRank() != 2 ||
-        type.getShape() != ArrayRef<int64_t>{16, 4} || !type.getElementType().isInteger(32) ||
-        op.getReductionDims() != ArrayRef<int64_t>{1})
-      return failure();
-    auto mul = op.getSource().getDefiningOp<arith::MulIOp>();
-    if (!mul)
-      return failure();
-    Value unsignedBytes, signedBytes;
-    for (auto [l, r] : {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto zext = l.getDefiningOp<arith::ExtUIOp>();
-      auto sext = r.getDefiningOp<arith::ExtSIOp>();
-      if (zext && sext && getElementTypeOrSelf(zext.getIn()).isInteger(8) &&
-          getElementTypeOrSelf(sext.getIn()).isInteger(8)) {
-        unsignedBytes = zext.getIn();
-        signedBytes = sext.getIn();
-        break;
-      }
-    }
-    if (!unsignedBytes)
+    std::optional<ByteDotForm> form = matchByteDot(op, "vpdpbusd");
+    if (!form || form->lanes != 16)
       return failure();
     Location loc = op.getLoc();
-    auto dwords = VectorType::get({16}, rewriter.getI32Type());
-    // The intrinsic takes its byte operands as <64 x i8>.
-    auto asDwords = [&](Value bytes) -> Value {
-      return vector::ShapeCastOp::create(rewriter, loc,
-                                         VectorType::get({64}, rewriter.getI8Type()), bytes);
-    };
     Value dot = LLVM::CallIntrinsicOp::create(
-                    rewriter, loc, dwords, rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-                    ValueRange{op.getAcc(), asDwords(unsignedBytes), asDwords(signedBytes)})
+                    rewriter, loc, op.getDestType(),
+                    rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                    ValueRange{op.getAcc(), flatBytes(rewriter, loc, form->unsignedBytes, 16),
+                               flatBytes(rewriter, loc, form->signedBytes, 16)})
                     .getResult(0);
     rewriter.replaceOp(op, dot);
+    return success();
+  }
+};
+
+/// A byte dot product of a multiple of 8 lanes marked "vpmaddubsw" (for a
+/// CPU with AVX2; the strategy guarantees that no two adjacent products sum
+/// past an i16, ByteDot) becomes, per 8 lanes (32 bytes), vpmaddubsw
+/// (llvm.x86.avx2.pmadd.ub.sw: u8 x s8, adjacent pairs summed into i16)
+/// then vpmaddwd by ones (llvm.x86.avx2.pmadd.wd: adjacent i16 into i32),
+/// added to the accumulator.
+struct ByteDotToPairSums : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<ByteDotForm> form = matchByteDot(op, "vpmaddubsw");
+    if (!form || form->lanes % 8 != 0)
+      return failure();
+    Location loc = op.getLoc();
+    auto words16 = VectorType::get({16}, rewriter.getI16Type());
+    auto dwords8 = VectorType::get({8}, rewriter.getI32Type());
+    Value x = flatBytes(rewriter, loc, form->unsignedBytes, form->lanes);
+    Value y = flatBytes(rewriter, loc, form->signedBytes, form->lanes);
+    Value ones = arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(words16, rewriter.getI16IntegerAttr(1)));
+    // Elements [first, first + count) of v, and v followed by w.
+    auto slice = [&](Value v, int64_t first, int64_t count) -> Value {
+      return vector::ShuffleOp::create(rewriter, loc, v, v,
+                                       llvm::to_vector(llvm::seq<int64_t>(first, first + count)));
+    };
+    auto concat = [&](Value v, Value w) -> Value {
+      int64_t n = cast<VectorType>(v.getType()).getDimSize(0) +
+                  cast<VectorType>(w.getType()).getDimSize(0);
+      return vector::ShuffleOp::create(rewriter, loc, v, w,
+                                       llvm::to_vector(llvm::seq<int64_t>(0, n)));
+    };
+    Value dots;
+    for (int64_t first = 0; first < form->lanes; first += 8) {
+      Value pairs = LLVM::CallIntrinsicOp::create(
+                        rewriter, loc, words16, rewriter.getStringAttr("llvm.x86.avx2.pmadd.ub.sw"),
+                        ValueRange{slice(x, 4 * first, 32), slice(y, 4 * first, 32)})
+                        .getResult(0);
+      Value quads = LLVM::CallIntrinsicOp::create(rewriter, loc, dwords8,
+                                                  rewriter.getStringAttr("llvm.x86.avx2.pmadd.wd"),
+                                                  ValueRange{pairs, ones})
+                        .getResult(0);
+      dots = dots ? concat(dots, quads) : quads;
+    }
+    Value sum = arith::AddIOp::create(rewriter, loc, op.getAcc(), dots);
+    rewriter.replaceOp(op, sum);
     return success();
   }
 };
@@ -824,7 +883,7 @@ LogicalResult lowerVectors(ModuleOp kernels) {
   using Populate = std::function<void(RewritePatternSet &)>;
   const Populate stages[] = {
       [](RewritePatternSet &p) {
-        p.add<UnsignedSignedDotToVnni, TableLookupToPermute>(p.getContext());
+        p.add<ByteDotToVnni, ByteDotToPairSums, TableLookupToPermute>(p.getContext());
         vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       },
       [](RewritePatternSet &p) {
@@ -861,10 +920,10 @@ struct CpuTileAndVectorizePass : impl::CpuTileAndVectorizeBase<CpuTileAndVectori
   void runOnOperation() override {
     SmallVector<func::FuncOp> functions(getOperation().getOps<func::FuncOp>());
     CpuFeatures features = cpuFeatures(targetCpu);
-    // vpdpbusd is used only on activations rounded to int8: without that
-    // permission, the strategies see a CPU without it.
+    // Byte dot products are used only on activations rounded to int8:
+    // without that permission, the strategies see a CPU without them.
     if (!int8Activations)
-      features.avx512vnni = false;
+      features.avx512vnni = features.avx2 = false;
     for (func::FuncOp kernel : functions)
       if (failed(codegenKernel(kernel, reference, features)))
         return signalPassFailure();

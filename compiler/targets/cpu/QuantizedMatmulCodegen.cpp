@@ -50,7 +50,9 @@
 // unpacking. The one rounding this adds is a -> qa * amax / 127 (at most
 // amax / 254 per activation, relative to the group's largest; llama.cpp's
 // Q4_0 x Q8_0 dot product rounds its activations the same way, in blocks
-// of 32); the f32 tile above never rounds activations.
+// of 32); the f32 tile above never rounds activations. With AVX2 and no
+// AVX512-VNNI the same tile sums its bytes by vpmaddubsw + vpmaddwd (ByteDot:
+// two 16-bit pair sums per i32 lane, exact as the nibbles are below 16).
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 #include "targets/cpu/MatmulDataTiling.h"
@@ -251,12 +253,17 @@ constexpr int64_t kVnniColumns = 16;
 
 } // namespace
 
-/// acc[j] += sum_b u8(x[j].byte b) * s8(y[j].byte b), b = 0..3: vpdpbusd's
-/// meaning as pure vector ops (bitcasts to bytes, extensions, a multiply and
-/// a reduction over the 4 bytes of each lane), which lowerVectors rewrites
-/// into the instruction (UnsignedSignedDotToVnni, KernelCodegen.cpp) after
-/// bufferization; unrewritten it is still the right result.
-Value buildUnsignedSignedDot(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
+std::optional<ByteDot> byteDot(const CpuFeatures &features) {
+  if (features.avx512vnni)
+    return ByteDot::Vpdpbusd;
+  if (features.avx2)
+    return ByteDot::Vpmaddubsw;
+  return std::nullopt;
+}
+
+/// Bitcasts to bytes, extensions, a multiply and a reduction over the 4
+/// bytes of each lane, marked with `dot`.
+Value buildUnsignedSignedDot(OpBuilder &b, Location loc, Value acc, Value x, Value y, ByteDot dot) {
   auto accType = cast<VectorType>(acc.getType());
   int64_t lanes = accType.getDimSize(0);
   Type i8 = b.getI8Type(), i32 = b.getI32Type();
@@ -267,8 +274,11 @@ Value buildUnsignedSignedDot(OpBuilder &b, Location loc, Value acc, Value x, Val
   auto wide = VectorType::get({lanes, 4}, i32);
   Value product = arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, wide, bytes(x)),
                                         arith::ExtSIOp::create(b, loc, wide, bytes(y)));
-  return vector::MultiDimReductionOp::create(b, loc, product, acc, ArrayRef<bool>{false, true},
-                                             vector::CombiningKind::ADD);
+  auto sum = vector::MultiDimReductionOp::create(b, loc, product, acc, ArrayRef<bool>{false, true},
+                                                 vector::CombiningKind::ADD);
+  sum->setAttr(kByteDotAttr,
+               b.getStringAttr(dot == ByteDot::Vpdpbusd ? "vpdpbusd" : "vpmaddubsw"));
+  return sum;
 }
 
 Int8Activations roundActivationsToInt8(OpBuilder &b, Location loc, Value a) {
@@ -298,12 +308,12 @@ namespace {
 
 /// Whether emitInt4VnniGemvTile can write this tile: a one-row int4 tile of
 /// whole 16-column chunks (no mask) with an even number of packed rows per
-/// group (whole dwords of 4 K values), on a CPU with AVX512-VNNI.
+/// group (whole dwords of 4 K values), on a CPU with a byte dot product.
 bool takesInt4VnniGemv(const QuantizedMatmul &info, RankedTensorType cType,
                        RankedTensorType qType, int64_t rows, int64_t columns,
                        const CpuFeatures &features) {
   const unsigned nb = info.batchDims;
-  return features.avx512vnni && info.bits == 4 && rows == 1 && columns % kVnniColumns == 0 &&
+  return byteDot(features) && info.bits == 4 && rows == 1 && columns % kVnniColumns == 0 &&
          !cType.isDynamicDim(nb + 1) && qType.getDimSize(nb + 2) % 2 == 0;
 }
 
@@ -317,7 +327,7 @@ bool takesInt4VnniGemv(const QuantizedMatmul &info, RankedTensorType cType,
 /// so sum_k q * a = sum_k (q + 8) * qa - 8 * sumq exactly in i32, and the
 /// activations' rounding to qa * sa is the only change from the f32 path.
 void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const QuantizedMatmul &info,
-                          int64_t columns) {
+                          int64_t columns, ByteDot dot) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -409,7 +419,7 @@ void emitInt4VnniGemvTile(RewriterBase &rewriter, linalg::GenericOp op, const Qu
                         ib, loc, u,
                         arith::ShLIOp::create(ib, loc, u, splat(ib, iVec, ib.getI32IntegerAttr(4)))),
                     splat(ib, iVec, ib.getI32IntegerAttr(0x0F0F0F0F)));
-                next.push_back(buildUnsignedSignedDot(ib, loc, accs[ch], d, activations));
+                next.push_back(buildUnsignedSignedDot(ib, loc, accs[ch], d, activations, dot));
               }
               scf::YieldOp::create(ib, loc, next);
             });
@@ -599,7 +609,7 @@ void vectorizeQuantizedMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
       continue;
     if (takesInt4VnniGemv(info, cast<RankedTensorType>(op.getDpsInits()[0].getType()), qType,
                           rows, columns, features))
-      emitInt4VnniGemvTile(rewriter, op, info, columns);
+      emitInt4VnniGemvTile(rewriter, op, info, columns, *byteDot(features));
     else
       emitQuantizedTile(rewriter, op, info, rows, columns);
   }

@@ -10,8 +10,9 @@
 // convert i8 vectors (the block strategy ran). Run on local-sync and on
 // local-task with 2 workers at odd N, K = 32 x odd, M = 1 (GEMV) and
 // M > 1 (dynamic), and M = 1 static (the GEMV tiles, with f32 and with int8
-// activations: on a CPU with AVX512-VNNI the latter must be vpdpbusd and the
-// reference rounds the activations as the strategy documents), against a C++
+// activations: on a CPU with AVX512-VNNI the latter must be vpdpbusd, with
+// AVX2 vpmaddubsw, and the reference rounds the activations as the strategy
+// documents), against a C++
 // reference that decodes the same blocks from ggml's formulas (its own f16
 // decoding) and sums in double. Tolerance:
 // |got - want| <= 1e-5 * sum_k |a * w| + 1e-6 (f32 summation order; one
@@ -190,19 +191,22 @@ protected:
     ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Codegen, codegen, nullptr, error,
                               options(c)))
         << error;
-    // int8 activations on a CPU with AVX512-VNNI: vpdpbusd, rounded
-    // activations (bounded below); otherwise i8 -> f32 conversions.
-    const bool vnni = c.gemvActivations == "int8" && __builtin_cpu_supports("avx512vnni") &&
-                      (c.k / 32) % 2 == 0;
-    if (vnni)
-      EXPECT_NE(codegen.find("llvm.x86.avx512.vpdpbusd.512"), std::string::npos)
-          << "no vpdpbusd: the VNNI GEMV did not run";
+    // int8 activations on a CPU with AVX512-VNNI: vpdpbusd, with AVX2
+    // only: vpmaddubsw + vpmaddwd, rounded activations (bounded below);
+    // otherwise i8 -> f32 conversions.
+    const bool vnni = __builtin_cpu_supports("avx512vnni");
+    const bool int8 = c.gemvActivations == "int8" &&
+                      (vnni || __builtin_cpu_supports("avx2")) && (c.k / 32) % 2 == 0;
+    if (int8)
+      EXPECT_NE(codegen.find(vnni ? "llvm.x86.avx512.vpdpbusd.512" : "llvm.x86.avx2.pmadd.ub.sw"),
+                std::string::npos)
+          << "no byte dot product: the int8 GEMV did not run";
     else
       EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
           << "no i8 vector conversion: the block strategy did not run";
     // The Q4_0 GEMV on an AVX512F CPU: nibbles select f32 weights from the
     // table d * [-8, ..., 7] (lane i = t[nibble i], a vpermps).
-    if (!vnni && c.type == kQ4_0 && !c.gemvActivations.empty() &&
+    if (!int8 && c.type == kQ4_0 && !c.gemvActivations.empty() &&
         __builtin_cpu_supports("avx512f"))
       EXPECT_NE(codegen.find("dense<[-8.000000e+00, -7.000000e+00"), std::string::npos)
           << "no table lookup: the Q4_0 GEMV did not take the vpermps path";
@@ -232,11 +236,11 @@ protected:
         auto outputs = function.value().invoke(*device.value(), inputs);
         ASSERT_TRUE(outputs.ok()) << deviceName << " M=" << m << ": " << outputs.message();
         const Tensor &out = outputs.value()[0];
-        // The activation the kernel multiplies by: a, or (VNNI) a rounded
+        // The activation the kernel multiplies by: a, or (int8) a rounded
         // as the strategy documents it, in its block of 32, in f32:
         // roundeven(a * (127 / amax)) * (amax / 127).
         auto activation = [&](int64_t i, int64_t k) -> double {
-          if (!vnni)
+          if (!int8)
             return aValue(i, k);
           float amax = 0;
           for (int64_t e = k / 32 * 32; e < k / 32 * 32 + 32; ++e)
@@ -276,7 +280,7 @@ TEST_F(GgufMatmulTest, Q8_0) {
 }
 
 // M = 1 static: the one-row GEMV tiles (f32 activations) and, on a CPU with
-// AVX512-VNNI, the int8-activation vpdpbusd tiles (K / 32 even; odd takes
+// AVX512-VNNI or AVX2, the int8-activation tiles (K / 32 even; odd takes
 // the f32 tiles); N odd, one and above a workgroup tile.
 TEST_F(GgufMatmulTest, Gemv) {
   for (uint32_t type : {kQ8_0, kQ4_0})

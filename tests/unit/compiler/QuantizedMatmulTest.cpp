@@ -40,13 +40,17 @@ struct QuantCase {
   std::vector<int64_t> rows; // M values to run (M is dynamic)
   bool bias = false;
   int64_t batch = 0; // > 0: a batch_matmul over that many batches (B per batch)
-  // CompileOptions::targetCpu; "host" lets int4 GEMV tiles use AVX512-VNNI.
+  // CompileOptions::targetCpu; "host" lets int4 GEMV tiles use this CPU's
+  // byte dot product (AVX512-VNNI's vpdpbusd, AVX2's vpmaddubsw).
   std::string cpu = "host";
   // How the 1-row int4 tiles must have computed: Either (f32 activations or
   // int8-quantized ones, whichever the tile's shape chose), F32 only (no
-  // VNNI), Vnni only (every output from int8-quantized activations). F32
+  // byte dot product), Int8 only (every output from int8-quantized activations). F32
   // compiles with --quantized-matmul-activations=f32, the others with int8.
-  enum class Activations { Either, F32, Vnni } activations = Activations::Either;
+  enum class Activations { Either, F32, Int8 } activations = Activations::Either;
+  // With Int8: "vpdpbusd" or "vpmaddubsw", the instruction the target CPU's
+  // GEMV must use ("": either).
+  std::string expectedDot;
 };
 
 float aValue(int64_t i, int64_t k) { return float((13 * i + 5 * k) % 17 - 8) / 8; }
@@ -88,7 +92,7 @@ std::vector<float> dequantized(const QuantCase &c) {
   return out;
 }
 
-/// What the AVX512-VNNI int4 GEMV computes with (QuantizedMatmulCodegen.cpp,
+/// What the int8-activation int4 GEMV computes with (QuantizedMatmulCodegen.cpp,
 /// emitInt4VnniGemvTile), written independently: row i of A quantized per
 /// group of K, amax = max |a|, qa = roundeven(a * (127 / amax)) in f32, and
 /// the activation a' = qa * amax / 127 it stands for.
@@ -115,6 +119,14 @@ bool hostHas(const char *feature) {
   if (std::string(feature) == "avx512bw")
     return __builtin_cpu_supports("avx512bw");
   return __builtin_cpu_supports("avx2");
+}
+
+/// Whether CompileOptions::targetCpu `cpu` (as the cases name them) has
+/// AVX-512's 32 vector registers.
+bool targetHasAvx512(const std::string &cpu) {
+  if (cpu == "host")
+    return __builtin_cpu_supports("avx512f");
+  return cpu == "skylake-avx512" || cpu == "znver4" || cpu == "cascadelake";
 }
 
 std::string source(const QuantCase &c) {
@@ -192,11 +204,19 @@ void runCase(const QuantCase &c) {
   EXPECT_NE(codegen.find("llvm.sitofp"), std::string::npos);
   EXPECT_NE(codegen.find("xi8> to vector<"), std::string::npos)
       << "no i8 vector conversion: the fused strategy did not run";
-  bool vnni = codegen.find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
-  if (c.activations == QuantCase::Activations::Vnni)
-    EXPECT_TRUE(vnni) << "no vpdpbusd for an int4 GEMV on " << c.cpu;
+  // The byte dot product the int8-activation GEMV must have become: the
+  // target CPU's (c.expectedDot) when one is named.
+  const bool vpdpbusd = codegen.find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
+  const bool vpmaddubsw = codegen.find("llvm.x86.avx2.pmadd.ub.sw") != std::string::npos;
+  const bool int8Dot = vpdpbusd || vpmaddubsw;
+  if (c.activations == QuantCase::Activations::Int8) {
+    EXPECT_TRUE(int8Dot) << "no byte dot product for an int4 GEMV on " << c.cpu;
+    if (!c.expectedDot.empty())
+      EXPECT_TRUE(c.expectedDot == "vpdpbusd" ? vpdpbusd : vpmaddubsw)
+          << "no " << c.expectedDot << " on " << c.cpu;
+  }
   if (c.activations == QuantCase::Activations::F32 || c.bits == 8)
-    EXPECT_FALSE(vnni) << "vpdpbusd on " << c.cpu;
+    EXPECT_FALSE(int8Dot) << "a byte dot product on " << c.cpu;
 
   std::vector<float> w = dequantized(c);
   int64_t batches = std::max<int64_t>(c.batch, 1);
@@ -221,10 +241,13 @@ void runCase(const QuantCase &c) {
           ASSERT_TRUE(outputs.ok()) << deviceName << " M=" << m << ": " << outputs.message();
           const Tensor &out = outputs.value()[0];
           ASSERT_EQ(out.elementCount(), batches * m * c.n);
-          // Rows past the last multiple of 8 are 1-row (GEMV) tiles: with
-          // VNNI, int4 ones multiply int8-quantized activations.
+          // Rows past the last multiple of the register tile's rows (8
+          // with AVX-512's 32 registers, 6 with 16: RegisterTiles) are
+          // 1-row (GEMV) tiles: with a byte dot product, int4 ones multiply
+          // int8-quantized activations.
           std::vector<double> aq = quantizedActivations(c, batches * m);
-          const int64_t gemvRows = m % 8 == 0 ? 0 : m - m / 8 * 8;
+          const int64_t tileRows = targetHasAvx512(c.cpu) ? 8 : 6;
+          const int64_t gemvRows = m % tileRows;
           int64_t mismatches = 0;
           for (int64_t b = 0; b < batches; ++b)
             for (int64_t i = 0; i < m; ++i)
@@ -244,13 +267,13 @@ void runCase(const QuantCase &c) {
                 }
                 float got = out.dataAs<float>()[(b * m + i) * c.n + j];
                 bool f32Ok = std::fabs(got - sum) <= 1e-5 * magnitude + 1e-6;
-                bool vnniOk = std::fabs(got - sumQ) <= 1e-5 * magnitudeQ + 1e-6;
+                bool int8Ok = std::fabs(got - sumQ) <= 1e-5 * magnitudeQ + 1e-6;
                 bool gemvRow = i >= m - gemvRows && c.bits == 4;
                 bool ok = f32Ok;
-                if (gemvRow && c.activations == QuantCase::Activations::Vnni)
-                  ok = vnniOk;
-                else if (gemvRow && c.activations == QuantCase::Activations::Either && vnni)
-                  ok = f32Ok || vnniOk;
+                if (gemvRow && c.activations == QuantCase::Activations::Int8)
+                  ok = int8Ok;
+                else if (gemvRow && c.activations == QuantCase::Activations::Either && int8Dot)
+                  ok = f32Ok || int8Ok;
                 if (!ok && mismatches++ < 5)
                   ADD_FAILURE() << deviceName << " M=" << m << " [" << b << ", " << i << ", "
                                 << j << "]: expected " << sum << " (f32 activations) or "
@@ -311,32 +334,38 @@ TEST(QuantizedMatmul, BiasEpilogueAndBatch) {
 namespace {
 
 // int4 GEMV rows (N a multiple of 128: no partial column tile, which takes
-// the f32 path) on a CPU with AVX512-VNNI: every
-// output from int8-quantized activations (vpdpbusd), matching the
-// reference that quantizes them the same way; the f32-activation reference
-// differs by about |a| / 254 per term, far above the tolerance.
-TEST(QuantizedMatmul, Int4GemvVnni) {
-  if (!hostHas("avx512vnni"))
-    GTEST_SKIP() << "this CPU has no AVX512-VNNI";
-  for (int64_t group : {32, 64, 128}) {
-    QuantCase c{4, group, 256, 256, {1}};
-    c.activations = QuantCase::Activations::Vnni;
-    runCase(c);
+// the f32 path) with --quantized-matmul-activations=int8, compiled for this
+// CPU (vpdpbusd with AVX512-VNNI, else vpmaddubsw + vpmaddwd with AVX2) and
+// for x86-64-v3 (AVX2: vpmaddubsw, whose saturating 16-bit pair sums the
+// biased nibbles cannot reach): every output from int8-quantized
+// activations, matching the reference that quantizes them the same way;
+// the f32-activation reference differs by about |a| / 254 per term, far
+// above the tolerance.
+TEST(QuantizedMatmul, Int4GemvInt8Activations) {
+  if (!hostHas("avx2"))
+    GTEST_SKIP() << "this CPU has no AVX2";
+  for (const char *cpu : {"host", "x86-64-v3"}) {
+    SCOPED_TRACE(cpu);
+    std::string dot = std::string(cpu) == "host" && hostHas("avx512vnni") ? "vpdpbusd" : "vpmaddubsw";
+    auto int8Case = [&](QuantCase c) {
+      c.cpu = cpu;
+      c.activations = QuantCase::Activations::Int8;
+      c.expectedDot = dot;
+      runCase(c);
+    };
+    for (int64_t group : {32, 64, 128})
+      int8Case({4, group, 256, 256, {1}});
+    // K padded to whole groups, a bias epilogue, M = 9: 8 rows in an 8 x 32
+    // tile (f32 activations), the ninth a GEMV tile.
+    int8Case({4, 32, 100, 256, {1, 3, 9}, /*bias=*/true});
+    int8Case({4, 16, 40, 128, {1, 2}, /*bias=*/false, /*batch=*/2});
   }
-  // K padded to whole groups, a bias epilogue, M = 9: 8 rows in an 8 x 32
-  // tile (f32 activations), the ninth a GEMV tile.
-  QuantCase bias{4, 32, 100, 256, {1, 3, 9}, /*bias=*/true};
-  bias.activations = QuantCase::Activations::Vnni;
-  runCase(bias);
-  QuantCase batch{4, 16, 40, 128, {1, 2}, /*bias=*/false, /*batch=*/2};
-  batch.activations = QuantCase::Activations::Vnni;
-  runCase(batch);
 }
 
-// The same GEMVs compiled for CPUs without VNNI (AVX-512 without it; AVX2
-// only), and for this one with --quantized-matmul-activations=f32 (the
-// default): the f32-activation path, f32 accuracy, no vpdpbusd.
-TEST(QuantizedMatmul, Int4GemvWithoutVnni) {
+// The same GEMVs with --quantized-matmul-activations=f32 (the default) for
+// CPUs with and without AVX512-VNNI: the f32-activation path, f32 accuracy,
+// no byte dot product.
+TEST(QuantizedMatmul, Int4GemvF32Activations) {
   for (const char *cpu : {"skylake-avx512", "x86-64-v3", "host"}) {
     if (!hostHas(std::string(cpu) == "x86-64-v3" ? "avx2" : "avx512bw"))
       continue;

@@ -1,17 +1,22 @@
-// cpu-quantized-gemv-vnni.mlir - the int4 GEMV tile by CPU features
+// cpu-quantized-gemv-int8-activations.mlir - the int4 GEMV tile by CPU features
 // (targets/cpu/QuantizedMatmulCodegen.cpp, CpuFeatures.h): compiled for a
 // CPU with AVX512-VNNI (znver4, cascadelake) and int8-activations
 // (--quantized-matmul-activations=int8) the 1 x 128 tile quantizes
 // each group of activations to int8 (roundeven, fptosi) and multiplies 16
 // columns x 4 K values per step as u8 x s8 products summed per i32 lane
-// (the pure form of vpdpbusd); for a CPU without it (skylake-avx512,
-// x86-64-v3, or no target-cpu at all), or without int8-activations, the tile
+// (the pure form of vpdpbusd); for a CPU with AVX2 and no AVX512-VNNI
+// (x86-64-v3, skylake-avx512) the same form in the 1 x 64 or 1 x 128 tile,
+// marked for vpmaddubsw + vpmaddwd; for a CPU without either (no
+// target-cpu at all), or without int8-activations, the tile
 // (1 x 128 on AVX-512, 1 x 64 on AVX2, 1 x 32 on SSE: RegisterTiles)
-// converts the nibbles to f32 and uses FMAs, with no activation rounding. turbine-cpu-lower-vectors
-// turns the pure form into the instruction (second half of the file).
+// converts the nibbles to f32 and uses FMAs, with no activation rounding.
+// turbine-cpu-lower-vectors turns the marked form into the instructions
+// (cpu-lower-vectors-byte-dot.mlir).
 
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4 int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=cascadelake int8-activations=true}))' | FileCheck %s --check-prefix=VNNI
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3 int8-activations=true}))' | FileCheck %s --check-prefix=PAIRS
+// RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512 int8-activations=true}))' | FileCheck %s --check-prefix=PAIRS
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=skylake-avx512}))' | FileCheck %s --check-prefixes=F32,F32-AVX512
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3}))' | FileCheck %s --check-prefixes=F32,F32-AVX2
 // RUN: turbine-opt %s --split-input-file --pass-pipeline='builtin.module(turbine-quantize-weights{weights=int4 group-size=32}, turbine-form-dispatches, builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=znver4}))' | FileCheck %s --check-prefixes=F32,F32-AVX512
@@ -28,10 +33,15 @@
 // VNNI:             arith.extui {{.*}} : vector<16xi8> to vector<16xi32>
 // VNNI:             arith.extsi {{.*}} : vector<16x4xi8> to vector<16x4xi32>
 // VNNI:             arith.extui {{.*}} : vector<16x4xi8> to vector<16x4xi32>
-// VNNI:             vector.multi_reduction <add>, {{.*}} [1] : vector<16x4xi32> to vector<16xi32>
+// VNNI:             vector.multi_reduction <add>, {{.*}} {turbine.byte_dot = "vpdpbusd"} [1] : vector<16x4xi32> to vector<16xi32>
 // VNNI:           arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
 // VNNI:           vector.fma
 // VNNI-NOT:     arith.sitofp {{.*}} : vector<128xi32> to vector<128xf32>
+// PAIRS-LABEL: func.func @
+// PAIRS:         math.roundeven {{.*}} : vector<32xf32>
+// PAIRS:         scf.for
+// PAIRS-COUNT-4:   vector.multi_reduction <add>, {{.*}} {turbine.byte_dot = "vpmaddubsw"} [1] : vector<16x4xi32> to vector<16xi32>
+// PAIRS-NOT:     vpdpbusd
 // F32-LABEL:   func.func @
 // F32-NOT:       vector.multi_reduction
 // F32-NOT:       math.roundeven
