@@ -268,8 +268,6 @@ linalg::LinalgOp interchangeReductionToInputOrder(RewriterBase &rewriter, linalg
   return cast<linalg::LinalgOp>(interchanged->getOperation());
 }
 
-} // namespace
-
 /// vector.step's lane i as the constant i where it is read at a static
 /// position (or the step has one lane): the vectorizer writes linalg.index
 /// of a unit or scalar loop that way, and the index arithmetic built on it
@@ -296,8 +294,11 @@ struct FoldStepLanes : OpRewritePattern<vector::StepOp> {
   }
 };
 
+} // namespace
+
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
-/// 64 and the others by 1, then vectorized with masks for partial tiles.
+/// 64 (a pad gather's channels: equal chunks, below) and the others by 1,
+/// then vectorized with masks for partial tiles.
 void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   op = interchangeReductionToInputOrder(rewriter, op);
   unsigned numLoops = op.getNumLoops();

@@ -355,8 +355,9 @@ TEST(QuantizedMatmul, Int4GemvInt8Activations) {
     };
     for (int64_t group : {32, 64, 128})
       int8Case({4, group, 256, 256, {1}});
-    // K padded to whole groups, a bias epilogue, M = 9: 8 rows in an 8 x 32
-    // tile (f32 activations), the ninth a GEMV tile.
+    // K padded to whole groups, a bias epilogue, M = 9: the register tile's
+    // rows (8 with AVX-512, 6 with AVX2) with f32 activations, the rest
+    // GEMV tiles.
     int8Case({4, 32, 100, 256, {1, 3, 9}, /*bias=*/true});
     int8Case({4, 16, 40, 128, {1, 2}, /*bias=*/false, /*batch=*/2});
   }
