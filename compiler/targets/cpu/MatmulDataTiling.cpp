@@ -13,9 +13,14 @@
 //
 // When (the heuristic, from the sgemm and model benchmarks in
 // docs/performance.md):
-//   * f32, B static with N a multiple of 32 (N is never padded: C keeps its
-//     layout), default indexing maps;
-//   * constant B: always (the pack is free);
+//   * f32, B static with N a multiple of 32, default indexing maps;
+//   * constant B: always (the pack is free); also with N not a multiple of
+//     32 from N = 256 (a classifier's 1000): B packed with zero columns up
+//     to whole panels, the contract writing a padded C [M, 1024] (its
+//     accumulator's fill over a wider empty tensor), and C = that C's first
+//     N columns, a gather fused into the elementwise consumers (unpacked,
+//     a one-row tile read B rows 4000 bytes apart at a third of the read
+//     bandwidth);
 //   * run-time B: only when the pack (one read and one write of B) is small
 //     next to the matmul and B's rows are far apart: static M >= 512 and
 //     N >= 1024 (rows 4 KiB or more apart alias in L1 when the register tile
@@ -86,7 +91,28 @@ bool hasPanelableB(linalg::MatmulOp matmul) {
   return b.getDimSize(1) % kPackedPanelWidth == 0 && b.getDimSize(0) != 0;
 }
 
+/// A constant B whose N is not a multiple of the panel width, but wide
+/// enough that the zero columns padding it to whole panels are a small part
+/// (N >= kPaddedPackMinN: at most 31 / 256 of the work), with the other
+/// conditions of hasPanelableB and an accumulator that is a fill of an empty
+/// tensor (rebuilt wider): packed with zero columns, its result sliced.
+constexpr int64_t kPaddedPackMinN = 256;
+bool hasPaddablePanelB(linalg::MatmulOp matmul) {
+  if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps() || !constantB(matmul))
+    return false;
+  auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto b = cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  auto c = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  return a.getElementType().isF32() && b.getElementType().isF32() && c.getElementType().isF32() &&
+         b.hasStaticShape() && b.getDimSize(1) % kPackedPanelWidth != 0 &&
+         b.getDimSize(1) >= kPaddedPackMinN && fill &&
+         fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
 bool shouldPackB(linalg::MatmulOp matmul, StrategyMode mode) {
+  if (mode != StrategyMode::Off && hasPaddablePanelB(matmul))
+    return true;
   if (mode == StrategyMode::Off || !hasPanelableB(matmul))
     return false;
   auto a = cast<RankedTensorType>(matmul.getInputs()[0].getType());
@@ -110,23 +136,31 @@ bool shouldPackBInKernel(linalg::MatmulOp matmul, StrategyMode mode) {
   return n >= kKernelPackMinN && (ShapedType::isDynamic(m) || m >= kKernelPackMinM);
 }
 
-/// B [K, N] → Bp [N/32, K, 32] on a constant.
+/// B [K, N] → Bp [ceil(N/32), K, 32] on a constant; columns past N (the
+/// last panel's, when N is not a multiple of 32) are zeros.
 DenseElementsAttr packConstant(DenseElementsAttr b) {
   auto type = cast<RankedTensorType>(b.getType());
   int64_t k = type.getDimSize(0), n = type.getDimSize(1);
-  int64_t panels = n / kPackedPanelWidth;
+  int64_t panels = llvm::divideCeil(n, kPackedPanelWidth);
   auto packedType = RankedTensorType::get({panels, k, kPackedPanelWidth},
                                           type.getElementType());
-  if (b.isSplat())
+  if (b.isSplat() && n % kPackedPanelWidth == 0)
     return DenseElementsAttr::get(packedType, b.getSplatValue<Attribute>());
-  ArrayRef<char> raw = b.getRawData();
-  std::vector<char> packed(raw.size());
   const size_t width = type.getElementTypeBitWidth() / 8;
-  const size_t rowBytes = kPackedPanelWidth * width;
-  for (int64_t panel = 0; panel < panels; ++panel)
+  // A splat's raw data is one element: expand it.
+  std::vector<char> raw;
+  if (b.isSplat())
+    for (int64_t e = 0; e < k * n; ++e)
+      raw.insert(raw.end(), b.getRawData().begin(), b.getRawData().begin() + width);
+  else
+    raw.assign(b.getRawData().begin(), b.getRawData().end());
+  std::vector<char> packed(panels * k * kPackedPanelWidth * width, 0);
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t columns = std::min(kPackedPanelWidth, n - panel * kPackedPanelWidth);
     for (int64_t row = 0; row < k; ++row)
       std::memcpy(&packed[((panel * k + row) * kPackedPanelWidth) * width],
-                  &raw[(row * n + panel * kPackedPanelWidth) * width], rowBytes);
+                  &raw[(row * n + panel * kPackedPanelWidth) * width], columns * width);
+  }
   return DenseElementsAttr::getFromRawBuffer(
       packedType, ArrayRef<char>(packed.data(), packed.size()));
 }
@@ -168,18 +202,68 @@ void packMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul) {
     auto packedConstant =
         arith::ConstantOp::create(rewriter, loc, packConstant(constant));
     auto type = cast<RankedTensorType>(constant.getType());
-    deriveParameterName(matmul.getInputs()[1].getDefiningOp(), packedConstant,
-                        ".reshape(" + std::to_string(type.getDimSize(0)) + "," +
-                            std::to_string(type.getDimSize(1) / kPackedPanelWidth) +
-                            "," + std::to_string(kPackedPanelWidth) +
-                            ").permute(1,0,2)");
+    // (Padded with zero columns, it has no such torch expression: unnamed.)
+    if (type.getDimSize(1) % kPackedPanelWidth == 0)
+      deriveParameterName(matmul.getInputs()[1].getDefiningOp(), packedConstant,
+                          ".reshape(" + std::to_string(type.getDimSize(0)) + "," +
+                              std::to_string(type.getDimSize(1) / kPackedPanelWidth) +
+                              "," + std::to_string(kPackedPanelWidth) +
+                              ").permute(1,0,2)");
     packed = packedConstant;
   } else
     packed = packAtRunTime(rewriter, loc, matmul.getInputs()[1]);
 
-  Value result = createPackedMatmul(rewriter, loc, matmul.getInputs()[0],
-                                    packed, matmul.getOutputs()[0]);
-  rewriter.replaceOp(matmul, result);
+  auto cType = cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+  const int64_t n = cType.getDimSize(1);
+  if (n % kPackedPanelWidth == 0) {
+    rewriter.replaceOp(matmul, createPackedMatmul(rewriter, loc, matmul.getInputs()[0], packed,
+                                                  matmul.getOutputs()[0]));
+    return;
+  }
+  // N padded to whole panels (hasPaddablePanelB): the accumulator's fill
+  // over a wider empty tensor, then C = the padded result's first N
+  // columns, read by a gather generic (dispatch formation fuses it into
+  // the elementwise consumers, a bias, as it fuses pads; a slice op would
+  // have to run on the host).
+  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  const int64_t paddedN = llvm::alignTo(n, kPackedPanelWidth);
+  auto paddedType = RankedTensorType::get({cType.getDimSize(0), paddedN}, cType.getElementType());
+  Value paddedInit =
+      linalg::FillOp::create(
+          rewriter, loc, fill.getInputs()[0],
+          tensor::EmptyOp::create(rewriter, loc, paddedType, empty.getDynamicSizes()).getResult())
+          .getResult(0);
+  Value padded = createPackedMatmul(rewriter, loc, matmul.getInputs()[0], packed, paddedInit);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(2);
+  auto slice = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{cType}, ValueRange{}, ValueRange{fill.getOutputs()[0]},
+      ArrayRef<AffineMap>{identity},
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location nested, ValueRange) {
+        Value row = linalg::IndexOp::create(b, nested, 0);
+        Value column = linalg::IndexOp::create(b, nested, 1);
+        linalg::YieldOp::create(
+            b, nested, tensor::ExtractOp::create(b, nested, padded, ValueRange{row, column}).getResult());
+      });
+  rewriter.replaceOp(matmul, slice.getResult(0));
+  // Into its elementwise consumers now (global-opt's elementwise fusion ran
+  // before this pass): the bias reads the padded result directly, with no
+  // temporary of the slice in the kernel.
+  for (OpOperand &use : llvm::make_early_inc_range(slice->getUses())) {
+    if (!isa<linalg::GenericOp>(use.getOwner()) || !linalg::areElementwiseOpsFusable(&use))
+      continue;
+    Operation *consumer = use.getOwner();
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused = linalg::fuseElementwiseOps(rewriter, &use);
+    if (failed(fused))
+      continue;
+    for (OpResult result : consumer->getResults())
+      rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+    rewriter.eraseOp(consumer);
+  }
+  if (slice->use_empty())
+    rewriter.eraseOp(slice);
 }
 
 /// True if `value` is the result of an op satisfying `isRoot`, possibly

@@ -10,7 +10,9 @@
 //   C               = collapse_shape C3
 //
 // so that the register tile (8 rows x one 32-column panel) reads B as one
-// contiguous stream instead of rows N floats apart. The contract's loops are
+// contiguous stream instead of rows N floats apart. A constant B whose N is
+// not a multiple of 32 (from 256) is padded with zero columns to whole
+// panels and the padded C sliced back (MatmulDataTiling.cpp). The contract's loops are
 // ordered (nb, m, n0, k) so the register tiling walks all row tiles of a
 // panel while the panel stays in L1.
 //

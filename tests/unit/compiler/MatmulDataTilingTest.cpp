@@ -8,8 +8,9 @@
 // input is a small multiple of 1/8 and every partial sum a multiple of 1/64
 // far below 2^18, so f32 arithmetic is exact in any order: results must be
 // equal. Each case also checks, on the global-opt IR, that B was (or, for N
-// not a multiple of 32, was not) packed, so the test exercises the path it
-// names. Matmuls whose B is packed inside the kernel (MatmulKernelPacking.h)
+// not a multiple of 32 below 256, was not) packed, so the test exercises the
+// path it names; a constant B with N from 256 not a multiple of 32 is packed
+// with zero columns up to whole panels and its result sliced. Matmuls whose B is packed inside the kernel (MatmulKernelPacking.h)
 // are checked the same way: marked in global-opt, and in codegen a stack
 // scratch (llvm.alloca) and no heap allocation per tile.
 //===----------------------------------------------------------------------===//
@@ -243,9 +244,10 @@ void runCase(const MatmulCase &c) {
     EXPECT_EQ(countMallocs(codegenIr), 0u) << codegenIr;
   }
   if (packed && c.constantB) {
-    // Folded: the packed constant is there and no run-time transpose of B
-    // (the only generic left is the epilogue).
-    std::string packedType = "tensor<" + std::to_string(c.n / 32) + "x" +
+    // Folded: the packed constant is there (N padded to whole panels) and
+    // no run-time transpose of B (the only generic left is the epilogue, or
+    // for a padded N the slice of the result, fused into the epilogue).
+    std::string packedType = "tensor<" + std::to_string((c.n + 31) / 32) + "x" +
                              std::to_string(c.k) + "x32xf32>";
     EXPECT_NE(ir.find("arith.constant dense<"), std::string::npos) << ir;
     EXPECT_NE(ir.find(": " + packedType), std::string::npos) << ir;
@@ -253,7 +255,7 @@ void runCase(const MatmulCase &c) {
     for (size_t at = ir.find("linalg.generic"); at != std::string::npos;
          at = ir.find("linalg.generic", at + 1))
       ++generics;
-    EXPECT_EQ(generics, c.epilogue ? 1u : 0u) << ir;
+    EXPECT_EQ(generics, c.epilogue || c.n % 32 != 0 ? 1u : 0u) << ir;
   }
 
   runOnEachDevice(source, [&](turbine::runtime::Function &function,
@@ -347,22 +349,34 @@ TEST(MatmulDataTiling, RuntimeBSmallIsNotPacked) {
   runCase({64, 40, false, false, {9}, false, nullptr});
 }
 
-// N not a multiple of the panel width: never packed, still correct.
+// N not a multiple of the panel width and below 256: not packed (the zero
+// columns would be too large a part), still correct.
 TEST(MatmulDataTiling, PanelWidthNotDividingNIsNotPacked) {
   runCase({100, 45, true, true, {11}, false, "all"});
+}
+
+// A constant B with N from 256 not a multiple of 32 (a classifier's 1000):
+// packed with zero columns up to whole panels (1024: the last panel 8
+// columns wide; 260: 4), the result sliced; M dynamic (the leftover-row
+// GEMV tiles and full register tiles), K over a 256 K tile, with and
+// without the bias + ReLU epilogue.
+TEST(MatmulDataTiling, ConstantBPaddedToWholePanels) {
+  runCase({1000, 300, true, true, {1, 3, 8, 13}, true, nullptr});
+  runCase({260, 33, true, false, {1, 7, 9}, true, nullptr});
 }
 
 // Small matmuls (KernelCodegen.cpp's row split): rows left over after the
 // 8-row tiles go one at a time, 128 columns wide, then by 32, and the last
 // partial column tile is vectorized with masks. N = 1, 10, 33, 1000 (not
-// multiples of 32: never packed), K = 1, 7, 300, 8192, M = 1 and 3 static
-// and dynamic (below, at and over the 8-row tile).
+// multiples of 32: packed with zero columns only where B is a constant and
+// N >= 256), K = 1, 7, 300, 8192, M = 1 and 3 static and dynamic (below, at
+// and over the 8-row tile).
 TEST(SmallMatmul, ClassifierHeadDynamicBatch) { // the CNN's Linear 8192 -> 10
   runCase({10, 8192, true, true, {1, 3, 8, 11}, false, nullptr});
 }
 
-TEST(SmallMatmul, WideGemvConstantB) { // ResNet's fc, K cut short
-  runCase({1000, 7, true, false, {1, 3, 9}, false, nullptr});
+TEST(SmallMatmul, WideGemvConstantB) { // ResNet's fc, K cut short: padded panels
+  runCase({1000, 7, true, false, {1, 3, 9}, true, nullptr});
 }
 
 TEST(SmallMatmul, WideRuntimeBOverKTile) {
@@ -378,7 +392,8 @@ TEST(SmallMatmul, OneDeepColumnsPastATile) {
 }
 
 TEST(SmallMatmul, StaticOneRow) {
-  runCase({1000, 300, true, true, {1}, false, nullptr, /*staticRows=*/true});
+  runCase({1000, 300, true, true, {1}, true, nullptr, /*staticRows=*/true});
+  runCase({1000, 300, false, true, {1}, false, nullptr, /*staticRows=*/true});
 }
 
 TEST(SmallMatmul, StaticThreeRowsTenColumns) {
