@@ -222,9 +222,8 @@ void packMatmul(RewriterBase &rewriter, linalg::MatmulOp matmul) {
   }
   // N padded to whole panels (hasPaddablePanelB): the accumulator's fill
   // over a wider empty tensor, then C = the padded result's first N
-  // columns, read by a gather generic (dispatch formation fuses it into
-  // the elementwise consumers, a bias, as it fuses pads; a slice op would
-  // have to run on the host).
+  // columns, read by a gather generic (a tensor.extract_slice would be left
+  // between kernels, where the host program cannot run it).
   auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
   auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
   const int64_t paddedN = llvm::alignTo(n, kPackedPanelWidth);
