@@ -185,11 +185,12 @@ SmallVector<Operation *> splitRegisterTileRows(RewriterBase &rewriter, Operation
   rewriter.replaceOp(tile, split->replacements);
   auto loop = cast<scf::ForOp>(split->loops[0].getOperation());
   Block *parent = loop->getBlock();
+  OperationName rowOp = split->tiledOps.front()->getName();
   if (failed(loopUnrollFull(loop)))
     return {split->tiledOps.front()};
   SmallVector<Operation *> rows;
   for (Operation &op : *parent)
-    if (isa<linalg::LinalgOp>(op))
+    if (op.getName() == rowOp)
       rows.push_back(&op);
   return rows;
 }
@@ -427,8 +428,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1};
   if (ranges.size() == 7)
     tiles.push_back(1);
-  if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
-      tile && rows > 1)
+  if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles))
     (void)splitRegisterTileRows(rewriter, tile);
 }
 

@@ -487,13 +487,12 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                 Value g = arith::AddIOp::create(
                     ib, loc, arith::MulIOp::create(ib, loc, p, index(ib, 2)), index(ib, h));
                 d[h] = readBlockScale(ib, loc, w, col, g);
-                if (signedQ8) {
+                if (q8) {
                   bytes[h] = readVector(ib, loc, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8));
-                } else if (q8) {
-                  // q + 128 as an unsigned byte.
-                  bytes[h] = arith::XOrIOp::create(
-                      ib, loc, readVector(ib, loc, wq, {col, g, index(ib, 2)}, VectorType::get({32}, i8)),
-                      splat(ib, VectorType::get({32}, i8), ib.getI8IntegerAttr(-128)));
+                  // q + 128 as an unsigned byte (signedQ8: q as it is, below).
+                  if (!signedQ8)
+                    bytes[h] = arith::XOrIOp::create(
+                        ib, loc, bytes[h], splat(ib, VectorType::get({32}, i8), ib.getI8IntegerAttr(-128)));
                 } else {
                   // The nibbles (q + 8, 0..15): elements 0-15 low, 16-31 high.
                   Value packed = readVector(ib, loc, wq, {col, g, index(ib, 2)}, lanes(i8));
@@ -510,7 +509,8 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   readVector(ib, loc, qa, {arith::MulIOp::create(ib, loc, p, index(ib, 2)), zero},
                        VectorType::get({2, 32}, i8)));
               Value weights = concat(ib, loc, bytes[0], bytes[1]);
-              Value start = readVector(ib, loc, starts, {p, zero}, lanes(i32));
+              Value start = signedQ8 ? splat(ib, lanes(i32), ib.getI32IntegerAttr(0))
+                                     : readVector(ib, loc, starts, {p, zero}, lanes(i32));
               if (signedQ8) {
                 // |q| and qa with q's sign (q * qa = |q| * (sign(q) qa)).
                 auto bytes64 = VectorType::get({64}, i8);
@@ -522,7 +522,6 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                                           activations),
                     activations);
                 weights = math::AbsIOp::create(ib, loc, weights);
-                start = splat(ib, lanes(i32), ib.getI32IntegerAttr(0));
               }
               Value dot = buildUnsignedSignedDot(ib, loc, start, dwords(weights), dwords(activations),
                                                  instruction);

@@ -343,11 +343,6 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   RewritePatternSet patterns(op.getContext());
   patterns.add<FoldStepLanes>(op.getContext());
   vector::populateSinkVectorOpsPatterns(patterns);
-  MLIRContext *ctx = op.getContext();
-  for (Dialect *dialect : ctx->getLoadedDialects())
-    dialect->getCanonicalizationPatterns(patterns);
-  for (RegisteredOperationName name : ctx->getRegisteredOperations())
-    name.getCanonicalizationPatterns(patterns, ctx);
   (void)applyPatternsGreedily(loop, std::move(patterns));
 }
 
