@@ -50,7 +50,7 @@ config.substitutions.append(
 config.substitutions.append(("%python", config.python_executable))
 # Tool names as whole command words (not inside paths, flags or other
 # words), the way LLVM's own lit configs substitute them.
-for tool in ["FileCheck", "not"]:
+for tool in ["FileCheck", "not", "mlir-translate"]:
     config.substitutions.append(
         (r"(?<![-./\w])" + tool + r"(?![-./\w])", llvm_tool(tool)))
 # Anything else a RUN line needs (ls, grep, cat) comes from the system PATH.

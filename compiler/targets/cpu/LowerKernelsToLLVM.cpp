@@ -6,7 +6,9 @@
 //    a binding becomes a dense row-major memref descriptor over the pointer.
 //  * math functions get polynomial approximations (exp, tanh, erf, ... on
 //    f32 vectors); what remains maps to LLVM intrinsics or libm.
-//  * then upstream's conversions to the LLVM dialect.
+//  * then upstream's conversions to the LLVM dialect, with the loops that
+//    only fill memory marked not to be unrolled by LLVM on the way
+//    (turbine-cpu-keep-fill-loops-rolled, FillLoopUnrolling.cpp).
 // The first two are the passes turbine-cpu-approximate-math and
 // turbine-cpu-lower-kernel-abi; addLLVMLoweringPasses adds the rest.
 //===----------------------------------------------------------------------===//
@@ -138,7 +140,8 @@ void lowerAbiOps(ModuleOp kernels) {
 /// (a module-level pipeline, without the enclosing builtin.module()).
 constexpr const char *kLLVMLoweringPipeline =
     "func.func(convert-linalg-to-loops,lower-affine,"
-    "convert-vector-to-scf{full-unroll=true},convert-scf-to-cf,"
+    "convert-vector-to-scf{full-unroll=true},turbine-cpu-keep-fill-loops-rolled,"
+    "convert-scf-to-cf,"
     "canonicalize,cse),"
     "convert-math-to-llvm,convert-math-to-libm,"
     "convert-vector-to-llvm{reassociate-fp-reductions=true enable-x86vector=true},"

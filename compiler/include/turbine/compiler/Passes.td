@@ -386,6 +386,25 @@ def CpuApproximateMath : Pass<"turbine-cpu-approximate-math", "mlir::ModuleOp"> 
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect", "mlir::math::MathDialect"];
 }
 
+def CpuKeepFillLoopsRolled : Pass<"turbine-cpu-keep-fill-loops-rolled", "mlir::func::FuncOp"> {
+  let summary = "Marks loops that only store loop-invariant values as not to be unrolled by LLVM";
+  let description = [{
+    A loop whose body only writes values computed outside it (a fill: the
+    zero border of a padded result, an accumulator's initial value) gains
+    nothing from unrolling: it is bound by its stores. LLVM unrolls such
+    loops anyway: it turns the innermost into a memset, counts a memset as
+    one instruction, then fully unrolls the rows around it (58 rows of a
+    56x56 border column: 928 vector stores in one block, over which the
+    machine schedulers spend a second per kernel) or runtime-unrolls a
+    dynamic batch loop by 8. Such loops get
+    `loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>`,
+    which convert-scf-to-cf and the LLVM translation carry to
+    `llvm.loop.unroll.disable`. Runs on scf.for loops after the vector
+    transfers are lowered to loops.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def CpuLowerKernelAbi : Pass<"turbine-cpu-lower-kernel-abi", "mlir::ModuleOp"> {
   let summary = "turbine.binding / push_constant / workgroup_count become loads from the dispatch state";
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::arith::ArithDialect"];
