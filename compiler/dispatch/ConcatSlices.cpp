@@ -33,6 +33,7 @@ namespace {
 
 constexpr llvm::StringLiteral kConcatAttr = "turbine.concat";
 constexpr llvm::StringLiteral kKernelOperandAttr = "turbine.kernel_operand";
+constexpr llvm::StringLiteral kConcatPrefixAttr = "turbine.concat_prefix";
 
 std::optional<int64_t> constantIndex(Value v) {
   APInt value;
@@ -164,12 +165,17 @@ Value matchPartExtract(Value v, linalg::GenericOp generic, int64_t axis, int64_t
 }
 
 /// An operand whose producer can write it straight into its slice: the
-/// result of a linalg op in the concatenation's block, used only by it, its
-/// destination an empty tensor or a fill of one (like a padded result).
-bool producerCanWriteSlice(Value source, Operation *concat) {
+/// result of a linalg op in `block`, read by nothing but the concatenations
+/// `concats` (the last of which, `info`, has it once), its destination an
+/// empty tensor or a fill of one (like a padded result).
+bool producerCanWriteSlice(Value source, Block *block, ArrayRef<Operation *> concats,
+                           const ConcatGatherInfo &info) {
   auto producer = source.getDefiningOp<linalg::LinalgOp>();
-  if (!producer || producer->getNumResults() != 1 ||
-      producer->getBlock() != concat->getBlock() || !source.hasOneUse())
+  if (!producer || producer->getNumResults() != 1 || producer->getBlock() != block ||
+      llvm::count_if(info.parts, [&](const ConcatPart &p) { return p.source == source; }) != 1 ||
+      llvm::any_of(source.getUsers(), [&](Operation *user) {
+        return llvm::none_of(concats, [&](Operation *c) { return c->isAncestor(user); });
+      }))
     return false;
   Value init = producer.getDpsInitOperand(0)->get();
   if (auto fill = init.getDefiningOp<linalg::FillOp>())
@@ -177,17 +183,235 @@ bool producerCanWriteSlice(Value source, Operation *concat) {
   return init.getDefiningOp<tensor::EmptyOp>() != nullptr;
 }
 
+/// The sizes of each part's slice: static where the operand's dim is (it
+/// must then agree with a static output dim), else the output's dynamic
+/// size; none when that cannot be, or when an operand is read in another
+/// layout (ShuffleNetV2's NCHW concats after its channel shuffle: transposing
+/// copies measured 1.06-1.15x slower than the gather over the whole output,
+/// so such a concat stays the gather).
+std::optional<SmallVector<SmallVector<OpFoldResult>>>
+partSliceSizes(Builder &b, const ConcatGatherInfo &info, RankedTensorType outType,
+               ArrayRef<OpFoldResult> outSizes) {
+  SmallVector<SmallVector<OpFoldResult>> partSizes;
+  for (const ConcatPart &part : info.parts) {
+    if (!llvm::equal(part.dims, llvm::seq<int64_t>(0, outType.getRank())))
+      return std::nullopt;
+    auto type = cast<RankedTensorType>(part.source.getType());
+    SmallVector<OpFoldResult> sizes(outType.getRank());
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      if (d == info.axis) {
+        sizes[d] = b.getIndexAttr(part.size);
+      } else if (!type.isDynamicDim(d)) {
+        if (!outType.isDynamicDim(d) && outType.getDimSize(d) != type.getDimSize(d))
+          return std::nullopt;
+        sizes[d] = b.getIndexAttr(type.getDimSize(d));
+      } else {
+        if (!outType.isDynamicDim(d))
+          return std::nullopt;
+        sizes[d] = outSizes[d];
+      }
+    }
+    partSizes.push_back(sizes);
+  }
+  return partSizes;
+}
+
+/// Inserts `part` into `dest` as a slice update: its own value when its
+/// producer writes it there, else an identity copy of it. The offset is a
+/// push constant: copies of equal shapes into equal concatenations share one
+/// kernel (DenseNet-121: 727 kernels else), and so do equal producers (the
+/// layers of a DenseNet block).
+Value insertPart(OpBuilder &b, Location loc, const ConcatPart &part, int64_t axis,
+                 ArrayRef<OpFoldResult> sizes, Value dest, bool producerWrites) {
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  Value source = producerWrites ? part.source : identityCopy(b, loc, part.source);
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[axis] = b.getIndexAttr(part.offset);
+  if (part.offset != 0) {
+    auto offset = arith::ConstantIndexOp::create(b, loc, part.offset);
+    offset->setAttr(kKernelOperandAttr, b.getUnitAttr());
+    offsets[axis] = offset.getResult();
+  }
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto insert = tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes, strides);
+  insert->setAttr(kSliceUpdateAttr, b.getUnitAttr());
+  insert->setAttr(kConcatAttr, b.getUnitAttr());
+  return insert.getResult();
+}
+
+/// True when concatenation `a`'s operands are the first operands of `b`'s,
+/// at the same places, along the same axis, with fewer of them.
+bool isPrefixOf(const ConcatGatherInfo &a, Operation *aOp, const ConcatGatherInfo &b,
+                Operation *bOp) {
+  auto aType = cast<RankedTensorType>(aOp->getResult(0).getType());
+  auto bType = cast<RankedTensorType>(bOp->getResult(0).getType());
+  if (a.axis != b.axis || a.parts.size() >= b.parts.size() ||
+      aOp->getBlock() != bOp->getBlock() || aType.getRank() != bType.getRank() ||
+      aType.getElementType() != bType.getElementType())
+    return false;
+  for (int64_t d = 0; d < aType.getRank(); ++d)
+    if (d != a.axis && aType.getDimSize(d) != bType.getDimSize(d))
+      return false;
+  for (auto [x, y] : llvm::zip(a.parts, b.parts))
+    if (x.source != y.source || x.offset != y.offset || x.size != y.size)
+      return false;
+  return true;
+}
+
+/// The later of two ops of one block (either may be null).
+Operation *later(Operation *a, Operation *b) {
+  if (!a || !b)
+    return a ? a : b;
+  return a->isBeforeInBlock(b) ? b : a;
+}
+
+/// The op of `block` that `v` is defined by (or inside), null when `v` is
+/// defined outside the block (it then dominates all of it).
+Operation *definingOpIn(Block *block, Value v) {
+  Operation *def = v.getDefiningOp();
+  return def ? block->findAncestorOpInBlock(*def) : nullptr;
+}
+
+/// DenseNet's dense blocks concatenate [x0, x1], then [x0, x1, x2], ...,
+/// [x0, .., xn]: each concatenation's operands are the first ones of the
+/// next. Rewritten one by one, every concatenation would copy all its
+/// operands into a tensor of its own (quadratic in n, a copy kernel per
+/// concatenation size). Instead the largest, `root`, is written once, in
+/// operand order, each x_j by its producer where it can (x_j is then used by
+/// this chain only), each update placed right after its operand is
+/// computed; every smaller member is the prefix of the chain's tensor once
+/// its last operand is in: an extract_slice marked turbine.concat_prefix,
+/// which dispatch formation clones into the readers' kernels (a strided view
+/// of the tensor). Later updates write only past a member's prefix, so a
+/// reader of it sees the same bytes whenever it runs. Returns false, with
+/// the IR unchanged, when the order of definitions does not allow it.
+bool writeConcatFamily(Operation *root, const ConcatGatherInfo &info,
+                       ArrayRef<std::pair<Operation *, size_t>> members) {
+  auto generic = cast<linalg::GenericOp>(root);
+  auto outType = cast<RankedTensorType>(generic.getResult(0).getType());
+  auto init = generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
+  Block *block = root->getBlock();
+  OpBuilder b(root);
+  auto partSizes = partSliceSizes(b, info, outType, init.getMixedSizes());
+  if (!partSizes)
+    return false;
+  // Where each update goes: after its operand, the previous update and
+  // (the first) the tensor's dynamic sizes.
+  SmallVector<Operation *> after(info.parts.size());
+  Operation *previous = nullptr;
+  for (Value size : init.getDynamicSizes())
+    previous = later(previous, definingOpIn(block, size));
+  for (auto [j, part] : llvm::enumerate(info.parts))
+    previous = after[j] = later(previous, definingOpIn(block, part.source));
+  for (auto [member, length] : members)
+    for (Operation *user : member->getUsers()) {
+      Operation *use = block->findAncestorOpInBlock(*user);
+      if (!use || (after[length - 1] && !after[length - 1]->isBeforeInBlock(use)))
+        return false;
+    }
+  SmallVector<Operation *> family = {root};
+  for (auto [member, length] : members)
+    family.push_back(member);
+  // Each operand's producer writes it in place where it can, unless it reads
+  // a member itself: it would then read and write the chain's tensor in one
+  // kernel (and bufferization would copy what it reads).
+  SmallVector<bool> producerWrites;
+  for (const ConcatPart &part : info.parts) {
+    Operation *producer = part.source.getDefiningOp();
+    producerWrites.push_back(
+        producerCanWriteSlice(part.source, block, family, info) &&
+        llvm::none_of(producer->getOperands(),
+                      [&](Value v) { return llvm::is_contained(family, v.getDefiningOp()); }));
+  }
+  Location loc = root->getLoc();
+  auto setInsertionAfter = [&](Operation *op) {
+    if (op)
+      b.setInsertionPointAfter(op);
+    else
+      b.setInsertionPointToStart(block);
+  };
+  setInsertionAfter(after[0]);
+  Value dest = tensor::EmptyOp::create(b, loc, init.getMixedSizes(), outType.getElementType());
+  for (auto [j, part] : llvm::enumerate(info.parts)) {
+    if (j > 0)
+      setInsertionAfter(later(after[j], dest.getDefiningOp()));
+    dest = insertPart(b, loc, part, info.axis, (*partSizes)[j], dest, producerWrites[j]);
+    for (auto [member, length] : members) {
+      if (length != j + 1)
+        continue;
+      auto memberType = cast<RankedTensorType>(member->getResult(0).getType());
+      SmallVector<OpFoldResult> sizes = init.getMixedSizes();
+      sizes[info.axis] = b.getIndexAttr(memberType.getDimSize(info.axis));
+      SmallVector<OpFoldResult> zeros(outType.getRank(), b.getIndexAttr(0));
+      SmallVector<OpFoldResult> ones(outType.getRank(), b.getIndexAttr(1));
+      auto prefix = tensor::ExtractSliceOp::create(b, loc, memberType, dest, zeros, sizes, ones);
+      prefix->setAttr(kConcatPrefixAttr, b.getUnitAttr());
+      member->getResult(0).replaceAllUsesWith(prefix.getResult());
+    }
+  }
+  root->getResult(0).replaceAllUsesWith(dest);
+  for (Operation *op : family) {
+    Operation *empty = cast<linalg::GenericOp>(op).getDpsInits()[0].getDefiningOp();
+    op->erase();
+    if (empty->use_empty())
+      empty->erase();
+  }
+  return true;
+}
+
 struct WriteConcatsInProducersPass
     : impl::WriteConcatsInProducersBase<WriteConcatsInProducersPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> concats;
+    SmallVector<std::pair<Operation *, ConcatGatherInfo>> concats;
     for (auto func : getOperation().getOps<func::FuncOp>())
       func.walk([&](linalg::GenericOp op) {
-        if (matchConcatGather(op))
-          concats.push_back(op);
+        if (std::optional<ConcatGatherInfo> info = matchConcatGather(op))
+          concats.push_back({op, std::move(*info)});
       });
-    for (Operation *concat : concats)
-      writeConcatInProducers(concat);
+    // Families of concatenations each the prefix of the next (DenseNet),
+    // all found before any is rewritten. A family is rewritten only if none
+    // of its members belongs to another and no operand is another family's
+    // concatenation (rewriting erases them).
+    struct Family {
+      Operation *root;
+      const ConcatGatherInfo *info;
+      SmallVector<std::pair<Operation *, size_t>> members;
+    };
+    SmallVector<Family> families;
+    DenseMap<Operation *, int> memberships;
+    for (auto &[root, info] : concats) {
+      if (llvm::any_of(concats, [&](auto &other) {
+            return isPrefixOf(info, root, other.second, other.first);
+          }))
+        continue;
+      Family family{root, &info, {}};
+      for (auto &[member, memberInfo] : concats)
+        if (isPrefixOf(memberInfo, member, info, root)) {
+          family.members.push_back({member, memberInfo.parts.size()});
+          ++memberships[member];
+        }
+      if (!family.members.empty()) {
+        ++memberships[root];
+        families.push_back(std::move(family));
+      }
+    }
+    DenseSet<Operation *> done;
+    for (Family &family : families) {
+      auto alone = [&](Operation *op) { return memberships.lookup(op) == 1; };
+      if (!llvm::all_of(family.members, [&](auto &m) { return alone(m.first); }) ||
+          llvm::any_of(family.info->parts, [&](const ConcatPart &part) {
+            return memberships.contains(part.source.getDefiningOp());
+          }))
+        continue;
+      if (writeConcatFamily(family.root, *family.info, family.members)) {
+        done.insert(family.root);
+        for (auto [member, length] : family.members)
+          done.insert(member);
+      }
+    }
+    for (auto &[concat, info] : concats)
+      if (!done.contains(concat))
+        writeConcatInProducers(concat);
   }
 };
 
@@ -241,67 +465,26 @@ bool isKernelOperandConstant(Operation *op) {
 
 bool isConcatSlice(Operation *op) { return isSliceUpdate(op) && op->hasAttr(kConcatAttr); }
 
+bool isConcatPrefix(Operation *op) {
+  return isa<tensor::ExtractSliceOp>(op) && op->hasAttr(kConcatPrefixAttr);
+}
+
 bool writeConcatInProducers(Operation *op) {
   std::optional<ConcatGatherInfo> info = matchConcatGather(op);
   if (!info)
     return false;
   auto generic = cast<linalg::GenericOp>(op);
   auto outType = cast<RankedTensorType>(generic.getResult(0).getType());
-  // An operand read in another layout (ShuffleNetV2's NCHW concats after
-  // its channel shuffle) would be a transposing copy each: one gather over
-  // the whole output measured faster (whole-model 1.06-1.15x slower with
-  // the copies), so such a concat stays the gather.
-  for (const ConcatPart &part : info->parts)
-    if (!llvm::equal(part.dims, llvm::seq<int64_t>(0, outType.getRank())))
-      return false;
   auto init = generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
-  SmallVector<OpFoldResult> outSizes = init.getMixedSizes();
   OpBuilder b(op);
   Location loc = op->getLoc();
-  // Sizes of each slice: static where the operand's dim is (it must then
-  // agree with a static output dim), else the output's dynamic size.
-  SmallVector<SmallVector<OpFoldResult>> partSizes;
-  for (const ConcatPart &part : info->parts) {
-    auto type = cast<RankedTensorType>(part.source.getType());
-    SmallVector<OpFoldResult> sizes(outType.getRank());
-    for (int64_t p = 0; p < outType.getRank(); ++p) {
-      int64_t d = part.dims[p];
-      if (d == info->axis) {
-        sizes[d] = b.getIndexAttr(part.size);
-      } else if (!type.isDynamicDim(p)) {
-        if (!outType.isDynamicDim(d) && outType.getDimSize(d) != type.getDimSize(p))
-          return false;
-        sizes[d] = b.getIndexAttr(type.getDimSize(p));
-      } else {
-        if (!outType.isDynamicDim(d))
-          return false;
-        sizes[d] = outSizes[d];
-      }
-    }
-    partSizes.push_back(sizes);
-  }
-  Value dest = tensor::EmptyOp::create(b, loc, outSizes, outType.getElementType());
-  for (auto [part, sizes] : llvm::zip(info->parts, partSizes)) {
-    Value source = part.source;
-    bool copied = true;
-    if (!producerCanWriteSlice(source, op))
-      source = identityCopy(b, loc, source);
-    else
-      copied = false;
-    SmallVector<OpFoldResult> offsets(outType.getRank(), b.getIndexAttr(0));
-    offsets[info->axis] = b.getIndexAttr(part.offset);
-    // A copy's offset is a push constant: copies of equal shapes into equal
-    // concatenations share one kernel (DenseNet-121: 727 kernels else).
-    if (copied && part.offset != 0) {
-      auto offset = arith::ConstantIndexOp::create(b, loc, part.offset);
-      offset->setAttr(kKernelOperandAttr, b.getUnitAttr());
-      offsets[info->axis] = offset.getResult();
-    }
-    SmallVector<OpFoldResult> strides(outType.getRank(), b.getIndexAttr(1));
-    auto insert = tensor::InsertSliceOp::create(b, loc, source, dest, offsets, sizes, strides);
-    insert->setAttr(kSliceUpdateAttr, b.getUnitAttr());
-    insert->setAttr(kConcatAttr, b.getUnitAttr());
-    dest = insert.getResult();
+  auto partSizes = partSliceSizes(b, *info, outType, init.getMixedSizes());
+  if (!partSizes)
+    return false;
+  Value dest = tensor::EmptyOp::create(b, loc, init.getMixedSizes(), outType.getElementType());
+  for (auto [part, sizes] : llvm::zip(info->parts, *partSizes)) {
+    dest = insertPart(b, loc, part, info->axis, sizes, dest,
+                      producerCanWriteSlice(part.source, op->getBlock(), {op}, *info));
   }
   op->getResult(0).replaceAllUsesWith(dest);
   op->erase();

@@ -23,6 +23,9 @@
 // by an identity linalg.generic: a plain vectorized copy kernel. A
 // concatenation with an operand read with permuted indices (another layout)
 // stays the gather (transposing copies measured slower, ShuffleNetV2).
+// Concatenations each of whose operands are the first of the next
+// (DenseNet's [x0, x1], [x0, x1, x2], ...) become one chain for the largest,
+// the others views of its prefix (ConcatSlices.cpp, writeConcatFamily).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_DISPATCH_CONCATSLICES_H
 #define TURBINE_COMPILER_DISPATCH_CONCATSLICES_H
@@ -73,6 +76,11 @@ bool isKernelOperandConstant(mlir::Operation *op);
 
 /// A slice update made by writeConcatInProducers.
 bool isConcatSlice(mlir::Operation *op);
+
+/// The extract_slice a concatenation became when it is the prefix of a
+/// larger one written in place (a DenseNet block's): a view of that one's
+/// tensor, which dispatch formation clones into its readers' kernels.
+bool isConcatPrefix(mlir::Operation *op);
 
 } // namespace turbine::compiler
 

@@ -239,6 +239,9 @@ bool shouldCloneIntoKernel(Value value) {
   // The interior of a padded result: a view of the padded input binding.
   if (Operation *def = value.getDefiningOp(); def && isPaddedResultInterior(def))
     return true;
+  // A concatenation that is the prefix of a larger one: a view of its tensor.
+  if (Operation *def = value.getDefiningOp(); def && isConcatPrefix(def))
+    return true;
   // A fill of an empty tensor shared by several regions (CSE merges equal
   // fills): each kernel fills its own destination instead of reading one.
   if (auto fill = value.getDefiningOp<linalg::FillOp>())

@@ -14,8 +14,10 @@
 // RUN: turbine-opt %s --turbine-write-concats-in-producers | FileCheck %s
 // RUN: turbine-opt %s --turbine-write-concats-in-producers --turbine-form-dispatches | FileCheck %s --check-prefix=DISPATCH
 // RUN: turbine-opt %s --turbine-write-concats-in-producers --turbine-form-dispatches --turbine-deduplicate-kernels | FileCheck %s --check-prefix=DEDUP
+// RUN: turbine-opt %s --turbine-write-concats-in-producers --turbine-form-dispatches | FileCheck %s --check-prefix=FAMILY
 
 #id = affine_map<(n, h, w, c) -> (n, h, w, c)>
+#id2 = affine_map<(n, c) -> (n, c)>
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<?x4x4x8xf32>, %[[W:[^:]*]]: tensor<1x1x8x16xf32>, %[[Y:[^:]*]]: tensor<?x4x4x4xf32>)
 // CHECK:         %[[DIM:.*]] = tensor.dim %[[X]], %c0
@@ -133,4 +135,125 @@ func.func @not_a_concat(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> tensor<2x6x
     linalg.yield %s : f32
   } -> tensor<2x6xf32>
   return %cat : tensor<2x6xf32>
+}
+
+// DenseNet's dense block: cat1 = [x0, x1] and cat2 = [x0, x1, x2], x2
+// computed from cat1. cat2's tensor is written once, each update right
+// after its operand (x1, x2 by their matmuls; x0 copied: x1's matmul reads
+// it too), and cat1 is the view of its first 8 columns once x1 is in.
+// CHECK-LABEL: func.func @dense_block(
+// CHECK:         %[[X0:.*]] = linalg.matmul
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x12xf32>
+// CHECK:         %[[C0:.*]] = linalg.generic {{.*}} ins(%[[X0]] : tensor<?x4xf32>)
+// CHECK:         %[[S0:.*]] = tensor.insert_slice %[[C0]] into %[[E]][0, 0] [%{{.*}}, 4]
+// CHECK:         %[[X1:.*]] = linalg.matmul ins(%[[X0]],
+// CHECK:         %[[O1:.*]] = arith.constant {turbine.kernel_operand} 4 : index
+// CHECK-NEXT:    %[[S1:.*]] = tensor.insert_slice %[[X1]] into %[[S0]][0, %[[O1]]] [%{{.*}}, 4]
+// CHECK-NEXT:    %[[CAT1:.*]] = tensor.extract_slice %[[S1]][0, 0] [%{{.*}}, 8] [1, 1] {turbine.concat_prefix}
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[CAT1]] : tensor<?x8xf32>)
+// CHECK:         %[[X2:.*]] = linalg.matmul ins(%[[R]],
+// CHECK:         %[[O2:.*]] = arith.constant {turbine.kernel_operand} 8 : index
+// CHECK-NEXT:    %[[S2:.*]] = tensor.insert_slice %[[X2]] into %[[S1]][0, %[[O2]]] [%{{.*}}, 4]
+// CHECK-NOT:     arith.select
+// CHECK:         return %[[S2]]
+// FAMILY-LABEL: func.func @dense_block(
+// FAMILY:         %[[X1:.*]] = turbine.dispatch @matmul_Dx4x4_f32{{.*}} in_place(%{{.*}} : tensor<?x12xf32>)
+// FAMILY:         %[[R:.*]] = turbine.dispatch @elementwise_Dx8_f32{{.*}} (%[[X1]]) {{.*}} : (tensor<?x12xf32>) -> tensor<?x8xf32>
+// FAMILY:         turbine.dispatch @matmul_Dx4x8_f32{{.*}} (%[[R]], %{{.*}}) {{.*}} in_place(%[[X1]] : tensor<?x12xf32>)
+func.func @dense_block(%a: tensor<?x4xf32>, %w0: tensor<4x4xf32>, %w1: tensor<4x4xf32>, %w2: tensor<8x4xf32>) -> tensor<?x12xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e4 = tensor.empty(%n) : tensor<?x4xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x0 = linalg.matmul ins(%a, %w0 : tensor<?x4xf32>, tensor<4x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x1 = linalg.matmul ins(%x0, %w1 : tensor<?x4xf32>, tensor<4x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e8 = tensor.empty(%n) : tensor<?x8xf32>
+  %cat1 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e8 : tensor<?x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v0 = tensor.extract %x0[%i, %j] : tensor<?x4xf32>
+    %k = arith.subi %j, %c4 : index
+    %v1 = tensor.extract %x1[%i, %k] : tensor<?x4xf32>
+    %p = arith.cmpi slt, %j, %c4 : index
+    %s = arith.select %p, %v0, %v1 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  %r8 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%cat1 : tensor<?x8xf32>) outs(%e8 : tensor<?x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x8xf32>
+  %x2 = linalg.matmul ins(%r8, %w2 : tensor<?x8xf32>, tensor<8x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e12 = tensor.empty(%n) : tensor<?x12xf32>
+  %cat2 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e12 : tensor<?x12xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v0 = tensor.extract %x0[%i, %j] : tensor<?x4xf32>
+    %k = arith.subi %j, %c4 : index
+    %v1 = tensor.extract %x1[%i, %k] : tensor<?x4xf32>
+    %l = arith.subi %j, %c8 : index
+    %v2 = tensor.extract %x2[%i, %l] : tensor<?x4xf32>
+    %q = arith.cmpi slt, %j, %c8 : index
+    %t = arith.select %q, %v1, %v2 : f32
+    %p = arith.cmpi slt, %j, %c4 : index
+    %s = arith.select %p, %v0, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x12xf32>
+  return %cat2 : tensor<?x12xf32>
+}
+
+// The same, but x2's matmul reads cat1 itself: it would read and write cat2's
+// tensor in one kernel, so x2 is copied into its slice instead.
+// CHECK-LABEL: func.func @reads_prefix(
+// CHECK:         %[[CAT1:.*]] = tensor.extract_slice {{.*}} {turbine.concat_prefix}
+// CHECK:         %[[X2:.*]] = linalg.matmul ins(%[[CAT1]],
+// CHECK:         %[[C2:.*]] = linalg.generic {{.*}} ins(%[[X2]] : tensor<?x4xf32>)
+// CHECK:         tensor.insert_slice %[[C2]] into
+func.func @reads_prefix(%a: tensor<?x4xf32>, %w0: tensor<4x4xf32>, %w1: tensor<4x4xf32>, %w2: tensor<8x4xf32>) -> tensor<?x12xf32> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e4 = tensor.empty(%n) : tensor<?x4xf32>
+  %f4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x0 = linalg.matmul ins(%a, %w0 : tensor<?x4xf32>, tensor<4x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x1 = linalg.matmul ins(%x0, %w1 : tensor<?x4xf32>, tensor<4x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e8 = tensor.empty(%n) : tensor<?x8xf32>
+  %cat1 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e8 : tensor<?x8xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v0 = tensor.extract %x0[%i, %j] : tensor<?x4xf32>
+    %k = arith.subi %j, %c4 : index
+    %v1 = tensor.extract %x1[%i, %k] : tensor<?x4xf32>
+    %p = arith.cmpi slt, %j, %c4 : index
+    %s = arith.select %p, %v0, %v1 : f32
+    linalg.yield %s : f32
+  } -> tensor<?x8xf32>
+  %x2 = linalg.matmul ins(%cat1, %w2 : tensor<?x8xf32>, tensor<8x4xf32>) outs(%f4 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %e12 = tensor.empty(%n) : tensor<?x12xf32>
+  %cat2 = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e12 : tensor<?x12xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v0 = tensor.extract %x0[%i, %j] : tensor<?x4xf32>
+    %k = arith.subi %j, %c4 : index
+    %v1 = tensor.extract %x1[%i, %k] : tensor<?x4xf32>
+    %l = arith.subi %j, %c8 : index
+    %v2 = tensor.extract %x2[%i, %l] : tensor<?x4xf32>
+    %q = arith.cmpi slt, %j, %c8 : index
+    %t = arith.select %q, %v1, %v2 : f32
+    %p = arith.cmpi slt, %j, %c4 : index
+    %s = arith.select %p, %v0, %t : f32
+    linalg.yield %s : f32
+  } -> tensor<?x12xf32>
+  return %cat2 : tensor<?x12xf32>
 }

@@ -246,6 +246,10 @@ def WriteConcatsInProducers : Pass<"turbine-write-concats-in-producers", "mlir::
     one tensor, each marked turbine.slice_update and turbine.concat: the
     producer of each operand writes its slice in place when the operand is a
     fresh linalg result used only there; otherwise an identity copy does.
+    Concatenations each of whose operands are the first ones of a larger
+    one (DenseNet's blocks: [x0, x1], [x0, x1, x2], ...) become one chain
+    for the largest, placed operand by operand as they are computed, and
+    extract_slices of it (turbine.concat_prefix) for the others.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
 }
