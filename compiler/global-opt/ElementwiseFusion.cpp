@@ -3,7 +3,8 @@
 // Two passes of the global-opt phase: turbine-generalize-elementwise turns
 // elementwise-like named linalg ops into linalg.generic (so they can fuse);
 // turbine-fuse-elementwise folds constant transposes/broadcasts (also of
-// one slice of a constant: ConstantSlicing.h), fuses
+// one slice of a constant: ConstantSlicing.h; transposes on their bytes:
+// ConstantTransposes.h), fuses
 // chains of elementwise linalg.generic ops into single generics (a producer
 // fuses when it has one use, unless it is a concatenation: ConcatSlices.h), reads arguments through transposes
 // (TransposeElimination.h) and resolves tensor.dim of intermediate values to
@@ -13,6 +14,7 @@
 #include "dispatch/ConcatSlices.h"
 #include "global-opt/ChannelsLastConvolutions.h"
 #include "global-opt/ConstantSlicing.h"
+#include "global-opt/ConstantTransposes.h"
 #include "global-opt/TransposeElimination.h"
 
 #include "turbine/compiler/Passes.h"
@@ -111,6 +113,7 @@ void FuseElementwisePass::runOnOperation() {
     auto type = dyn_cast<ShapedType>(operand->get().getType());
     return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
   };
+  populateConstantTransposeFoldingPatterns(patterns, /*maxFoldedElements=*/1 << 24);
   linalg::populateConstantFoldLinalgOperations(patterns, smallConstants);
   populateConstantSlicingPatterns(patterns, /*maxFoldedElements=*/1 << 24);
   memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
