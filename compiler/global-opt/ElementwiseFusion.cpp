@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -68,6 +69,30 @@ void generalizeElementwiseNamedOps(ModuleOp module) {
   }
 }
 
+/// True when `op`'s body has math dialect ops (exp, tanh, erf, ...) or
+/// divisions: work worth not repeating.
+bool computesTranscendentals(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic)
+    return false;
+  WalkResult found = generic.getBody()->walk([](Operation *inner) {
+    return isa<math::MathDialect>(inner->getDialect()) || isa<arith::DivFOp>(inner)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
+/// True when `consumer` reads `operand` through a map that leaves out some
+/// of its loops (each element read for many iterations).
+bool isBroadcastRead(linalg::GenericOp consumer, OpOperand *operand) {
+  AffineMap map = consumer.getMatchingIndexingMap(operand);
+  for (unsigned d = 0; d < map.getNumDims(); ++d)
+    if (!map.isFunctionOfDim(d))
+      return true;
+  return false;
+}
+
 struct GeneralizeElementwisePass : impl::GeneralizeElementwiseBase<GeneralizeElementwisePass> {
   void runOnOperation() override { generalizeElementwiseNamedOps(getOperation()); }
 };
@@ -92,6 +117,13 @@ void FuseElementwisePass::runOnOperation() {
     // A concatenation stays a concatenation: dispatch formation writes it
     // in place, slice by slice (ConcatSlices.h); its consumer reads it.
     if (producer && matchConcatGather(producer))
+      return false;
+    // A producer with transcendental math read through a broadcast (an SE
+    // block's sigmoid gate, 144 values, scaling a 56x56x144 tensor) would be
+    // recomputed for every element of the consumer: it stays its own op
+    // (then the epilogue of its producer's kernel).
+    if (producer && consumer && computesTranscendentals(producer) &&
+        isBroadcastRead(consumer, operand))
       return false;
     return producer && producer->hasOneUse();
   };

@@ -124,7 +124,9 @@ def FuseElementwise : Pass<"turbine-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuses elementwise chains, folds constants, resolves dims";
   let description = [{
     One greedy rewrite to a fixed point: chains of elementwise generics fuse
-    when the producer has one use; gathers read function arguments through
+    when the producer has one use (not a producer with transcendental math
+    that its consumer reads through a broadcast: it would run once per
+    consumer element); gathers read function arguments through
     their transposes; a matmul's reshaped result folds into its elementwise
     consumers; constant linalg ops fold (up to 2^24 elements); tensor.dim of
     intermediate values resolves to dims of the arguments.
