@@ -297,8 +297,8 @@ struct FoldStepLanes : OpRewritePattern<vector::StepOp> {
 } // namespace
 
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
-/// 64 (a pad gather's channels: equal chunks, below) and the others by 1,
-/// then vectorized with masks for partial tiles.
+/// 64 (or equal chunks of a multiple of 8, below) and the others by 1, then
+/// vectorized with masks for partial tiles.
 void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   op = interchangeReductionToInputOrder(rewriter, op);
   unsigned numLoops = op.getNumLoops();
@@ -310,14 +310,23 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   tiles.back() = (!ShapedType::isDynamic(inner) && inner <= kVectorWidth)
                      ? 0
                      : kVectorWidth;
-  // A pad's gather over more channels than one vector and not a multiple
-  // of it (MobileNetV2's 144): equal chunks of a multiple of 8 (3 x 48),
-  // static, where 64 + 64 + 16 would mask every transfer.
+  // A pad's gather or a reduction (a global pool, a depthwise window summed
+  // as a generic) over more channels than one vector and not a multiple of
+  // it (MobileNetV2's and EfficientNet's 144, 240, 672): equal static chunks
+  // of a multiple of 8 (3 x 48), where 64 + 64 + 16 would mask every
+  // transfer (a reduction accumulates through masked loads and stores: an
+  // SE block's global pool over 56x56x144 took 3x, a 5x5 depthwise over
+  // 28x28x240 2x the time). Plain elementwise ops keep 64 (measured no
+  // better in chunks).
   auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
   const bool padGather = generic && isPadGather(generic);
-  if (padGather && !ShapedType::isDynamic(inner) && inner > kVectorWidth &&
-      largestDivisorAtMost(inner, kVectorWidth) % 8 == 0)
-    tiles.back() = largestDivisorAtMost(inner, kVectorWidth);
+  if ((padGather || op.getNumReductionLoops() > 0) && !ShapedType::isDynamic(inner) &&
+      inner > kVectorWidth && inner % kVectorWidth != 0)
+    for (int64_t chunk = kVectorWidth; chunk >= 8; chunk -= 8)
+      if (inner % chunk == 0) {
+        tiles.back() = chunk;
+        break;
+      }
   for (unsigned i = 0; i + 1 < numLoops; ++i)
     if (ranges[i] == 1)
       tiles[i] = 0;
