@@ -42,6 +42,10 @@ namespace turbine::compiler {
 
 namespace {
 
+/// Constants of at most this many elements are folded at compile time
+/// (transposes, slices, other constant linalg ops).
+constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
 /// Named ops that are elementwise, broadcasts or transposes: generic is the
 /// better form for fusion. Contractions, convolutions, pooling and fill keep
 /// their names (their codegen differs).
@@ -143,11 +147,11 @@ void FuseElementwisePass::runOnOperation() {
   linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, expandedContraction);
   linalg::ControlFusionFn smallConstants = [](OpOperand *operand) {
     auto type = dyn_cast<ShapedType>(operand->get().getType());
-    return type && type.hasStaticShape() && type.getNumElements() <= (1 << 24);
+    return type && type.hasStaticShape() && type.getNumElements() <= kMaxFoldedElements;
   };
-  populateConstantTransposeFoldingPatterns(patterns, /*maxFoldedElements=*/1 << 24);
+  populateConstantTransposeFoldingPatterns(patterns, kMaxFoldedElements);
   linalg::populateConstantFoldLinalgOperations(patterns, smallConstants);
-  populateConstantSlicingPatterns(patterns, /*maxFoldedElements=*/1 << 24);
+  populateConstantSlicingPatterns(patterns, kMaxFoldedElements);
   memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
   memref::populateResolveShapedTypeResultDimsPatterns(patterns);
   linalg::FillOp::getCanonicalizationPatterns(patterns, context);
