@@ -69,8 +69,14 @@ bool vectorizeOp(mlir::RewriterBase &rewriter, mlir::Operation *op,
                  llvm::ArrayRef<int64_t> vectorSizes);
 
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
-/// 64 and the others by 1, then vectorized with masks for partial tiles.
+/// 64 and the others by 1, then vectorized (with masks for partial tiles of
+/// a dynamic extent; a static extent's remainder is peeled, and its tiles
+/// are vectorized by vectorizePeeledTiles once canonicalization made their
+/// shapes static).
 void tileAndVectorizeGeneric(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+/// Vectorizes the peeled tiles of `kernel` at their (now static) sizes.
+void vectorizePeeledTiles(mlir::RewriterBase &rewriter, mlir::func::FuncOp kernel);
 
 /// Tiles `epilogue` by `options` with `root` (a convolution or matmul whose
 /// result it reads) and the fill of root's accumulator fused into each

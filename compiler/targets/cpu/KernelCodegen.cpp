@@ -296,6 +296,9 @@ struct FoldStepLanes : OpRewritePattern<vector::StepOp> {
 
 } // namespace
 
+/// Marks the tiles tileAndVectorizeGeneric peeled (their vector sizes).
+constexpr llvm::StringLiteral kPeeledTileAttr = "turbine.peeled_tile";
+
 /// Everything but matmul inside a workgroup tile: the innermost loop tiled by
 /// 64 (or equal chunks of a multiple of 8, below) and the others by 1, then
 /// vectorized with masks for partial tiles.
@@ -340,6 +343,22 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (!bounds)
     return;
   auto loop = dyn_cast<scf::ForOp>(tiled->getParentOp());
+  // A static innermost extent the tile does not divide (ViT's 197 keys,
+  // EfficientNet's 144, 240 and 672 channels in elementwise ops): every
+  // tile's size is min(64, extent - offset), so the vectorizer masked every
+  // tile, full ones included: with AVX2 a masked store is vmaskmovps
+  // (microcoded on AMD), and a masked maximumf reduction became a branch
+  // per lane (ViT's softmax rows: 7 ns per element). The innermost loop is
+  // peeled instead: full tiles and the remainder both get static sizes from
+  // canonicalization and are vectorized unmasked (vectorizePeeledTiles).
+  if (!padGather && loop && tiles.back() > 0 && !ShapedType::isDynamic(inner) &&
+      inner % tiles.back() != 0) {
+    tiled->setAttr(kPeeledTileAttr, rewriter.getDenseI64ArrayAttr(*bounds));
+    scf::ForOp remainder;
+    if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, loop, remainder)))
+      return;
+    tiled->removeAttr(kPeeledTileAttr);
+  }
   if (!vectorizeOp(rewriter, tiled, *bounds) || !padGather || !loop)
     return;
   // The vectorizer computes the gather's indices and in-bounds condition,
@@ -353,6 +372,24 @@ void tileAndVectorizeGeneric(RewriterBase &rewriter, linalg::LinalgOp op) {
   patterns.add<FoldStepLanes>(op.getContext());
   vector::populateSinkVectorOpsPatterns(patterns);
   (void)applyPatternsGreedily(loop, std::move(patterns));
+}
+
+void vectorizePeeledTiles(RewriterBase &rewriter, func::FuncOp kernel) {
+  SmallVector<linalg::LinalgOp> peeled;
+  kernel.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kPeeledTileAttr) && op.hasPureTensorSemantics())
+      peeled.push_back(op);
+  });
+  for (linalg::LinalgOp op : peeled) {
+    // The tile's sizes where canonicalization left a size dynamic (masked).
+    auto tileSizes = cast<DenseI64ArrayAttr>(op->getAttr(kPeeledTileAttr)).asArrayRef();
+    op->removeAttr(kPeeledTileAttr);
+    SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+    for (auto [size, tile] : llvm::zip(sizes, tileSizes))
+      if (ShapedType::isDynamic(size))
+        size = tile;
+    vectorizeOp(rewriter, op, sizes);
+  }
 }
 
 /// Tiles `epilogue` by `options` with `root` (a convolution or matmul whose
@@ -688,6 +725,7 @@ LogicalResult codegenKernel(func::FuncOp kernel, bool reference, const CpuFeatur
   vectorizeQuantizedMatmuls(rewriter, kernel, features);
   vectorizeGgufMatmuls(rewriter, kernel, features);
   vectorizeRegisterEpilogues(rewriter, kernel);
+  vectorizePeeledTiles(rewriter, kernel);
   vectorizeConvolutions(rewriter, kernel);
   // Unify the transfers' constant indices so read/write pairs match.
   auto cleanup = PassManager::on<func::FuncOp>(kernel.getContext());

@@ -4,19 +4,25 @@
 // channels in equal static chunks (144 = 3 x 48), without masks, not
 // 64 + 64 + 16 with the accumulator read and written through masked
 // transfers at every pixel (3x slower on AVX2). The fill before it and the
-// division after it keep 64-lane tiles.
+// division after it keep 64-lane tiles, their loops peeled: two full tiles
+// and a 16-lane remainder, all unmasked.
 
 // RUN: turbine-opt %s --pass-pipeline='builtin.module(turbine-cpu-tile-and-vectorize{target-cpu=x86-64-v3})' | FileCheck %s
 
 // CHECK-LABEL: func.func @reduce_sum_Dx144x56x56_f32
-// The accumulator's fill (a fill) and the division (elementwise): 64 lanes.
-// CHECK:         scf.for %{{.*}} = %c0 to %c144 step %c64
+// CHECK-NOT:     vector.create_mask
+// The accumulator's fill: 64 lanes, then the remainder.
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64
+// CHECK:           vector.transfer_write {{.*}} vector<1x64xf32>
+// CHECK:         vector.transfer_write {{.*}} vector<1x16xf32>
 // CHECK:         scf.for %{{.*}} = %c0 to %c144 step %c48
 // CHECK:           vector.transfer_read {{.*}} vector<1x1x1x48xf32>
 // CHECK:           vector.transfer_read {{.*}} vector<1x48xf32>
-// CHECK-NOT:       vector.create_mask
-// CHECK:         scf.for %{{.*}} = %c0 to %c144 step %c64
+// The division (elementwise): likewise.
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64
 // CHECK:           arith.divf {{.*}} : vector<1x64xf32>
+// CHECK:         arith.divf {{.*}} : vector<1x16xf32>
+// CHECK-NOT:     vector.create_mask
 #map2 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
 #map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
 #map4 = affine_map<(d0, d1) -> (d0, d1)>
