@@ -4,9 +4,9 @@
 //  * turbine.binding / push_constant / workgroup_count become loads from the
 //    turbine_dispatch_state_t the kernel receives (artifact/KernelABI.h);
 //    a binding becomes a dense row-major memref descriptor over the pointer.
-//  * math functions get polynomial approximations (exp on f32: our own,
-//    ExpApproximation.h; tanh, erf, ... on f32 vectors: upstream's); what
-//    remains maps to LLVM intrinsics or libm.
+//  * math functions get polynomial approximations (exp and erf on f32: our
+//    own, MathApproximations.h; tanh, log, ... on f32 vectors: upstream's);
+//    what remains maps to LLVM intrinsics or libm.
 //  * then upstream's conversions to the LLVM dialect, with the loops that
 //    only fill memory marked not to be unrolled by LLVM on the way
 //    (turbine-cpu-keep-fill-loops-rolled, FillLoopUnrolling.cpp).
@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/LowerKernelsToLLVM.h"
 
-#include "targets/cpu/ExpApproximation.h"
+#include "targets/cpu/MathApproximations.h"
 
 #include "turbine/compiler/Passes.h"
 
@@ -156,7 +156,7 @@ constexpr const char *kLLVMLoweringPipeline =
 struct CpuApproximateMathPass : impl::CpuApproximateMathBase<CpuApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateExpApproximationPatterns(patterns);
+    populateMathApproximationPatterns(patterns);
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       getOperation().emitError("codegen: math approximation did not converge");

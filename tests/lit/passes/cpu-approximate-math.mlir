@@ -1,9 +1,10 @@
 // cpu-approximate-math.mlir - turbine-cpu-approximate-math: exp, tanh and
 // erf on f32 vectors become polynomials (no math op left); f64 keeps its
 // math op (libm later). exp on f32, vector or scalar, takes the target's
-// own form (ExpApproximation.cpp): 2^n from the bits of a magic-biased FMA
+// own form (MathApproximations.cpp): 2^n from the bits of a magic-biased FMA
 // (no floor, no float-to-int conversion), a two-constant reduction, a
-// degree-5 polynomial, and selects for overflow and underflow.
+// degree-5 polynomial, and selects for overflow and underflow; erf on f32
+// a rational function of x^2 (below).
 
 // RUN: turbine-opt %s --turbine-cpu-approximate-math | FileCheck %s
 
@@ -41,4 +42,22 @@ func.func @exp_f32(%v: vector<8xf32>, %s: f32) -> (vector<8xf32>, f32) {
   %e = math.exp %v : vector<8xf32>
   %x = math.exp %s : f32
   return %e, %x : vector<8xf32>, f32
+}
+
+// erf on f32: x clamped to [-4, 4], then x * P(x^2) / Q(x^2) (degrees 6 and
+// 4): one division, no selects (upstream chooses coefficients by interval).
+// CHECK-LABEL: func.func @erf_f32
+// CHECK-NOT:     arith.select
+// CHECK:         %[[HI:.*]] = arith.minimumf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK:         %[[X:.*]] = arith.maximumf %[[HI]], %{{.*}} : vector<8xf32>
+// CHECK:         %[[X2:.*]] = arith.mulf %[[X]], %[[X]] : vector<8xf32>
+// CHECK-COUNT-6: math.fma %{{.*}}, %[[X2]]
+// CHECK:         %[[P:.*]] = arith.mulf %[[X]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-4: math.fma %{{.*}}, %[[X2]]
+// CHECK:         %[[R:.*]] = arith.divf %[[P]], %{{.*}} : vector<8xf32>
+// CHECK-NOT:     arith.select
+// CHECK:         return %[[R]]
+func.func @erf_f32(%v: vector<8xf32>) -> vector<8xf32> {
+  %e = math.erf %v : vector<8xf32>
+  return %e : vector<8xf32>
 }
