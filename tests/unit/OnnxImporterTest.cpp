@@ -1452,6 +1452,45 @@ void addCountingLoop(ModelBuilder &m, const std::string &tripCount,
   setTensorType(body->add_output(), "acc_next", onnx::TensorProto::FLOAT, {2});
 }
 
+TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithAnotherRank) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-scan-body-input-rank):
+  // a scan input's slices are [2], the body declares them [1, 2] and returns
+  // them through an Identity as the scan output. ONNX infers the outputs
+  // from the declaration, the import from the value: they disagreed.
+  ModelBuilder m(11);
+  m.input("s0", {2});
+  m.input("x", {3, 2});
+  auto *scan = m.node("Scan", {"s0", "x"}, {"s", "y"});
+  ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
+  onnx::GraphProto *body = graphAttr(scan, "body");
+  setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
+  setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {1, 2});
+  for (auto [from, to] : {std::pair{"s_in", "s_out"}, std::pair{"x_t", "y_t"}}) {
+    auto *identity = body->add_node();
+    identity->set_op_type("Identity");
+    identity->add_input(from);
+    identity->add_output(to);
+  }
+  setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
+  setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {1, 2});
+  m.output("s", {2});
+  m.output("y", {3, 1, 2});
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "body input 'x_t' is declared with rank 2 but receives a rank-1 tensor"))
+      << r.error;
+  // Declared as received: imports.
+  body->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->erase(
+      body->mutable_input(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->begin());
+  body->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->erase(
+      body->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->begin());
+  m.graph->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->erase(
+      m.graph->mutable_output(1)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()->begin() + 1);
+  Imported ok = importBytes(context, m.bytes());
+  EXPECT_TRUE(ok.module) << ok.error;
+}
+
 TEST(OnnxImporter, LoopWithConstantTripCountIsUnrolled) {
   ModelBuilder m(16);
   m.input("x", {2});

@@ -638,6 +638,34 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
     return ctx.unsupported(node, "unrolling it would make the model's loops more than " +
                                      std::to_string(kMaxTotalUnrolledCopies) +
                                      " body copies in all (nested loops multiply)");
+  // A body input declared with a rank other than the value it receives: ONNX
+  // infers the body (and the Scan's outputs) from the declaration, the
+  // import from the value, so the two would disagree (found by the onnx
+  // fuzzer: an Identity of such an input as a scan output).
+  auto checkDeclaredRank = [&](int i, int64_t rank) -> LogicalResult {
+    const onnx::ValueInfoProto &input = body.input(i);
+    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
+      return success();
+    int declared = input.type().tensor_type().shape().dim_size();
+    if (declared == rank)
+      return success();
+    return ctx.fail(node, "body input '" + input.name() + "' is declared with rank " +
+                              std::to_string(declared) + " but receives a rank-" +
+                              std::to_string(rank) + " tensor");
+  };
+  for (int k = 0; k < numStates; ++k) {
+    ShapedType type;
+    if (states[k].kind == ValueBinding::Kind::Tensor && states[k].tensor)
+      type = cast<ShapedType>(states[k].tensor.getType());
+    else if (states[k].kind == ValueBinding::Kind::Constant && states[k].constant)
+      type = states[k].constant.getType();
+    if (type && type.hasRank() && failed(checkDeclaredRank(k, type.getRank())))
+      return failure();
+  }
+  for (int j = 0; j < numScanInputs; ++j)
+    if (failed(checkDeclaredRank(numStates + j,
+                                 cast<RankedTensorType>(scanInputs[j].getType()).getRank() - 1)))
+      return failure();
   std::vector<std::vector<Value>> scans(numScanOutputs);
   for (int64_t t = 0; t < *length; ++t) {
     for (int k = 0; k < numStates; ++k)
