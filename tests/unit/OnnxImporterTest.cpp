@@ -1491,6 +1491,106 @@ TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithAnotherRank) {
   EXPECT_TRUE(ok.module) << ok.error;
 }
 
+TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
+  // Found by the onnx fuzzer in its run of 2026-11-28 (inputs under
+  // fuzz/corpus/onnx/regress-*): each made IR that did not verify, a
+  // SmallVector of -1 elements, or an import that disagreed with ONNX's
+  // shape inference, a null dereference (in libonnx's inference, or reading
+  // the outputs of a Scan of no iteration); now each is a clear error.
+  auto expectError = [](ModelBuilder &m, const std::string &message) {
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    EXPECT_FALSE(r.module);
+    EXPECT_TRUE(contains(r.error, message)) << r.error;
+  };
+  {
+    // regress-concat-element-types: float and int16.
+    ModelBuilder m(13);
+    m.input("a", {2});
+    m.input("b", {2}, onnx::TensorProto::INT16);
+    ModelBuilder::intAttr(m.node("Concat", {"a", "b"}, {"y"}), "axis", 0);
+    m.output("y", {4});
+    expectError(m, "(Concat, opset 13): inputs have different element types");
+  }
+  {
+    // regress-batchnorm-var-size: one variance for 3 channels.
+    ModelBuilder m(15);
+    m.input("x", {2, 3, 4, 5});
+    for (const char *p : {"s", "bias", "mean"})
+      m.input(p, {3});
+    m.input("var", {1});
+    m.node("BatchNormalization", {"x", "s", "bias", "mean", "var"}, {"y"});
+    m.output("y", {2, 3, 4, 5});
+    expectError(m, "input 4 has 1 values, the input has 3 channels");
+  }
+  {
+    // regress-scan8-scalar-state: Scan-8's axis 0 is the batch; a rank-0
+    // state has none.
+    ModelBuilder m(8);
+    m.input("initial", {});
+    m.input("x", {1, 3, 2});
+    auto *scan = m.node("Scan", {"", "initial", "x"}, {"y", "z"});
+    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
+    onnx::GraphProto *body = graphAttr(scan, "body");
+    setTensorType(body->add_input(), "sum_in", onnx::TensorProto::FLOAT, {2});
+    setTensorType(body->add_input(), "next", onnx::TensorProto::FLOAT, {2});
+    auto *add = body->add_node();
+    add->set_op_type("Add");
+    add->add_input("sum_in");
+    add->add_input("next");
+    add->add_output("sum_out");
+    setTensorType(body->add_output(), "sum_out", onnx::TensorProto::FLOAT, {2});
+    m.output("y", {1, 2});
+    expectError(m, "state 0 does not have the scan inputs' batch size along axis 0");
+  }
+  {
+    // regress-input-output-declared-twice: x is a float [14] input and a
+    // uint8 [6] output.
+    ModelBuilder m(11);
+    m.input("x", {14});
+    m.node("DynamicQuantizeLinear", {"x"}, {"y", "y_scale", "y_zero_point"});
+    m.output("x", {6}, onnx::TensorProto::UINT8);
+    expectError(m, "value 'x' is a graph input and a graph output declared with different types");
+  }
+  {
+    // regress-layernorm-scalar-x: libonnx's LayerNormalization inference
+    // dereferenced null for a rank-0 X; refused before it runs.
+    ModelBuilder m(17);
+    m.input("x", {});
+    m.input("w", {4});
+    m.input("b", {4});
+    m.node("LayerNormalization", {"x", "w", "b"}, {"y"});
+    m.output("y", {});
+    expectError(m, "(LayerNormalization): X has rank 0");
+  }
+  {
+    // regress-scan-length-0: no iteration, and the scan outputs of none
+    // were read.
+    ModelBuilder m(11);
+    m.input("s0", {2});
+    m.input("x", {0, 2});
+    auto *scan = m.node("Scan", {"s0", "x"}, {"s", "y"});
+    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
+    onnx::GraphProto *body = graphAttr(scan, "body");
+    setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
+    setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {2});
+    auto *add = body->add_node();
+    add->set_op_type("Add");
+    add->add_input("s_in");
+    add->add_input("x_t");
+    add->add_output("s_out");
+    auto *identity = body->add_node();
+    identity->set_op_type("Identity");
+    identity->add_input("s_out");
+    identity->add_output("y_t");
+    setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
+    setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
+    m.output("s", {2});
+    m.output("y", {0, 2});
+    expectError(m, "the scan inputs have length 0 along the scan axis");
+  }
+}
+
 TEST(OnnxImporter, LoopWithConstantTripCountIsUnrolled) {
   ModelBuilder m(16);
   m.input("x", {2});

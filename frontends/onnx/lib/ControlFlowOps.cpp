@@ -631,6 +631,9 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
   }
   if (!length)
     return ctx.fail(node, "has no scan inputs");
+  // (Found by the onnx fuzzer: the scan outputs of no iteration were read.)
+  if (*length == 0)
+    return ctx.unsupported(node, "the scan inputs have length 0 along the scan axis");
   if (*length > kMaxUnrolledIterations)
     return ctx.unsupported(node, "more than " + std::to_string(kMaxUnrolledIterations) +
                                      " iterations to unroll");
@@ -765,9 +768,26 @@ LogicalResult convertScan(ImportContext &ctx, const onnx::NodeProto &node) {
     if (ImportContext::hasInput(node, 0))
       return ctx.unsupported(node, "sequence_lens is given; only full-length sequences are "
                                    "supported");
+    // Axis 0 of every state and scan input is the batch (found by the onnx
+    // fuzzer: a rank-0 state was sliced along a dim it does not have).
     auto type = cast<RankedTensorType>(scanInputs[0].getType());
-    if (type.isDynamicDim(0))
-      return ctx.unsupported(node, "the batch size is dynamic; Scan-8 is unrolled per batch");
+    if (type.getRank() == 0 || type.isDynamicDim(0))
+      return type.getRank() == 0
+                 ? ctx.fail(node, "scan input 0 is a rank-0 tensor: Scan-8's axis 0 is the batch")
+                 : ctx.unsupported(node, "the batch size is dynamic; Scan-8 is unrolled per batch");
+    for (int k = 0; k < numStates; ++k) {
+      auto whole = bindingTensor(ctx, node, states[k]);
+      if (failed(whole))
+        return failure();
+      auto stateType = cast<RankedTensorType>(whole->getType());
+      if (stateType.getRank() == 0 || stateType.getDimSize(0) != type.getDimSize(0))
+        return ctx.fail(node, "state " + std::to_string(k) +
+                                  " does not have the scan inputs' batch size along axis 0");
+    }
+    for (Value v : scanInputs)
+      if (cast<RankedTensorType>(v.getType()).getRank() == 0 ||
+          cast<RankedTensorType>(v.getType()).getDimSize(0) != type.getDimSize(0))
+        return ctx.fail(node, "the scan inputs do not share one batch size along axis 0");
     std::vector<std::vector<Value>> stateParts(numStates), scanParts(numScanOutputs);
     for (int64_t b = 0; b < type.getDimSize(0); ++b) {
       std::vector<ValueBinding> batchStates;

@@ -449,6 +449,19 @@ std::optional<std::vector<double>> floatConstant(ImportContext &ctx, const std::
 /// the channel), and outputs the running statistics
 /// running = input_running * momentum + batch * (1 - momentum), as ONNX's
 /// reference does.
+/// A BatchNormalization parameter (scale, B, mean or var: input `i`) has
+/// one value per channel of the input (`channels`, dim 1) where both sizes
+/// are static (found by the onnx fuzzer: a var of size 1 for 3 channels made
+/// IR that did not verify).
+LogicalResult checkChannelParameter(ImportContext &ctx, const onnx::NodeProto &node, int i,
+                                    Value parameter, int64_t channels) {
+  int64_t size = tensorType(parameter).getDimSize(0);
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(channels) || size == channels)
+    return success();
+  return ctx.fail(node, "input " + std::to_string(i) + " has " + std::to_string(size) +
+                            " values, the input has " + std::to_string(channels) + " channels");
+}
+
 LogicalResult convertBatchNormTraining(ImportContext &ctx, const onnx::NodeProto &node) {
   SmallVector<Value> in;
   for (int i = 0; i < 5; ++i) {
@@ -461,9 +474,12 @@ LogicalResult convertBatchNormTraining(ImportContext &ctx, const onnx::NodeProto
   Type et = tensorType(in[0]).getElementType();
   if (rank < 2 || !isa<FloatType>(et))
     return ctx.unsupported(node, "expects a floating-point input of rank >= 2");
-  for (int i = 1; i < 5; ++i)
+  for (int i = 1; i < 5; ++i) {
     if (tensorType(in[i]).getElementType() != et || tensorType(in[i]).getRank() != 1)
       return ctx.unsupported(node, "parameters must be 1-D with the input's element type");
+    if (failed(checkChannelParameter(ctx, node, i, in[i], tensorType(in[0]).getDimSize(1))))
+      return failure();
+  }
   double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
   double momentum = ctx.floatAttr(node, "momentum", 0.9f);
   SmallVector<bool> mask(rank, true);
@@ -537,8 +553,10 @@ LogicalResult convertBatchNorm(ImportContext &ctx, const onnx::NodeProto &node) 
   AffineMap channelMap = AffineMap::get(rank, 0, {ctx.builder.getAffineDimExpr(1)}, &ctx.context);
   auto scale = floatConstant(ctx, node.input(1)), bias = floatConstant(ctx, node.input(2));
   auto mean = floatConstant(ctx, node.input(3)), var = floatConstant(ctx, node.input(4));
+  const int64_t channels = tensorType(*x).getDimSize(1);
   if (scale && bias && mean && var && scale->size() == bias->size() &&
-      scale->size() == mean->size() && scale->size() == var->size()) {
+      scale->size() == mean->size() && scale->size() == var->size() &&
+      (ShapedType::isDynamic(channels) || static_cast<int64_t>(scale->size()) == channels)) {
     // Fold into y = x * a + b at import time.
     std::vector<float> a(scale->size()), b(scale->size());
     for (size_t c = 0; c < scale->size(); ++c) {
@@ -567,6 +585,8 @@ LogicalResult convertBatchNorm(ImportContext &ctx, const onnx::NodeProto &node) 
       return failure();
     if (tensorType(*p).getElementType() != et || tensorType(*p).getRank() != 1)
       return ctx.unsupported(node, "parameters must be 1-D with the input's element type");
+    if (failed(checkChannelParameter(ctx, node, i, *p, channels)))
+      return failure();
     params.push_back(*p);
   }
   Value result = mapOver(ctx, *x, params, {channelMap, channelMap, channelMap, channelMap},

@@ -552,6 +552,13 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const onnx::NodeProto &node : g.node()) {
       const std::string &op = node.op_type();
+      // Likewise its LayerNormalization inference dereferences null for a
+      // rank-0 X (fuzz/corpus/onnx/regress-layernorm-scalar-x).
+      if (op == "LayerNormalization" && rankError.empty() && node.input_size() > 0 &&
+          (node.domain().empty() || node.domain() == "ai.onnx"))
+        if (auto x = declaredRanks.find(node.input(0)); x != declaredRanks.end() && x->second == 0)
+          rankError = "invalid ONNX model '" + origin + "': node '" + node.name() +
+                      "' (LayerNormalization): X has rank 0 (it needs at least one axis)";
       int w = op == "QLinearConv" ? 3
               : op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" ? 1
                                                                                : -1;
@@ -563,6 +570,30 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
         rankError = "invalid ONNX model '" + origin + "': node '" + node.name() + "' (" + op +
                     "): W has rank " + std::to_string(wr->second) + ", X has rank " +
                     std::to_string(x->second) + " (they must be equal)";
+    }
+  });
+  // A graph output that is also a graph input must be declared with the same
+  // tensor type: ONNX's inference takes either declaration for the value,
+  // the import the input's, so the two disagreed (found by the onnx fuzzer:
+  // input x float [14], output x uint8 [6]).
+  forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
+    std::map<std::string, const onnx::ValueInfoProto *> inputs;
+    for (const onnx::ValueInfoProto &info : g.input())
+      inputs[info.name()] = &info;
+    for (const onnx::ValueInfoProto &out : g.output()) {
+      auto in = inputs.find(out.name());
+      if (!rankError.empty() || in == inputs.end() || !out.type().has_tensor_type() ||
+          !in->second->type().has_tensor_type())
+        continue;
+      const onnx::TypeProto::Tensor &a = in->second->type().tensor_type(), &o = out.type().tensor_type();
+      bool sameShape = !a.has_shape() || !o.has_shape() || a.shape().dim_size() == o.shape().dim_size();
+      for (int d = 0; sameShape && a.has_shape() && d < a.shape().dim_size(); ++d)
+        if (a.shape().dim(d).has_dim_value() && o.shape().dim(d).has_dim_value() &&
+            a.shape().dim(d).dim_value() != o.shape().dim(d).dim_value())
+          sameShape = false;
+      if ((o.elem_type() != 0 && o.elem_type() != a.elem_type()) || !sameShape)
+        rankError = "invalid ONNX model '" + origin + "': value '" + out.name() +
+                    "' is a graph input and a graph output declared with different types";
     }
   });
   if (!rankError.empty()) {

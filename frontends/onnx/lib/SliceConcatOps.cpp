@@ -57,6 +57,8 @@ LogicalResult convertConcat(ImportContext &ctx, const onnx::NodeProto &node) {
     auto t = tensorType(v);
     if (t.getRank() != rank)
       return ctx.fail(node, "inputs have different ranks");
+    if (t.getElementType() != tensorType(inputs[0]).getElementType())
+      return ctx.fail(node, "inputs have different element types");
     if (!t.isDynamicDim(axis) && t.getDimSize(axis) == 0)
       continue;
     parts.push_back(v);
