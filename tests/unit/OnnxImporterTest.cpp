@@ -1589,6 +1589,46 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.output("y", {0, 2});
     expectError(m, "the scan inputs have length 0 along the scan axis");
   }
+  {
+    // regress-instancenorm-scale-size: 44 scales for 2 channels.
+    ModelBuilder m(6);
+    m.input("x", {1, 2, 1, 3});
+    m.input("s", {44});
+    m.input("bias", {2});
+    m.node("InstanceNormalization", {"x", "s", "bias"}, {"y"});
+    m.output("y", {1, 2, 1, 3});
+    expectError(m, "input 1 has 44 values, the input has 2 channels");
+  }
+  {
+    // regress-sce-weight-type: int8 class weights for float scores.
+    ModelBuilder m(13);
+    m.input("x", {3, 5});
+    m.input("y", {3}, onnx::TensorProto::INT64);
+    m.input("w", {5}, onnx::TensorProto::INT8);
+    m.node("SoftmaxCrossEntropyLoss", {"x", "y", "w"}, {"z"});
+    m.output("z", {});
+    expectError(m, "weight must have the input's element type");
+  }
+  {
+    // regress-tfidf-output-size: 7 ngram_indexes for the pool's 6 n-grams;
+    // the output has max(ngram_indexes) + 1 = 7 entries, as ONNX says (the
+    // import made 6).
+    ModelBuilder m(9);
+    m.input("X", {12}, onnx::TensorProto::INT32);
+    auto *t = m.node("TfIdfVectorizer", {"X"}, {"Y"});
+    ModelBuilder::intAttr(t, "max_gram_length", 2);
+    ModelBuilder::intAttr(t, "min_gram_length", 1);
+    ModelBuilder::intAttr(t, "max_skip_count", 5);
+    ModelBuilder::stringAttr(t, "mode", "TF");
+    ModelBuilder::intsAttr(t, "ngram_counts", {0, 4});
+    ModelBuilder::intsAttr(t, "ngram_indexes", {0, 1, 2, 3, 4, 5, 6});
+    ModelBuilder::intsAttr(t, "pool_int64s", {83, 4, 5, 6, 7, 8, 6, 7});
+    m.output("Y", {7});
+    mlir::MLIRContext context;
+    Imported r = importBytes(context, m.bytes());
+    ASSERT_TRUE(r.module) << r.error;
+    EXPECT_TRUE(contains(r.text, "tensor<7xf32>")) << r.text;
+  }
 }
 
 TEST(OnnxImporter, LoopWithConstantTripCountIsUnrolled) {

@@ -44,6 +44,9 @@ LogicalResult convertLoss(ImportContext &ctx, const onnx::NodeProto &node, bool 
       return failure();
     if (tensorType(*w).getRank() != 1)
       return ctx.fail(node, "weight must be 1-D");
+    // (Found by the onnx fuzzer: int8 weights made IR that did not verify.)
+    if (tensorType(*w).getElementType() != et)
+      return ctx.fail(node, "weight must have the input's element type");
     weight = *w;
   }
   std::string reduction = ctx.stringAttr(node, "reduction", "mean");

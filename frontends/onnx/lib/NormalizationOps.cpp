@@ -391,6 +391,20 @@ LogicalResult convertLayerNorm(ImportContext &ctx, const onnx::NodeProto &node) 
   return success();
 }
 
+/// A per-channel parameter of a batch or instance normalization (input
+/// `i`: scale, B, mean, var) has one value per channel of the input
+/// (`channels`, dim 1) where both sizes are static (found by the onnx
+/// fuzzer: a var of size 1 for 3 channels, a scale of 44 for 2, made IR
+/// that did not verify).
+LogicalResult checkChannelParameter(ImportContext &ctx, const onnx::NodeProto &node, int i,
+                                    Value parameter, int64_t channels) {
+  int64_t size = tensorType(parameter).getDimSize(0);
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(channels) || size == channels)
+    return success();
+  return ctx.fail(node, "input " + std::to_string(i) + " has " + std::to_string(size) +
+                            " values, the input has " + std::to_string(channels) + " channels");
+}
+
 LogicalResult convertInstanceNorm(ImportContext &ctx, const onnx::NodeProto &node) {
   if (node.input_size() != 3)
     return ctx.fail(node, "expects 3 inputs");
@@ -403,6 +417,13 @@ LogicalResult convertInstanceNorm(ImportContext &ctx, const onnx::NodeProto &nod
   Type et = tensorType(*x).getElementType();
   if (rank < 3 || !isa<FloatType>(et))
     return ctx.unsupported(node, "expects a floating-point input of rank >= 3");
+  const Value parameters[] = {*scale, *bias};
+  for (int i = 0; i < 2; ++i) {
+    if (tensorType(parameters[i]).getElementType() != et || tensorType(parameters[i]).getRank() != 1)
+      return ctx.fail(node, "scale and B must be 1-D with the input's element type");
+    if (failed(checkChannelParameter(ctx, node, i + 1, parameters[i], tensorType(*x).getDimSize(1))))
+      return failure();
+  }
   double epsilon = ctx.floatAttr(node, "epsilon", 1e-5f);
   SmallVector<bool> mask(rank, false);
   for (int64_t d = 2; d < rank; ++d)
@@ -449,19 +470,6 @@ std::optional<std::vector<double>> floatConstant(ImportContext &ctx, const std::
 /// the channel), and outputs the running statistics
 /// running = input_running * momentum + batch * (1 - momentum), as ONNX's
 /// reference does.
-/// A BatchNormalization parameter (scale, B, mean or var: input `i`) has
-/// one value per channel of the input (`channels`, dim 1) where both sizes
-/// are static (found by the onnx fuzzer: a var of size 1 for 3 channels made
-/// IR that did not verify).
-LogicalResult checkChannelParameter(ImportContext &ctx, const onnx::NodeProto &node, int i,
-                                    Value parameter, int64_t channels) {
-  int64_t size = tensorType(parameter).getDimSize(0);
-  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(channels) || size == channels)
-    return success();
-  return ctx.fail(node, "input " + std::to_string(i) + " has " + std::to_string(size) +
-                            " values, the input has " + std::to_string(channels) + " channels");
-}
-
 LogicalResult convertBatchNormTraining(ImportContext &ctx, const onnx::NodeProto &node) {
   SmallVector<Value> in;
   for (int i = 0; i < 5; ++i) {

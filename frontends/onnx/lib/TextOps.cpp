@@ -82,6 +82,12 @@ LogicalResult convertTfIdfVectorizer(ImportContext &ctx, const onnx::NodeProto &
     }
   }
 
+  // The output has max(ngram_indexes) + 1 entries, counting entries past the
+  // pool's n-grams too (ONNX's reference; found by the onnx fuzzer: 7
+  // indexes for 6 n-grams).
+  for (int64_t index : indexes)
+    outputSize = std::max(outputSize, index + 1);
+
   OpBuilder &b = ctx.builder;
   Location loc = ctx.loc;
   MLIRContext *mc = &ctx.context;
