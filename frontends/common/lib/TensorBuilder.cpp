@@ -1,6 +1,8 @@
 //===- TensorBuilder.cpp - IR building shared by the frontends ------------===//
 #include "turbine/frontends/TensorBuilder.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -82,11 +84,16 @@ namespace {
 /// Product of a group of dims: a constant factor times a multiset of symbols.
 struct DimProduct {
   int64_t constant = 1;
+  bool overflowed = false; // a product past int64: equal to nothing
   SmallVector<Value> symbols; // kept sorted by pointer
 
+  void multiplyConstant(int64_t c) {
+    // (Found by the onnx fuzzer: a reshape of huge dims overflowed here.)
+    overflowed |= llvm::MulOverflow(constant, c, constant);
+  }
   void multiply(const SymDim &d) {
     if (d.isConstant()) {
-      constant *= d.constant;
+      multiplyConstant(d.constant);
       return;
     }
     multiplyValue(d.value);
@@ -94,7 +101,7 @@ struct DimProduct {
   /// Looks through index constants and muli so `d*16` matches `d` times 16.
   void multiplyValue(Value v) {
     if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) {
-      constant *= c.value();
+      multiplyConstant(c.value());
       return;
     }
     if (auto m = v.getDefiningOp<arith::MulIOp>()) {
@@ -108,7 +115,7 @@ struct DimProduct {
     });
   }
   bool operator==(const DimProduct &o) const {
-    return constant == o.constant && symbols == o.symbols;
+    return !overflowed && !o.overflowed && constant == o.constant && symbols == o.symbols;
   }
   /// True when this product's symbols are a strict sub-multiset of `o`'s.
   bool symbolsStrictlyWithin(const DimProduct &o) const {
