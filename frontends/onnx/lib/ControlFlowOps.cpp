@@ -780,14 +780,17 @@ LogicalResult convertScan(ImportContext &ctx, const onnx::NodeProto &node) {
       if (failed(whole))
         return failure();
       auto stateType = cast<RankedTensorType>(whole->getType());
-      if (stateType.getRank() == 0 || stateType.getDimSize(0) != type.getDimSize(0))
+      if (stateType.getRank() == 0 ||
+          (!stateType.isDynamicDim(0) && stateType.getDimSize(0) != type.getDimSize(0)))
         return ctx.fail(node, "state " + std::to_string(k) +
                                   " does not have the scan inputs' batch size along axis 0");
     }
-    for (Value v : scanInputs)
-      if (cast<RankedTensorType>(v.getType()).getRank() == 0 ||
-          cast<RankedTensorType>(v.getType()).getDimSize(0) != type.getDimSize(0))
+    for (Value v : scanInputs) {
+      auto inputType = cast<RankedTensorType>(v.getType());
+      if (inputType.getRank() == 0 ||
+          (!inputType.isDynamicDim(0) && inputType.getDimSize(0) != type.getDimSize(0)))
         return ctx.fail(node, "the scan inputs do not share one batch size along axis 0");
+    }
     std::vector<std::vector<Value>> stateParts(numStates), scanParts(numScanOutputs);
     for (int64_t b = 0; b < type.getDimSize(0); ++b) {
       std::vector<ValueBinding> batchStates;
