@@ -253,10 +253,13 @@ Value TensorBuilder::reshape(Value input, ArrayRef<OpFoldResult> sizes) {
         castShape[g] = ShapedType::kDynamic;
         continue;
       }
+      // (A product past int64, a reshape refused later: found by the onnx
+      // fuzzer under UBSan.)
       int64_t product = 1;
+      bool overflowed = false;
       for (int64_t k : group)
-        product *= resultShape[k];
-      castShape[g] = product;
+        overflowed |= llvm::MulOverflow(product, resultShape[k], product);
+      castShape[g] = overflowed ? ShapedType::kDynamic : product;
     }
     if (castShape != SmallVector<int64_t>(currentType.getShape()))
       current = tensor::CastOp::create(builder, loc, currentType.clone(castShape), current);
