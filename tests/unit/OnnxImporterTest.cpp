@@ -180,6 +180,14 @@ bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+/// `m` does not import, with an error containing `message`.
+void expectImportError(ModelBuilder &m, const std::string &message) {
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, m.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, message)) << r.error;
+}
+
 //===--- happy paths ----------------------------------------------------===//
 
 TEST(OnnxImporter, GemmWithConstantTransposedWeightBecomesPlainMatmul) {
@@ -743,19 +751,13 @@ TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
   // importer that disagreed with ONNX's shape inference. Found with them and
   // replayed by fuzz.replay.onnx only: -qlinearmatmul-k-mismatch, -if-float-cond,
   // -scan-scalar-input (a null dereference).
-  auto expectError = [](ModelBuilder &m, const std::string &message) {
-    mlir::MLIRContext context;
-    Imported r = importBytes(context, m.bytes());
-    EXPECT_FALSE(r.module);
-    EXPECT_TRUE(contains(r.error, message)) << r.error;
-  };
   {
     ModelBuilder m(13);
     m.input("a", {2, 3});
     m.input("b", {4, 5});
     m.node("MatMul", {"a", "b"}, {"y"});
     m.output("y", {2, 5});
-    expectError(m, "A's last dim (K) must equal B's second-to-last dim");
+    expectImportError(m, "A's last dim (K) must equal B's second-to-last dim");
   }
   {
     ModelBuilder m(13);
@@ -763,7 +765,7 @@ TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
     m.input("b", {4, 5});
     m.node("Gemm", {"a", "b"}, {"y"});
     m.output("y", {2, 5});
-    expectError(m, "A's K must equal B's K");
+    expectImportError(m, "A's K must equal B's K");
   }
   {
     ModelBuilder m(13);
@@ -772,7 +774,7 @@ TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
     ModelBuilder::intsAttr(rp, "axes", {1});
     ModelBuilder::intAttr(rp, "keepdims", 65);
     m.output("y", {3, 2});
-    expectError(m, "keepdims must be 0 or 1");
+    expectImportError(m, "keepdims must be 0 or 1");
   }
   {
     // regress-einsum-label-sizes: b is 5 in x, 13 in y.
@@ -782,7 +784,7 @@ TEST(OnnxImporterErrors, MatMulKIfCondKeepdimsScanOfAScalar) {
     auto *e = m.node("Einsum", {"x", "y"}, {"z"});
     ModelBuilder::stringAttr(e, "equation", "bij,bjk->bik");
     m.output("z", {5, 2, 4});
-    expectError(m, "a label's dims must have one size");
+    expectImportError(m, "a label's dims must have one size");
   }
 }
 
@@ -1497,12 +1499,6 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
   // SmallVector of -1 elements, or an import that disagreed with ONNX's
   // shape inference, a null dereference (in libonnx's inference, or reading
   // the outputs of a Scan of no iteration); now each is a clear error.
-  auto expectError = [](ModelBuilder &m, const std::string &message) {
-    mlir::MLIRContext context;
-    Imported r = importBytes(context, m.bytes());
-    EXPECT_FALSE(r.module);
-    EXPECT_TRUE(contains(r.error, message)) << r.error;
-  };
   {
     // regress-concat-element-types: float and int16.
     ModelBuilder m(13);
@@ -1510,7 +1506,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("b", {2}, onnx::TensorProto::INT16);
     ModelBuilder::intAttr(m.node("Concat", {"a", "b"}, {"y"}), "axis", 0);
     m.output("y", {4});
-    expectError(m, "(Concat, opset 13): inputs have different element types");
+    expectImportError(m, "(Concat, opset 13): inputs have different element types");
   }
   {
     // regress-batchnorm-var-size: one variance for 3 channels.
@@ -1521,7 +1517,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("var", {1});
     m.node("BatchNormalization", {"x", "s", "bias", "mean", "var"}, {"y"});
     m.output("y", {2, 3, 4, 5});
-    expectError(m, "input 4 has 1 values, the input has 3 channels");
+    expectImportError(m, "input 4 has 1 values, the input has 3 channels");
   }
   {
     // regress-scan8-scalar-state: Scan-8's axis 0 is the batch; a rank-0
@@ -1541,7 +1537,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     add->add_output("sum_out");
     setTensorType(body->add_output(), "sum_out", onnx::TensorProto::FLOAT, {2});
     m.output("y", {1, 2});
-    expectError(m, "state 0 does not have the scan inputs' batch size along axis 0");
+    expectImportError(m, "state 0 does not have the scan inputs' batch size along axis 0");
   }
   {
     // regress-input-output-declared-twice: x is a float [14] input and a
@@ -1550,7 +1546,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("x", {14});
     m.node("DynamicQuantizeLinear", {"x"}, {"y", "y_scale", "y_zero_point"});
     m.output("x", {6}, onnx::TensorProto::UINT8);
-    expectError(m, "value 'x' is a graph input and a graph output declared with different types");
+    expectImportError(m, "value 'x' is a graph input and a graph output declared with different types");
   }
   {
     // regress-layernorm-scalar-x: libonnx's LayerNormalization inference
@@ -1561,7 +1557,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("b", {4});
     m.node("LayerNormalization", {"x", "w", "b"}, {"y"});
     m.output("y", {});
-    expectError(m, "(LayerNormalization): X has rank 0");
+    expectImportError(m, "(LayerNormalization): X has rank 0");
   }
   {
     // regress-scan-length-0: no iteration, and the scan outputs of none
@@ -1587,7 +1583,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
     m.output("s", {2});
     m.output("y", {0, 2});
-    expectError(m, "the scan inputs have length 0 along the scan axis");
+    expectImportError(m, "the scan inputs have length 0 along the scan axis");
   }
   {
     // regress-instancenorm-scale-size: 44 scales for 2 channels.
@@ -1597,7 +1593,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("bias", {2});
     m.node("InstanceNormalization", {"x", "s", "bias"}, {"y"});
     m.output("y", {1, 2, 1, 3});
-    expectError(m, "input 1 has 44 values, the input has 2 channels");
+    expectImportError(m, "input 1 has 44 values, the input has 2 channels");
   }
   {
     // regress-sce-weight-type: int8 class weights for float scores.
@@ -1607,7 +1603,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     m.input("w", {5}, onnx::TensorProto::INT8);
     m.node("SoftmaxCrossEntropyLoss", {"x", "y", "w"}, {"z"});
     m.output("z", {});
-    expectError(m, "weight must have the input's element type");
+    expectImportError(m, "weight must have the input's element type");
   }
   {
     // regress-tfidf-output-size: 7 ngram_indexes for the pool's 6 n-grams;
