@@ -1493,6 +1493,54 @@ TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithAnotherRank) {
   EXPECT_TRUE(ok.module) << ok.error;
 }
 
+TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithStaticSizes) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-scan-state-declared-size):
+  // a state of size [?] whose body input is declared [2], added to slices
+  // of 112. ONNX infers the body from the declaration ([2] + [112] does not
+  // broadcast), the import bound the [?] and made [112]: they disagreed.
+  // The declared size now refines the state (a run-time check, then
+  // static), and the Add fails at import.
+  auto model = [](int64_t slice, int64_t declaredSlice) {
+    ModelBuilder m(9);
+    m.input("s0", {-1});
+    m.input("x", {3, slice});
+    auto *scan = m.node("Scan", {"s0", "x"}, {"s", "y"});
+    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
+    onnx::GraphProto *body = graphAttr(scan, "body");
+    setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
+    setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {declaredSlice});
+    auto *add = body->add_node();
+    add->set_op_type("Add");
+    add->add_input("s_in");
+    add->add_input("x_t");
+    add->add_output("s_out");
+    auto *identity = body->add_node();
+    identity->set_op_type("Identity");
+    identity->add_input("s_out");
+    identity->add_output("y_t");
+    setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
+    setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
+    m.output("s", {2});
+    m.output("y", {3, 2});
+    return m;
+  };
+  ModelBuilder bad = model(112, 112);
+  mlir::MLIRContext context;
+  Imported r = importBytes(context, bad.bytes());
+  EXPECT_FALSE(r.module);
+  EXPECT_TRUE(contains(r.error, "(Add, opset 9)")) << r.error;
+  // Slices of 2: imports, the state checked against its declared size.
+  ModelBuilder good = model(2, 2);
+  Imported ok = importBytes(context, good.bytes());
+  ASSERT_TRUE(ok.module) << ok.error;
+  EXPECT_TRUE(contains(ok.text, "body input 's_in' is declared with size 2 along dim 0"))
+      << ok.text;
+  // A static size other than the declared one: a clear error.
+  ModelBuilder wrong = model(3, 2);
+  expectImportError(wrong, "body input 'x_t' is declared with size 2 along dim 0 but receives "
+                           "size 3");
+}
+
 TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
   // Found by the onnx fuzzer in its run of 2026-11-28 (inputs under
   // fuzz/corpus/onnx/regress-*): each made IR that did not verify, a

@@ -641,43 +641,99 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
     return ctx.unsupported(node, "unrolling it would make the model's loops more than " +
                                      std::to_string(kMaxTotalUnrolledCopies) +
                                      " body copies in all (nested loops multiply)");
-  // A body input declared with a rank other than the value it receives: ONNX
-  // infers the body (and the Scan's outputs) from the declaration, the
-  // import from the value, so the two would disagree (found by the onnx
-  // fuzzer: an Identity of such an input as a scan output).
-  auto checkDeclaredRank = [&](int i, int64_t rank) -> LogicalResult {
+  // A body input declared with a rank, or a static size, other than the
+  // value it receives has: ONNX infers the body (and the Scan's outputs)
+  // from the declaration, the import from the value, so the two would
+  // disagree (found by the onnx fuzzer: an Identity of such an input as a
+  // scan output; a state declared [2] that received a [?] and was added to
+  // slices of 112). A size declared where the value's is dynamic refines
+  // the value: checked at run time, then static.
+  auto declaredType = [&](int i, RankedTensorType received) -> FailureOr<RankedTensorType> {
     const onnx::ValueInfoProto &input = body.input(i);
     if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
-      return success();
-    int declared = input.type().tensor_type().shape().dim_size();
-    if (declared == rank)
-      return success();
-    return ctx.fail(node, "body input '" + input.name() + "' is declared with rank " +
-                              std::to_string(declared) + " but receives a rank-" +
-                              std::to_string(rank) + " tensor");
+      return received;
+    const auto &dims = input.type().tensor_type().shape().dim();
+    if (dims.size() != received.getRank())
+      return ctx.fail(node, "body input '" + input.name() + "' is declared with rank " +
+                                std::to_string(dims.size()) + " but receives a rank-" +
+                                std::to_string(received.getRank()) + " tensor");
+    SmallVector<int64_t> shape(received.getShape());
+    for (int d = 0; d < dims.size(); ++d) {
+      if (!dims[d].has_dim_value() || dims[d].dim_value() < 0)
+        continue;
+      if (!received.isDynamicDim(d) && shape[d] != dims[d].dim_value())
+        return ctx.fail(node, "body input '" + input.name() + "' is declared with size " +
+                                  std::to_string(dims[d].dim_value()) + " along dim " +
+                                  std::to_string(d) + " but receives size " +
+                                  std::to_string(shape[d]));
+      shape[d] = dims[d].dim_value();
+    }
+    return RankedTensorType::get(shape, received.getElementType());
+  };
+  // `value` as `type` (the same but for static sizes where its are dynamic).
+  auto refine = [&](int i, Value value, RankedTensorType type) -> FailureOr<Value> {
+    auto valueType = cast<RankedTensorType>(value.getType());
+    if (valueType == type)
+      return value;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!valueType.isDynamicDim(d))
+        continue;
+      Value size = tensor::DimOp::create(ctx.builder, ctx.loc, value, d);
+      if (failed(ctx.check(node,
+                           ctx.compare(arith::CmpIPredicate::eq, size,
+                                       ctx.builder.getIndexAttr(type.getDimSize(d))),
+                           "body input '" + body.input(i).name() + "' is declared with size " +
+                               std::to_string(type.getDimSize(d)) + " along dim " +
+                               std::to_string(d))))
+        return failure();
+    }
+    return Value(tensor::CastOp::create(ctx.builder, ctx.loc, type, value));
   };
   for (int k = 0; k < numStates; ++k) {
-    ShapedType type;
-    if (states[k].kind == ValueBinding::Kind::Tensor && states[k].tensor)
-      type = cast<ShapedType>(states[k].tensor.getType());
-    else if (states[k].kind == ValueBinding::Kind::Constant && states[k].constant)
-      type = states[k].constant.getType();
-    if (type && type.hasRank() && failed(checkDeclaredRank(k, type.getRank())))
-      return failure();
+    if (states[k].kind == ValueBinding::Kind::Tensor && states[k].tensor) {
+      auto type = dyn_cast<RankedTensorType>(states[k].tensor.getType());
+      if (!type)
+        continue;
+      auto declared = declaredType(k, type);
+      if (failed(declared))
+        return failure();
+      auto refined = refine(k, states[k].tensor, *declared);
+      if (failed(refined))
+        return failure();
+      states[k].tensor = *refined;
+    } else if (states[k].kind == ValueBinding::Kind::Constant && states[k].constant) {
+      auto type = dyn_cast<RankedTensorType>(states[k].constant.getType());
+      if (type && failed(declaredType(k, type)))
+        return failure();
+    }
   }
-  for (int j = 0; j < numScanInputs; ++j)
-    if (failed(checkDeclaredRank(numStates + j,
-                                 cast<RankedTensorType>(scanInputs[j].getType()).getRank() - 1)))
+  std::vector<Value> inputs(scanInputs.begin(), scanInputs.end());
+  for (int j = 0; j < numScanInputs; ++j) {
+    auto type = cast<RankedTensorType>(inputs[j].getType());
+    int64_t axis = *normalizeAxis(inputAxes[j], type.getRank());
+    SmallVector<int64_t> sliceShape(type.getShape());
+    sliceShape.erase(sliceShape.begin() + axis);
+    auto declared =
+        declaredType(numStates + j, RankedTensorType::get(sliceShape, type.getElementType()));
+    if (failed(declared))
       return failure();
+    SmallVector<int64_t> shape(declared->getShape());
+    shape.insert(shape.begin() + axis, type.getDimSize(axis));
+    auto refined = refine(numStates + j, inputs[j],
+                          RankedTensorType::get(shape, type.getElementType()));
+    if (failed(refined))
+      return failure();
+    inputs[j] = *refined;
+  }
   std::vector<std::vector<Value>> scans(numScanOutputs);
   for (int64_t t = 0; t < *length; ++t) {
     for (int k = 0; k < numStates; ++k)
       bindBodyInput(ctx, body, k, states[k]);
     for (int j = 0; j < numScanInputs; ++j) {
-      auto type = cast<RankedTensorType>(scanInputs[j].getType());
+      auto type = cast<RankedTensorType>(inputs[j].getType());
       int64_t axis = *normalizeAxis(inputAxes[j], type.getRank());
       int64_t index = inputDirections[j] ? *length - 1 - t : t;
-      auto slice = sliceAt(ctx, node, scanInputs[j], index, axis);
+      auto slice = sliceAt(ctx, node, inputs[j], index, axis);
       if (failed(slice))
         return failure();
       bindBodyInput(ctx, body, numStates + j, tensorBinding(*slice));
