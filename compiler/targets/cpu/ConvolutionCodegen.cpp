@@ -204,14 +204,16 @@ struct ChannelSegment {
 };
 
 /// The channel segments of a plain NHWC convolution (linalg.conv_2d_nhwc_hwcf)
-/// tile whose static output channel extent is a multiple of 8 but not of
-/// the register tile's columns (32 with AVX-512; workgroup tiles of
-/// splitChannelsWorkgroupTile): the multiples of those columns in
-/// register tiles that wide, then half and a quarter of them, down to 8
-/// channels. Empty for other ops and extents (their register tiles are a
-/// power of two dividing the extent).
+/// or ungrouped packed convolution tile whose static output channel extent
+/// is a multiple of 8 but not of the register tile's columns (32 with
+/// AVX-512; workgroup tiles of splitChannelsWorkgroupTile, filter tiles of
+/// 40 or 24): the multiples of those columns in register tiles that wide,
+/// then half and a quarter of them, down to 8 channels. Empty for other ops
+/// and extents (their register tiles are a power of two dividing the
+/// extent).
 SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &tiles) {
-  if (!isa<linalg::Conv2DNhwcHwcfOp>(op))
+  if (!isa<linalg::Conv2DNhwcHwcfOp>(op) &&
+      !(isPackedConvolution(op) && !isGroupedPackedConvolution(op)))
     return {};
   SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();
   int64_t extent = ranges[3];
@@ -413,8 +415,8 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   if (SmallVector<ChannelSegment> segments = channelSegments(op, registers); !segments.empty()) {
     auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
-      SmallVector<int64_t> tiles = {1, 1, registerTilePixels(ranges[2], segment.channels, registers),
-                                    segment.channels, 1, 1, 1};
+      auto [pixels, channels] = registerTileOf(ranges[2], segment.channels, registers);
+      SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1, 1};
       (void)tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles);
     }
     if (!pieces.empty())
@@ -581,11 +583,23 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
     int64_t width = conv.getStaticLoopRanges()[2];
     auto pieces = splitChannelSegments(rewriter, conv, epilogue, segments);
     SmallVector<Operation *> made;
-    for (auto [piece, segment] : llvm::zip(pieces, segments))
-      llvm::append_range(made, tileConvolutionWithEpilogueBy(
-                                   rewriter, piece.first, piece.second,
-                                   registerTilePixels(width, segment.channels, tiles),
-                                   segment.channels, /*rows=*/1));
+    for (auto [piece, segment] : llvm::zip(pieces, segments)) {
+      // A packed convolution's segment lies in one filter tile: a named
+      // convolution on its static filter slice, which register tiles of
+      // any offset can slice (the packed generic's f floordiv T cannot
+      // be sliced statically at a loop's offsets).
+      linalg::LinalgOp segmentConv = piece.second;
+      if (isPackedConvolution(segmentConv)) {
+        SmallVector<Operation *> lowered = lowerPackedConvolutionTiles(rewriter, segmentConv);
+        if (lowered.size() != 1)
+          continue; // Left to the generic strategy.
+        segmentConv = cast<linalg::LinalgOp>(lowered.front());
+      }
+      auto [pixels, channels] = registerTileOf(width, segment.channels, tiles);
+      llvm::append_range(made, tileConvolutionWithEpilogueBy(rewriter, piece.first,
+                                                             segmentConv, pixels, channels,
+                                                             /*rows=*/1));
+    }
     if (!pieces.empty())
       return made;
   }

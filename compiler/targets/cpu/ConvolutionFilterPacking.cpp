@@ -8,7 +8,11 @@
 // once the weights no longer fit the caches (ResNet's last stages). This
 // stores such filters channel tile by channel tile, [F/32][KH][KW][C][32], at
 // compile time, so each tile streams one contiguous [KH][KW][C][32] slice
-// (what ONNX Runtime's MLAS does with its NCHWc filter layout):
+// (what ONNX Runtime's MLAS does with its NCHWc filter layout). F not a
+// multiple of 32 (SqueezeNet's 1000 classes, RegNet's 440) is packed in
+// tiles of its workgroups' channels instead (40, 24 or 16:
+// filterTileChannels), which codegen splits into register tiles like a
+// plain convolution's channel segments:
 //
 //   conv_2d_nhwc_hwcf(x, W)  ->  linalg.generic "packed convolution"
 //     out[n, oh, ow, f] += x[n, oh*sh + kh*dh, ow*sw + kw*dw, c]
@@ -21,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/ConvolutionFilterPacking.h"
 #include "global-opt/ChannelsLastConvolutions.h"
+#include "targets/cpu/CpuWorkgroupTiling.h"
 
 #include "turbine/compiler/Passes.h"
 
@@ -70,7 +75,7 @@ std::optional<std::vector<float>> readFloats(Attribute attr, int64_t count) {
 
 /// HWCF filter values -> [F/tile][KH][KW][C][tile].
 std::vector<float> packValues(ArrayRef<float> hwcf, ArrayRef<int64_t> shape,
-                              int64_t tile = kTile) {
+                              int64_t tile) {
   int64_t kh = shape[0], kw = shape[1], c = shape[2], f = shape[3];
   std::vector<float> packed(hwcf.size());
   size_t out = 0;
@@ -88,7 +93,7 @@ std::vector<float> packValues(ArrayRef<float> hwcf, ArrayRef<int64_t> shape,
 /// (`groupChannels` = Cg > 0, one filter tile per group) reads input channel
 /// (f floordiv tile) * Cg + c instead of c.
 SmallVector<AffineMap> packedMaps(MLIRContext *ctx, ArrayRef<int64_t> strides,
-                                  ArrayRef<int64_t> dilations, int64_t tile = kTile,
+                                  ArrayRef<int64_t> dilations, int64_t tile,
                                   int64_t groupChannels = 0) {
   AffineExpr n, oh, ow, f, kh, kw, c;
   bindDims(ctx, n, oh, ow, f, kh, kw, c);
@@ -121,10 +126,11 @@ void windowOf(AffineMap inputMap, SmallVectorImpl<int64_t> &strides,
 }
 
 /// Rewrites `conv` into a packed convolution if its filter qualifies: a
-/// linalg.conv_2d_nhwc_hwcf with F > 32 (tiles of 32 channels), or a
-/// grouped NHWC generic (matchGroupedChannelsLast; one tile per group).
+/// linalg.conv_2d_nhwc_hwcf with more output channels than one filter tile
+/// (filterTileChannels), or a grouped NHWC generic
+/// (matchGroupedChannelsLast; one tile per group).
 void packConvolution(IRRewriter &rewriter, linalg::LinalgOp conv) {
-  int64_t tile = kTile, groupChannels = 0;
+  int64_t tile = 0, groupChannels = 0;
   SmallVector<int64_t> strides, dilations;
   if (auto named = dyn_cast<linalg::Conv2DNhwcHwcfOp>(conv.getOperation())) {
     strides.assign(named.getStrides().getValues<int64_t>().begin(),
@@ -149,7 +155,9 @@ void packConvolution(IRRewriter &rewriter, linalg::LinalgOp conv) {
                     [](Type t) { return getElementTypeOrSelf(t).isF32(); }))
     return;
   ArrayRef<int64_t> shape = filterType.getShape();
-  if (!groupChannels && (shape[3] <= kTile || shape[3] % kTile != 0))
+  if (!groupChannels)
+    tile = filterTileChannels(shape[3]);
+  if (tile == 0)
     return;
   Attribute attr;
   if (!matchPattern(filter, m_Constant(&attr)))
@@ -201,6 +209,17 @@ Operation *tileOutputChannels(RewriterBase &rewriter, TilingInterface op, int64_
 
 } // namespace
 
+int64_t filterTileChannels(int64_t channels) {
+  int64_t tile = 0;
+  if (channels % kTile == 0)
+    tile = kTile;
+  else if (channels % 8 == 0)
+    tile = splitChannelsWorkgroupTile(channels);
+  if (tile == 0 && channels % 16 == 0)
+    tile = 16;
+  return channels > tile ? tile : 0;
+}
+
 namespace {
 
 struct PackConvolutionFiltersPass : impl::PackConvolutionFiltersBase<PackConvolutionFiltersPass> {
@@ -236,8 +255,8 @@ int64_t packedConvolutionTile(Operation *op) {
     return 0;
   // The filter tile T from the filter map's first result, f floordiv T (f
   // alone for T = 1): a tile of the op may hold a part of one filter tile
-  // (a power of two of a group of 24), so the filter's last dim can be
-  // smaller than T.
+  // (a power of two of a group of 24, a channel segment of 40), so the
+  // filter's last dim can be smaller than T.
   int64_t tile = 0;
   AffineExpr first = maps[1].getResult(0);
   if (auto div = dyn_cast<AffineBinaryOpExpr>(first);
@@ -246,13 +265,13 @@ int64_t packedConvolutionTile(Operation *op) {
       tile = rhs.getValue();
   if (auto dim = dyn_cast<AffineDimExpr>(first); dim && dim.getPosition() == 3)
     tile = 1;
-  if (tile <= 0 || tile % filterType.getDimSize(4) != 0)
+  if (tile <= 0 || tile < filterType.getDimSize(4))
     return 0;
   SmallVector<int64_t> strides, dilations;
   windowOf(maps[0], strides, dilations);
   bool grouped =
       maps == packedMaps(op->getContext(), strides, dilations, tile, filterType.getDimSize(3));
-  if (!grouped && (tile != kTile || maps != packedMaps(op->getContext(), strides, dilations)))
+  if (!grouped && maps != packedMaps(op->getContext(), strides, dilations, tile))
     return 0;
   // Body: out + in * filter.
   Block &body = generic.getRegion().front();
@@ -298,10 +317,11 @@ SmallVector<Operation *> lowerPackedConvolutionTiles(RewriterBase &rewriter,
     return {};
   auto linalgOp = cast<linalg::LinalgOp>(op);
   SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
-  // Whole filter tiles, or a part of one whose size divides it (the tile
-  // then lies inside one filter tile: one group of a grouped convolution).
+  // Whole filter tiles, or a part of one (a register tile or channel
+  // segment of a filter tile, a part of one group's): its filter operand
+  // is then a static slice of one filter tile, checked below.
   if (ShapedType::isDynamic(ranges[3]) ||
-      (ranges[3] % filterTile != 0 && filterTile % ranges[3] != 0))
+      (ranges[3] > filterTile && ranges[3] % filterTile != 0))
     return {};
   Operation *tile = op;
   if (ranges[3] > filterTile)

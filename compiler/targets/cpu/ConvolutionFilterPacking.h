@@ -17,13 +17,21 @@ namespace turbine::compiler {
 /// tile (ConvolutionCodegen.cpp), so one tile's filter slice is contiguous.
 inline constexpr int64_t kFilterTileChannels = 32;
 
+/// Output channels per filter tile T of an ungrouped convolution with
+/// `channels` (F) output channels, or 0 if its filter stays HWCF: 32 when
+/// it divides F; else, for F a multiple of 8, the workgroup channel tile
+/// of such a convolution (splitChannelsWorkgroupTile: 40 for 1000, 24 for
+/// 888) or 16 (912), so that each workgroup reads one contiguous filter
+/// tile. F must hold more than one tile.
+int64_t filterTileChannels(int64_t channels);
+
 /// True for the linalg.generic turbine-pack-convolution-filters makes of a
-/// linalg.conv_2d_nhwc_hwcf whose filter is a constant with F > 32 output
-/// channels, F a multiple of 32: it reads the filter constant repacked at
-/// compile time as [F/32][KH][KW][C][32].
+/// linalg.conv_2d_nhwc_hwcf whose filter is a constant with F output
+/// channels, more than one filter tile T (filterTileChannels): it reads
+/// the filter constant repacked at compile time as [F/T][KH][KW][C][T].
 bool isPackedConvolution(mlir::Operation *op);
 
-/// Output channels per filter tile of a packed convolution (32, or Fg for a
+/// Output channels per filter tile of a packed convolution (T, or Fg for a
 /// grouped one), 0 for any other op.
 int64_t packedConvolutionTile(mlir::Operation *op);
 

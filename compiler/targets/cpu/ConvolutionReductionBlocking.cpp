@@ -59,8 +59,10 @@ Operation *packedConvolutionBehind(Value result) {
 }
 
 bool blocksConvolutionReduction(Operation *op) {
-  // Grouped convolutions have small per-group filter slices.
-  if (!op || !isPackedConvolution(op) || isGroupedPackedConvolution(op))
+  // Grouped convolutions have small per-group filter slices; the blocks'
+  // prefetches (insertFilterPrefetches) know 32-channel filter tiles.
+  if (!op || packedConvolutionTile(op) != kFilterTileChannels ||
+      isGroupedPackedConvolution(op))
     return false;
   // Loops: n, oh, ow, f, kh, kw, c.
   SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();

@@ -1,6 +1,9 @@
 // pack-convolution-filters.mlir - turbine-pack-convolution-filters: an NHWC
 // convolution by a constant filter with 64 output channels reads the filter
-// repacked [F/32][KH][KW][C][32] through a packed-convolution generic.
+// repacked [F/32][KH][KW][C][32] through a packed-convolution generic; F a
+// multiple of 8 but not of 32 in tiles of its workgroups' channels (40 of
+// 120, 16 of 48), F of one such tile (40) or not a multiple of 8 (116)
+// stays HWCF.
 
 // RUN: turbine-opt %s --turbine-pack-convolution-filters | FileCheck %s
 // RUN: turbine-opt %s --turbine-pack-convolution-filters | FileCheck %s --check-prefix=GROUPED-MAPS
@@ -47,4 +50,51 @@ func.func @grouped(%x: tensor<1x10x10x24xf32>) -> tensor<1x8x8x48xf32> {
     linalg.yield %s : f32
   } -> tensor<1x8x8x48xf32>
   return %c : tensor<1x8x8x48xf32>
+}
+
+// CHECK-LABEL: func.func @tiles_of_40
+// CHECK:         arith.constant dense<{{.*}}> : tensor<3x1x1x8x40xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %{{.*}} : tensor<1x5x5x8xf32>, tensor<3x1x1x8x40xf32>)
+// CHECK-LABEL: func.func @tiles_of_16
+// CHECK:         arith.constant dense<{{.*}}> : tensor<3x1x1x8x16xf32>
+// CHECK-LABEL: func.func @one_tile
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK-LABEL: func.func @odd_channels
+// CHECK:         linalg.conv_2d_nhwc_hwcf
+func.func @tiles_of_40(%x: tensor<1x5x5x8xf32>) -> tensor<1x5x5x120xf32> {
+  %w = arith.constant dense<0.25> : tensor<1x1x8x120xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x120xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x120xf32>) -> tensor<1x5x5x120xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x8xf32>, tensor<1x1x8x120xf32>) outs(%f : tensor<1x5x5x120xf32>) -> tensor<1x5x5x120xf32>
+  return %c : tensor<1x5x5x120xf32>
+}
+func.func @tiles_of_16(%x: tensor<1x5x5x8xf32>) -> tensor<1x5x5x48xf32> {
+  %w = arith.constant dense<0.25> : tensor<1x1x8x48xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x48xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x48xf32>) -> tensor<1x5x5x48xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x8xf32>, tensor<1x1x8x48xf32>) outs(%f : tensor<1x5x5x48xf32>) -> tensor<1x5x5x48xf32>
+  return %c : tensor<1x5x5x48xf32>
+}
+func.func @one_tile(%x: tensor<1x5x5x8xf32>) -> tensor<1x5x5x40xf32> {
+  %w = arith.constant dense<0.25> : tensor<1x1x8x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x40xf32>) -> tensor<1x5x5x40xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x8xf32>, tensor<1x1x8x40xf32>) outs(%f : tensor<1x5x5x40xf32>) -> tensor<1x5x5x40xf32>
+  return %c : tensor<1x5x5x40xf32>
+}
+func.func @odd_channels(%x: tensor<1x5x5x8xf32>) -> tensor<1x5x5x116xf32> {
+  %w = arith.constant dense<0.25> : tensor<1x1x8x116xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x116xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x116xf32>) -> tensor<1x5x5x116xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x8xf32>, tensor<1x1x8x116xf32>) outs(%f : tensor<1x5x5x116xf32>) -> tensor<1x5x5x116xf32>
+  return %c : tensor<1x5x5x116xf32>
 }

@@ -1,14 +1,18 @@
 // dispatch-codegen-conv-channel-segments.mlir - NHWC convolutions whose
-// output channels F are a multiple of 8 but not of 16 (not packed): each
-// workgroup takes several channel tiles (40 of SqueezeNet-like 1000; 40),
-// which codegen splits into channel segments, 32-wide register tiles
-// (zmm pairs) for the multiples of 32 and 8-wide for the rest, instead of
-// 8-wide tiles for all of them. The 1x1 convolution has no epilogue (its
-// accumulator is the result) and 13-pixel rows; the 3x3 one a bias + ReLU
-// epilogue on its register tiles. Dynamic batch.
+// output channels F are a multiple of 8 but not of 16: each workgroup takes
+// several channel tiles (40 of SqueezeNet-like 1000, whose constant filter
+// is packed in tiles of 40; 40), which codegen splits into channel
+// segments, 32-wide register tiles (zmm pairs) for the multiples of 32 and
+// 8-wide for the rest, instead of 8-wide tiles for all of them. The 1x1
+// convolution has no epilogue (its accumulator is the result) and 13-pixel
+// rows; the 3x3 one a bias + ReLU epilogue on its register tiles and
+// 11-pixel rows. With AVX2, a 16-channel tile of such rows would hold one
+// pixel (13 and 11 have no divisor from 2 to 6): the segments take 8
+// channels by 13 or 11 pixels instead. Dynamic batch.
 
 // RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=dispatch | FileCheck %s --check-prefix=DISPATCH
 // RUN: %turbine compile %s --target-cpu=skylake-avx512 --compile-to=codegen | FileCheck %s --check-prefix=CODEGEN
+// RUN: %turbine compile %s --target-cpu=znver3 --compile-to=codegen | FileCheck %s --check-prefix=AVX2
 
 // DISPATCH: func.func @conv2d_1x1s1_13x13x64x1000_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 13, 40>}
 // DISPATCH: func.func @conv2d_3x3s1_11x11x1000x40_f32({{.*}}) attributes {turbine.kernel, turbine.workgroup_dims = array<i64: 2, 1, 3>, turbine.workgroup_tiles = array<i64: 0, 1, 11, 40>}
@@ -21,6 +25,15 @@
 // CODEGEN:       llvm.intr.fmuladd({{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CODEGEN:       llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 // CODEGEN-NOT: @malloc
+
+// AVX2:     llvm.func @conv2d_1x1s1_13x13x64x1000_f32(
+// AVX2-NOT:   vector<16xf32>
+// AVX2:       llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// AVX2-NOT:   vector<16xf32>
+// AVX2:     llvm.func @conv2d_3x3s1_11x11x1000x40_f32(
+// AVX2-NOT:   vector<16xf32>
+// AVX2:       llvm.intr.fmuladd({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// AVX2-NOT:   vector<16xf32>
 func.func @main(%x: tensor<?x13x13x64xf32>) -> tensor<?x11x11x40xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x13x13x64xf32>

@@ -49,6 +49,10 @@ struct ConvCase {
   bool residual;   // + the input itself before the ReLU (needs c == f, same size)
   std::vector<int64_t> batches;
   bool expectPacked;
+  // Output channels per filter tile when packed: 32, or for F a multiple of
+  // 8 but not of 32, the channel tile of its workgroups (40 of 200, 16 of
+  // 144: filterTileChannels).
+  int64_t packedTile = 32;
   bool depthwise = false; // groups = c = f, as the frontends' generic
   // Groups of c / groups input and f / groups output channels, as the
   // frontends' generic (groups > 1, not depthwise): a grouped NHWC
@@ -82,9 +86,9 @@ struct ConvCase {
   // 32 output channels, at most 64 output pixels): its kernel's workgroup
   // tile is the whole image and its codegen prefetches filter blocks.
   bool expectBlocked = false;
-  // Output channels per workgroup of a plain (unpacked) convolution whose F
-  // is a multiple of 8 but not of 32 (CpuWorkgroupTiling.cpp,
-  // splitChannelsWorkgroupTile), split by codegen into 32-wide register
+  // Output channels per workgroup of a convolution whose F is a multiple
+  // of 8 but not of 16 (CpuWorkgroupTiling.cpp, splitChannelsWorkgroupTile;
+  // a packed one's filter tile), split by codegen into 32-wide register
   // tiles and a 16 / 8 remainder (ConvolutionCodegen.cpp, channel
   // segments): checked on the dispatch's workgroup tiles and on the
   // kernel's 32-wide vector FMAs. 0: not checked.
@@ -321,8 +325,8 @@ void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
   ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
       << error;
-  std::string packedType = tensorType({c.f / 32, c.kh, c.kw, c.c, 32});
-  bool packed = ir.find("floordiv 32") != std::string::npos &&
+  std::string packedType = tensorType({c.f / c.packedTile, c.kh, c.kw, c.c, c.packedTile});
+  bool packed = ir.find("floordiv " + std::to_string(c.packedTile)) != std::string::npos &&
                 ir.find(": " + packedType) != std::string::npos;
   EXPECT_EQ(packed, c.expectPacked) << ir;
   EXPECT_EQ(ir.find("linalg.conv_2d_nchw_fchw"), std::string::npos) << ir;
@@ -387,7 +391,8 @@ void runCase(const ConvCase &c) {
     std::string tiles = ", " + std::to_string(c.expectSegmentedChannels) + ">} {";
     bool segmented = false;
     for (const std::string &kernel : kernelTexts(dispatched, "func.func"))
-      segmented |= kernel.find("linalg.conv_2d_nhwc_hwcf") != std::string::npos &&
+      segmented |= kernel.find(c.expectPacked ? packedType : "linalg.conv_2d_nhwc_hwcf") !=
+                       std::string::npos &&
                    kernel.find(tiles) != std::string::npos;
     EXPECT_TRUE(segmented) << dispatched;
     ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
@@ -621,7 +626,8 @@ TEST(ConvolutionStrategies, DynamicSpatialDimsPacked) {
 // 144: 8- and 16-channel tiles) and an odd count (1-channel tiles), with
 // the epilogue on the register tiles.
 TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
-  ConvCase expand{24, 144, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {2}, false};
+  ConvCase expand{24, 144, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {2}, true};
+  expand.packedTile = 16;
   expand.poolAfter = true;
   runCase(expand);
   ConvCase project{144, 24, 6, 9, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1}, false};
@@ -632,19 +638,58 @@ TEST(ConvolutionStrategies, ExpansionAndProjection1x1OddChannelCounts) {
   runCase(odd);
 }
 
-// Output channels a multiple of 8 but not of 16 (not packed, 8-channel
-// register tiles before): workgroups of several channel tiles, split into
-// 32-wide register tiles and a 16 / 8 remainder (AVX-512; AVX2: 16-wide and
-// an 8 remainder). A classifier-like 1x1
-// convolution (F = 200: workgroups of 40 = 32 + 8) on 13-pixel rows
-// (32-channel tiles of 13 pixels), no epilogue; 3x3 stride 2 with uneven
-// padding, 56 = 32 + 16 + 8 channels, its epilogue on the register tiles;
-// 5x5 with a residual add, 40 = 32 + 8; a 1x1 projection to 24 = 16 + 8.
+// Output channels a multiple of 8 but not of 16 (8-channel register tiles
+// before): workgroups of several channel tiles, split into 32-wide register
+// tiles and a 16 / 8 remainder (AVX-512; AVX2: 16-wide and an 8
+// remainder). A classifier-like 1x1 convolution (F = 200: workgroups of
+// 40 = 32 + 8, its filter packed in tiles of 40) on 12-pixel rows, no
+// epilogue; 3x3 stride 2 with uneven padding, 56 = 32 + 16 + 8 channels
+// (one filter tile: not packed), its epilogue on the register tiles; 5x5
+// with a residual add, 40 = 32 + 8; a 1x1 projection to 24 = 16 + 8.
 // Dynamic batch, batches 1 and 2.
 TEST(ConvolutionStrategies, ChannelSegments1x1Classifier) {
-  ConvCase c{64, 200, 13, 13, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, {1, 2}, false};
+  ConvCase c{64, 200, 12, 12, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, {1, 2}, true};
+  c.packedTile = 40;
   c.expectSegmentedChannels = 40;
   runCase(c);
+}
+
+// SqueezeNet's classifier in small: a 1x1 convolution to 1000 channels
+// (filter tiles of 40 = 32 + 8) on 13-pixel rows, bias + ReLU on the
+// register tiles. 13 has no divisor from 2 to 12, so with AVX2 a 16-channel
+// register tile would hold one pixel (two accumulators, latency-bound: the
+// classifier ran at ~24 GFLOP/s); its segments take 13 pixels x 8
+// channels instead, and with AVX-512 13 x 32. Checked on the kernel's
+// vector FMAs.
+TEST(ConvolutionStrategies, PackedSegmentsOn13PixelRows) {
+  ConvCase c{32, 1000, 13, 13, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true};
+  c.packedTile = 40;
+  c.poolAfter = true;
+  runCase(c);
+  std::string lowered, error;
+  ASSERT_TRUE(compileSource(convSource(c), turbine::compiler::Phase::Codegen, lowered, nullptr,
+                            error))
+      << error;
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  bool convolution = false;
+  for (const std::string &kernel : kernelTexts(lowered, "llvm.func")) {
+    if (kernel.find("@conv2d_") == std::string::npos)
+      continue;
+    convolution = true;
+    auto fmas = [&](const std::string &vector) {
+      std::istringstream lines(kernel);
+      for (std::string line; std::getline(lines, line);)
+        if (line.find("llvm.intr.fmuladd") != std::string::npos &&
+            line.find(vector) != std::string::npos)
+          return true;
+      return false;
+    };
+    EXPECT_TRUE(fmas(avx512 ? "vector<32xf32>" : "vector<8xf32>")) << kernel;
+    if (!avx512)
+      EXPECT_FALSE(fmas("vector<16xf32>")) << kernel;
+  }
+  EXPECT_TRUE(convolution) << lowered;
 }
 
 TEST(ConvolutionStrategies, ChannelSegmentsStride2UnevenPadding) {
