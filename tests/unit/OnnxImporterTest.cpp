@@ -1541,6 +1541,47 @@ TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithStaticSizes) {
                            "size 3");
 }
 
+TEST(OnnxImporterErrors, LibonnxInferenceCrashesRefusedBeforeItRuns) {
+  // Found by the onnx fuzzer: libonnx 1.12's shape inference killed the
+  // process (fuzz/corpus/onnx/regress-pool-stride-0,
+  // regress-maxunpool-indices-rank); the importer refuses such nodes first.
+  for (const char *op : {"AveragePool", "MaxPool", "Conv"}) {
+    // A stride of 0: its inference divides by it (SIGFPE).
+    ModelBuilder m(11);
+    m.input("x", {1, 1, 8, 8});
+    std::vector<std::string> inputs = {"x"};
+    if (std::string(op) == "Conv") {
+      m.floatInit("w", {1, 1, 3, 3});
+      inputs.push_back("w");
+    }
+    auto *node = m.node(op, inputs, {"y"}, "window");
+    ModelBuilder::intsAttr(node, "kernel_shape", {3, 3});
+    ModelBuilder::intsAttr(node, "strides", {0, 2});
+    m.output("y", {1, 1, -1, -1});
+    expectImportError(m, "node 'window' (" + std::string(op) +
+                             "): every entry of 'strides' must be positive");
+  }
+  {
+    ModelBuilder m(11);
+    m.input("x", {1, 1, 8, 8});
+    auto *pool = m.node("MaxPool", {"x"}, {"y"}, "pool");
+    ModelBuilder::intsAttr(pool, "kernel_shape", {0, 3});
+    m.output("y", {1, 1, -1, -1});
+    expectImportError(m, "(MaxPool): every entry of 'kernel_shape' must be positive");
+  }
+  {
+    // MaxUnpool's inference reads dim 1 of I (out of bounds for rank 1).
+    ModelBuilder m(11);
+    m.input("x", {1, 1, 4, 4});
+    m.input("i", {4}, onnx::TensorProto::INT64);
+    auto *unpool = m.node("MaxUnpool", {"x", "i"}, {"y"}, "unpool");
+    ModelBuilder::intsAttr(unpool, "kernel_shape", {2, 2});
+    ModelBuilder::intsAttr(unpool, "strides", {2, 2});
+    m.output("y", {1, 1, 8, 8});
+    expectImportError(m, "node 'unpool' (MaxUnpool): I has rank 1, X has rank 4");
+  }
+}
+
 TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
   // Found by the onnx fuzzer in its run of 2026-11-28 (inputs under
   // fuzz/corpus/onnx/regress-*): each made IR that did not verify, a

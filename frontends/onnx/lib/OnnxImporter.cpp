@@ -538,7 +538,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   // libonnx 1.12's shape inference of the convolutions reads out of bounds
   // (a crash) when W's rank differs from X's (found by the onnx fuzzer:
   // fuzz/corpus/onnx/regress-conv*-weight-rank): refused here where both
-  // ranks are declared (a W computed by another node is not seen here).
+  // ranks are declared (a W computed by another node is not seen here);
+  // likewise MaxUnpool's I, and window attributes that are not positive.
   std::map<std::string, int> declaredRanks;
   forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const auto *infos : {&g.input(), &g.value_info()})
@@ -559,17 +560,35 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
         if (auto x = declaredRanks.find(node.input(0)); x != declaredRanks.end() && x->second == 0)
           rankError = "invalid ONNX model '" + origin + "': node '" + node.name() +
                       "' (LayerNormalization): X has rank 0 (it needs at least one axis)";
+      if (!rankError.empty() || !(node.domain().empty() || node.domain() == "ai.onnx"))
+        continue;
+      // Its convolution and pooling inference divides by the strides (a
+      // SIGFPE for a stride of 0: fuzz/corpus/onnx/regress-pool-stride-0).
+      static const std::set<std::string> windowOps = {
+          "AveragePool", "Conv",    "ConvInteger", "ConvTranspose", "LpPool",
+          "MaxPool",     "MaxUnpool", "QLinearConv"};
+      if (windowOps.count(op))
+        for (const onnx::AttributeProto &attr : node.attribute())
+          if (rankError.empty() &&
+              (attr.name() == "strides" || attr.name() == "dilations" ||
+               attr.name() == "kernel_shape") &&
+              llvm::any_of(attr.ints(), [](int64_t v) { return v <= 0; }))
+            rankError = "invalid ONNX model '" + origin + "': node '" + node.name() + "' (" +
+                        op + "): every entry of '" + attr.name() + "' must be positive";
+      // MaxUnpool's inference reads dim 1 of I for the channels (out of
+      // bounds for an I of rank 1: fuzz/corpus/onnx/regress-maxunpool-indices-rank).
       int w = op == "QLinearConv" ? 3
-              : op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" ? 1
-                                                                               : -1;
-      if (!rankError.empty() || w < 0 || !(node.domain().empty() || node.domain() == "ai.onnx") ||
-          node.input_size() <= w)
+              : op == "Conv" || op == "ConvInteger" || op == "ConvTranspose" || op == "MaxUnpool"
+                  ? 1
+                  : -1;
+      if (!rankError.empty() || w < 0 || node.input_size() <= w)
         continue;
       auto x = declaredRanks.find(node.input(0)), wr = declaredRanks.find(node.input(w));
       if (x != declaredRanks.end() && wr != declaredRanks.end() && x->second != wr->second)
         rankError = "invalid ONNX model '" + origin + "': node '" + node.name() + "' (" + op +
-                    "): W has rank " + std::to_string(wr->second) + ", X has rank " +
-                    std::to_string(x->second) + " (they must be equal)";
+                    "): " + (op == "MaxUnpool" ? "I" : "W") + " has rank " +
+                    std::to_string(wr->second) + ", X has rank " + std::to_string(x->second) +
+                    " (they must be equal)";
     }
   });
   // A graph output that is also a graph input must be declared with the same
