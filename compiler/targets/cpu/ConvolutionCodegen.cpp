@@ -205,12 +205,12 @@ struct ChannelSegment {
 
 /// The channel segments of a plain NHWC convolution (linalg.conv_2d_nhwc_hwcf)
 /// or ungrouped packed convolution tile whose static output channel extent
-/// is a multiple of 8 but not of the register tile's columns (32 with
-/// AVX-512; workgroup tiles of splitChannelsWorkgroupTile, filter tiles of
-/// 40 or 24): the multiples of those columns in register tiles that wide,
-/// then half and a quarter of them, down to 8 channels. Empty for other ops
-/// and extents (their register tiles are a power of two dividing the
-/// extent).
+/// is not a multiple of the register tile's columns (32 with AVX-512;
+/// workgroup tiles of splitChannelsWorkgroupTile, filter tiles of 40 or
+/// 24): the multiples of those columns in register tiles that wide, then
+/// of half of them, and so on down to 1 channel (58 with AVX2: 48 in tiles
+/// of 16, 8, 2). Empty for other ops and extents (their register tiles are
+/// a power of two dividing the extent).
 SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &tiles) {
   if (!isa<linalg::Conv2DNhwcHwcfOp>(op) &&
       !(isPackedConvolution(op) && !isGroupedPackedConvolution(op)))
@@ -218,12 +218,11 @@ SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &
   SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();
   int64_t extent = ranges[3];
   const int64_t widest = tiles.matmulColumns;
-  if (ShapedType::isDynamic(extent) || extent < widest - 8 || extent % 8 != 0 ||
-      extent % widest == 0)
+  if (ShapedType::isDynamic(extent) || extent < widest - 8 || extent % widest == 0)
     return {};
   SmallVector<ChannelSegment> segments;
   int64_t offset = 0;
-  for (int64_t width = widest; width >= 8; width /= 2) {
+  for (int64_t width = widest; width >= 1; width /= 2) {
     int64_t size = (extent - offset) / width * width;
     if (size == 0)
       continue;

@@ -347,11 +347,15 @@ std::string describeCpuKernelRoot(Operation *op) {
 }
 
 int64_t splitChannelsWorkgroupTile(int64_t channels) {
-  // Only where the power of two dividing F is 8: a multiple of 16 already
-  // gets full-width 16-channel (zmm) register tiles, and a wider workgroup
-  // would only stream more filter per workgroup.
-  if (channels < 24 || channels % 8 != 0 || channels % 16 == 0)
+  // Only where the power of two dividing F is 8 or less: a multiple of 16
+  // already gets full-width 16-channel (zmm) register tiles, and a wider
+  // workgroup would only stream more filter per workgroup.
+  if (channels < 24 || channels % 16 == 0)
     return 0;
+  // Not a multiple of 8 (ShuffleNet's 58 and 116: register tiles of 2 and
+  // 4 channels): all of them, up to 256.
+  if (channels % 8 != 0)
+    return channels <= kSplitChannelsMaxTile ? channels : 0;
   // The smallest divisor from 40 (32 + 8) up, so that a workgroup's filter
   // slice stays small (1000 -> 40); else the largest (24).
   for (int64_t tile = 40; tile <= std::min(channels, kSplitChannelsMaxTile); tile += 8)

@@ -23,12 +23,13 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
 /// a matmul's B (pack_matmul_b_...); empty for other ops.
 std::string describeCpuKernelRoot(mlir::Operation *op);
 
-/// Output channels per workgroup of a plain NHWC convolution (no packed
-/// filter) with `channels` output channels, a multiple of 8 but not of 16
-/// (24, 40, 72, 1000), whose register tiles would otherwise be 8 channels
-/// (ymm) wide: the smallest divisor of `channels` from 40 up (at most 256;
-/// else the largest, 24), which codegen splits into 32-wide register tiles
-/// and a 16 / 8 remainder (ConvolutionCodegen.cpp). 0 for other channel
+/// Output channels per workgroup of an NHWC convolution with `channels`
+/// output channels, 24 or more and not a multiple of 16, whose register
+/// tiles would otherwise be 8 channels (ymm) wide or narrower: for a
+/// multiple of 8 (24, 40, 72, 1000) the smallest divisor of `channels` from
+/// 40 up (at most 256; else the largest, 24), else all of them (58, 116; at
+/// most 256), which codegen splits into 32-wide register tiles and a 16 /
+/// 8 / 4 / 2 / 1 remainder (ConvolutionCodegen.cpp). 0 for other channel
 /// counts.
 int64_t splitChannelsWorkgroupTile(int64_t channels);
 

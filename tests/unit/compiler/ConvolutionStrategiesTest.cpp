@@ -86,10 +86,10 @@ struct ConvCase {
   // 32 output channels, at most 64 output pixels): its kernel's workgroup
   // tile is the whole image and its codegen prefetches filter blocks.
   bool expectBlocked = false;
-  // Output channels per workgroup of a convolution whose F is a multiple
-  // of 8 but not of 16 (CpuWorkgroupTiling.cpp, splitChannelsWorkgroupTile;
-  // a packed one's filter tile), split by codegen into 32-wide register
-  // tiles and a 16 / 8 remainder (ConvolutionCodegen.cpp, channel
+  // Output channels per workgroup of a convolution whose F is not a
+  // multiple of 16 (CpuWorkgroupTiling.cpp, splitChannelsWorkgroupTile; a
+  // packed one's filter tile), split by codegen into 32-wide register
+  // tiles and a 16 / 8 / ... remainder (ConvolutionCodegen.cpp, channel
   // segments): checked on the dispatch's workgroup tiles and on the
   // kernel's 32-wide vector FMAs. 0: not checked.
   int64_t expectSegmentedChannels = 0;
@@ -652,6 +652,22 @@ TEST(ConvolutionStrategies, ChannelSegments1x1Classifier) {
   c.packedTile = 40;
   c.expectSegmentedChannels = 40;
   runCase(c);
+}
+
+// Output channels not a multiple of 8 (ShuffleNetV2's 58 and 116: register
+// tiles of 2 and 4 channels before, ~8 GFLOP/s): workgroups of all of
+// them, split into 32-wide register tiles and a 16 / 8 / 4 / 2 remainder
+// (AVX2: 16-wide and an 8 / 4 / 2 remainder). A 1x1 convolution to 58
+// channels without epilogue, and 58 -> 116 with bias + ReLU on the
+// register tiles. Not packed (F is not a multiple of 8).
+TEST(ConvolutionStrategies, ChannelSegmentsNotMultipleOf8) {
+  ConvCase c58{24, 58, 10, 12, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, false, false, {1, 2}, false};
+  c58.expectSegmentedChannels = 58;
+  runCase(c58);
+  ConvCase c116{58, 116, 7, 12, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
+  c116.poolAfter = true;
+  c116.expectSegmentedChannels = 116;
+  runCase(c116);
 }
 
 // SqueezeNet's classifier in small: a 1x1 convolution to 1000 channels
