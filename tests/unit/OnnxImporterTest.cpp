@@ -1421,6 +1421,27 @@ onnx::GraphProto *graphAttr(onnx::NodeProto *node, const std::string &name) {
   return a->mutable_g();
 }
 
+/// Gives `scan` (one state, one scan input) a running-sum body: s_out =
+/// s_in + x_t, and y_t = s_out as the scan output; every value declared
+/// float [2] but x_t, declared [`slice`].
+void runningSumBody(onnx::NodeProto *scan, int64_t slice = 2) {
+  ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
+  onnx::GraphProto *body = graphAttr(scan, "body");
+  setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
+  setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {slice});
+  auto *add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("s_in");
+  add->add_input("x_t");
+  add->add_output("s_out");
+  auto *identity = body->add_node();
+  identity->set_op_type("Identity");
+  identity->add_input("s_out");
+  identity->add_output("y_t");
+  setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
+  setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
+}
+
 /// Declares graph output `name` as a float tensor of rank 1, size unstated.
 void untypedShapeOutput(ModelBuilder &m, const std::string &name) {
   auto *out = m.graph->add_output();
@@ -1504,22 +1525,7 @@ TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithStaticSizes) {
     ModelBuilder m(9);
     m.input("s0", {-1});
     m.input("x", {3, slice});
-    auto *scan = m.node("Scan", {"s0", "x"}, {"s", "y"});
-    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
-    onnx::GraphProto *body = graphAttr(scan, "body");
-    setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
-    setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {declaredSlice});
-    auto *add = body->add_node();
-    add->set_op_type("Add");
-    add->add_input("s_in");
-    add->add_input("x_t");
-    add->add_output("s_out");
-    auto *identity = body->add_node();
-    identity->set_op_type("Identity");
-    identity->add_input("s_out");
-    identity->add_output("y_t");
-    setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
-    setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
+    runningSumBody(m.node("Scan", {"s0", "x"}, {"s", "y"}), declaredSlice);
     m.output("s", {2});
     m.output("y", {3, 2});
     return m;
@@ -1614,17 +1620,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     ModelBuilder m(8);
     m.input("initial", {});
     m.input("x", {1, 3, 2});
-    auto *scan = m.node("Scan", {"", "initial", "x"}, {"y", "z"});
-    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
-    onnx::GraphProto *body = graphAttr(scan, "body");
-    setTensorType(body->add_input(), "sum_in", onnx::TensorProto::FLOAT, {2});
-    setTensorType(body->add_input(), "next", onnx::TensorProto::FLOAT, {2});
-    auto *add = body->add_node();
-    add->set_op_type("Add");
-    add->add_input("sum_in");
-    add->add_input("next");
-    add->add_output("sum_out");
-    setTensorType(body->add_output(), "sum_out", onnx::TensorProto::FLOAT, {2});
+    runningSumBody(m.node("Scan", {"", "initial", "x"}, {"y", "z"}));
     m.output("y", {1, 2});
     expectImportError(m, "state 0 does not have the scan inputs' batch size along axis 0");
   }
@@ -1654,22 +1650,7 @@ TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
     ModelBuilder m(11);
     m.input("s0", {2});
     m.input("x", {0, 2});
-    auto *scan = m.node("Scan", {"s0", "x"}, {"s", "y"});
-    ModelBuilder::intAttr(scan, "num_scan_inputs", 1);
-    onnx::GraphProto *body = graphAttr(scan, "body");
-    setTensorType(body->add_input(), "s_in", onnx::TensorProto::FLOAT, {2});
-    setTensorType(body->add_input(), "x_t", onnx::TensorProto::FLOAT, {2});
-    auto *add = body->add_node();
-    add->set_op_type("Add");
-    add->add_input("s_in");
-    add->add_input("x_t");
-    add->add_output("s_out");
-    auto *identity = body->add_node();
-    identity->set_op_type("Identity");
-    identity->add_input("s_out");
-    identity->add_output("y_t");
-    setTensorType(body->add_output(), "s_out", onnx::TensorProto::FLOAT, {2});
-    setTensorType(body->add_output(), "y_t", onnx::TensorProto::FLOAT, {2});
+    runningSumBody(m.node("Scan", {"s0", "x"}, {"s", "y"}));
     m.output("s", {2});
     m.output("y", {0, 2});
     expectImportError(m, "the scan inputs have length 0 along the scan axis");

@@ -321,6 +321,17 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
   return pooled;
 }
 
+/// True if the LLVM dialect text `ir` has an llvm.intr.fmuladd on operands
+/// whose type contains `vector` ("vector<" for any vector).
+bool hasFma(const std::string &ir, const std::string &vector) {
+  std::istringstream lines(ir);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("llvm.intr.fmuladd") != std::string::npos &&
+        line.find(vector) != std::string::npos)
+      return true;
+  return false;
+}
+
 void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
   ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
@@ -357,12 +368,7 @@ void runCase(const ConvCase &c) {
           << error;
       bool vectorFma = false;
       for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
-        if (kernel.find(name) != std::string::npos) {
-          std::istringstream lines(kernel);
-          for (std::string line; std::getline(lines, line);)
-            vectorFma |= line.find("llvm.intr.fmuladd") != std::string::npos &&
-                         line.find("vector<") != std::string::npos;
-        }
+        vectorFma |= kernel.find(name) != std::string::npos && hasFma(kernel, "vector<");
       EXPECT_TRUE(vectorFma) << lowered;
     }
   }
@@ -401,12 +407,7 @@ void runCase(const ConvCase &c) {
     // AVX-512, 16 with AVX2; the host's, which this compiles for).
     __builtin_cpu_init();
     const std::string widest = __builtin_cpu_supports("avx512f") ? "vector<32xf32>" : "vector<16xf32>";
-    bool wide = false;
-    std::istringstream lines(lowered);
-    for (std::string line; std::getline(lines, line);)
-      wide |= line.find("llvm.intr.fmuladd") != std::string::npos &&
-              line.find(widest) != std::string::npos;
-    EXPECT_TRUE(wide) << lowered;
+    EXPECT_TRUE(hasFma(lowered, widest)) << lowered;
   }
 
   if (c.poolAfter && (c.poolPads[0] || c.poolPads[1] || c.poolPads[2] || c.poolPads[3])) {
@@ -693,17 +694,9 @@ TEST(ConvolutionStrategies, PackedSegmentsOn13PixelRows) {
     if (kernel.find("@conv2d_") == std::string::npos)
       continue;
     convolution = true;
-    auto fmas = [&](const std::string &vector) {
-      std::istringstream lines(kernel);
-      for (std::string line; std::getline(lines, line);)
-        if (line.find("llvm.intr.fmuladd") != std::string::npos &&
-            line.find(vector) != std::string::npos)
-          return true;
-      return false;
-    };
-    EXPECT_TRUE(fmas(avx512 ? "vector<32xf32>" : "vector<8xf32>")) << kernel;
+    EXPECT_TRUE(hasFma(kernel, avx512 ? "vector<32xf32>" : "vector<8xf32>")) << kernel;
     if (!avx512)
-      EXPECT_FALSE(fmas("vector<16xf32>")) << kernel;
+      EXPECT_FALSE(hasFma(kernel, "vector<16xf32>")) << kernel;
   }
   EXPECT_TRUE(convolution) << lowered;
 }
