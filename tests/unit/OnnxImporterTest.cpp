@@ -1541,6 +1541,12 @@ TEST(OnnxImporterErrors, ScanBodyInputDeclaredWithStaticSizes) {
   ASSERT_TRUE(ok.module) << ok.error;
   EXPECT_TRUE(contains(ok.text, "body input 's_in' is declared with size 2 along dim 0"))
       << ok.text;
+  // Slices of a dynamic size (the scan input's dim 1), declared 2: likewise.
+  ModelBuilder dynamicSlices = model(-1, 2);
+  Imported refined = importBytes(context, dynamicSlices.bytes());
+  ASSERT_TRUE(refined.module) << refined.error;
+  EXPECT_TRUE(contains(refined.text, "body input 'x_t' is declared with size 2 along dim 0"))
+      << refined.text;
   // A static size other than the declared one: a clear error.
   ModelBuilder wrong = model(3, 2);
   expectImportError(wrong, "body input 'x_t' is declared with size 2 along dim 0 but receives "

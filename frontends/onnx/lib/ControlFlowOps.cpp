@@ -670,21 +670,24 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
     }
     return RankedTensorType::get(shape, received.getElementType());
   };
-  // `value` as `type` (the same but for static sizes where its are dynamic).
-  auto refine = [&](int i, Value value, RankedTensorType type) -> FailureOr<Value> {
+  // `value` as `type` (the same but for static sizes where its are dynamic)
+  // for body input i; a scan input's dim `scanAxis` is not the body's.
+  auto refine = [&](int i, Value value, RankedTensorType type,
+                    int64_t scanAxis) -> FailureOr<Value> {
     auto valueType = cast<RankedTensorType>(value.getType());
     if (valueType == type)
       return value;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (!valueType.isDynamicDim(d))
         continue;
+      int64_t bodyDim = scanAxis >= 0 && d > scanAxis ? d - 1 : d;
       Value size = tensor::DimOp::create(ctx.builder, ctx.loc, value, d);
       if (failed(ctx.check(node,
                            ctx.compare(arith::CmpIPredicate::eq, size,
                                        ctx.builder.getIndexAttr(type.getDimSize(d))),
                            "body input '" + body.input(i).name() + "' is declared with size " +
                                std::to_string(type.getDimSize(d)) + " along dim " +
-                               std::to_string(d))))
+                               std::to_string(bodyDim))))
         return failure();
     }
     return Value(tensor::CastOp::create(ctx.builder, ctx.loc, type, value));
@@ -697,7 +700,7 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
       auto declared = declaredType(k, type);
       if (failed(declared))
         return failure();
-      auto refined = refine(k, states[k].tensor, *declared);
+      auto refined = refine(k, states[k].tensor, *declared, /*scanAxis=*/-1);
       if (failed(refined))
         return failure();
       states[k].tensor = *refined;
@@ -720,7 +723,7 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
     SmallVector<int64_t> shape(declared->getShape());
     shape.insert(shape.begin() + axis, type.getDimSize(axis));
     auto refined = refine(numStates + j, inputs[j],
-                          RankedTensorType::get(shape, type.getElementType()));
+                          RankedTensorType::get(shape, type.getElementType()), axis);
     if (failed(refined))
       return failure();
     inputs[j] = *refined;
