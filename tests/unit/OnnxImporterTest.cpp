@@ -1594,6 +1594,30 @@ TEST(OnnxImporterErrors, LibonnxInferenceCrashesRefusedBeforeItRuns) {
   }
 }
 
+TEST(OnnxImporterErrors, FuzzerFindingsOfNovember29) {
+  // Found by the onnx fuzzer on 29 Nov (fuzz/corpus/onnx/regress-*): f16
+  // indices and lengths made IR that did not verify.
+  {
+    // regress-scatternd-float-indices
+    ModelBuilder m(16);
+    m.input("data", {4, 3});
+    m.input("indices", {2, 1}, onnx::TensorProto::FLOAT16);
+    m.input("updates", {2, 3});
+    m.node("ScatterND", {"data", "indices", "updates"}, {"y"});
+    m.output("y", {4, 3});
+    expectImportError(m, "(ScatterND, opset 16): indices must be integers");
+  }
+  {
+    // regress-reversesequence-float-lens
+    ModelBuilder m(10);
+    m.input("x", {3, 2});
+    m.input("lens", {2}, onnx::TensorProto::FLOAT16);
+    m.node("ReverseSequence", {"x", "lens"}, {"y"});
+    m.output("y", {3, 2});
+    expectImportError(m, "(ReverseSequence, opset 10): sequence_lens must be integers");
+  }
+}
+
 TEST(OnnxImporterErrors, FuzzerFindingsOfNovember28) {
   // Found by the onnx fuzzer in its run of 2026-11-28 (inputs under
   // fuzz/corpus/onnx/regress-*): each made IR that did not verify, a

@@ -281,6 +281,9 @@ LogicalResult convertScatterND(ImportContext &ctx, const onnx::NodeProto &node) 
   int64_t r = tensorType(*data).getRank(), q = tensorType(*indices).getRank();
   if (q < 1 || r < 1)
     return ctx.fail(node, "data and indices must have rank >= 1");
+  // (Found by the onnx fuzzer: f16 indices made IR that did not verify.)
+  if (!isa<IntegerType>(tensorType(*indices).getElementType()))
+    return ctx.fail(node, "indices must be integers");
   int64_t m = tensorType(*indices).getDimSize(q - 1);
   if (ShapedType::isDynamic(m))
     return ctx.unsupported(node, "the last dim of indices must be static");
@@ -363,6 +366,9 @@ LogicalResult convertReverseSequence(ImportContext &ctx, const onnx::NodeProto &
   int64_t rank = tensorType(*x).getRank();
   if (rank < 2 || tensorType(*lens).getRank() != 1)
     return ctx.fail(node, "expects input of rank >= 2 and 1-D sequence_lens");
+  // (Found by the onnx fuzzer: f16 lengths made IR that did not verify.)
+  if (!isa<IntegerType>(tensorType(*lens).getElementType()))
+    return ctx.fail(node, "sequence_lens must be integers");
   int64_t timeAxis = ctx.intAttr(node, "time_axis", 0), batchAxis = ctx.intAttr(node, "batch_axis", 1);
   if (!((timeAxis == 0 && batchAxis == 1) || (timeAxis == 1 && batchAxis == 0)))
     return ctx.fail(node, "time_axis and batch_axis must be 0 and 1");
