@@ -553,15 +553,14 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &context, onnx::ModelProto &model,
   forEachGraph(model.graph(), [&](const onnx::GraphProto &g) {
     for (const onnx::NodeProto &node : g.node()) {
       const std::string &op = node.op_type();
+      if (!rankError.empty() || !(node.domain().empty() || node.domain() == "ai.onnx"))
+        continue;
       // Likewise its LayerNormalization inference dereferences null for a
       // rank-0 X (fuzz/corpus/onnx/regress-layernorm-scalar-x).
-      if (op == "LayerNormalization" && rankError.empty() && node.input_size() > 0 &&
-          (node.domain().empty() || node.domain() == "ai.onnx"))
+      if (op == "LayerNormalization" && node.input_size() > 0)
         if (auto x = declaredRanks.find(node.input(0)); x != declaredRanks.end() && x->second == 0)
           rankError = "invalid ONNX model '" + origin + "': node '" + node.name() +
                       "' (LayerNormalization): X has rank 0 (it needs at least one axis)";
-      if (!rankError.empty() || !(node.domain().empty() || node.domain() == "ai.onnx"))
-        continue;
       // Its convolution and pooling inference divides by the strides (a
       // SIGFPE for a stride of 0: fuzz/corpus/onnx/regress-pool-stride-0).
       static const std::set<std::string> windowOps = {
