@@ -1791,6 +1791,38 @@ TEST(OnnxImporter, LoopBeyondTheUnrollLimitIsAHostLoop) {
   expectHostLoop(m);
 }
 
+TEST(OnnxImporterErrors, LoopBodyInputDeclaredWithStaticSizes) {
+  // Found by the onnx fuzzer (fuzz/corpus/onnx/regress-loop-carried-declared-size):
+  // a loop-carried [96] whose body input is declared [1]; ONNX infers the
+  // body from the declaration, the import bound the [96]: they disagreed.
+  // As for Scan, the declaration is checked (or refines a dynamic size),
+  // whether the loop is unrolled or runs in the host program.
+  for (bool hostLoop : {false, true}) {
+    SCOPED_TRACE(hostLoop ? "host loop" : "unrolled");
+    auto model = [&](int64_t size) {
+      ModelBuilder m(16);
+      m.input("x", {size});
+      if (hostLoop)
+        m.input("m", {}, onnx::TensorProto::INT64);
+      else
+        m.intInit("m", {3}, /*scalar=*/true);
+      addCountingLoop(m, "m"); // body input 'acc' declared [2]
+      m.output("y", {size});
+      return m;
+    };
+    ModelBuilder wrong = model(96);
+    expectImportError(wrong, "body input 'acc' is declared with size 2 along dim 0 but receives "
+                             "size 96");
+    ModelBuilder dynamic = model(-1);
+    mlir::MLIRContext context;
+    Imported refined = importBytes(context, dynamic.bytes());
+    ASSERT_TRUE(refined.module) << refined.error;
+    EXPECT_TRUE(contains(refined.text, "body input 'acc' is declared with size 2 along dim 0"))
+        << refined.text;
+    expectWithinContract(*refined.module);
+  }
+}
+
 /// An If on `cond` whose branches return constants of sizes `thenSize`/`elseSize`.
 void addConstantIf(ModelBuilder &m, int64_t thenSize, int64_t elseSize) {
   auto *node = m.node("If", {"cond"}, {"y"}, "choose");

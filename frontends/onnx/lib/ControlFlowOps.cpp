@@ -91,6 +91,86 @@ ValueBinding tensorBinding(Value v, std::optional<int> onnxType = std::nullopt) 
   return b;
 }
 
+/// A body input declared with a rank, or a static size, other than the
+/// value it receives has: ONNX infers the body (and the node's outputs) from
+/// the declaration, the import from the value, so the two would disagree
+/// (found by the onnx fuzzer: an Identity of such an input as a scan or loop
+/// output; a state declared [2] that received a [?] and was added to slices
+/// of 112). A size declared where the value's is dynamic refines the value:
+/// checked at run time, then static. Returns the type body input `i` takes.
+FailureOr<RankedTensorType> declaredType(ImportContext &ctx, const onnx::NodeProto &node,
+                                         const onnx::GraphProto &body, int i,
+                                         RankedTensorType received) {
+  const onnx::ValueInfoProto &input = body.input(i);
+  if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
+    return received;
+  const auto &dims = input.type().tensor_type().shape().dim();
+  if (dims.size() != received.getRank())
+    return ctx.fail(node, "body input '" + input.name() + "' is declared with rank " +
+                              std::to_string(dims.size()) + " but receives a rank-" +
+                              std::to_string(received.getRank()) + " tensor");
+  SmallVector<int64_t> shape(received.getShape());
+  for (int d = 0; d < dims.size(); ++d) {
+    if (!dims[d].has_dim_value() || dims[d].dim_value() < 0)
+      continue;
+    if (!received.isDynamicDim(d) && shape[d] != dims[d].dim_value())
+      return ctx.fail(node, "body input '" + input.name() + "' is declared with size " +
+                                std::to_string(dims[d].dim_value()) + " along dim " +
+                                std::to_string(d) + " but receives size " +
+                                std::to_string(shape[d]));
+    shape[d] = dims[d].dim_value();
+  }
+  return RankedTensorType::get(shape, received.getElementType());
+}
+
+/// `value` as `type` (the same but for static sizes where its are dynamic,
+/// from declaredType) for body input i; a scan input's dim `scanAxis` is not
+/// the body's.
+FailureOr<Value> refineToDeclared(ImportContext &ctx, const onnx::NodeProto &node,
+                                  const onnx::GraphProto &body, int i, Value value,
+                                  RankedTensorType type, int64_t scanAxis = -1) {
+  auto valueType = cast<RankedTensorType>(value.getType());
+  if (valueType == type)
+    return value;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!valueType.isDynamicDim(d))
+      continue;
+    int64_t bodyDim = scanAxis >= 0 && d > scanAxis ? d - 1 : d;
+    Value size = tensor::DimOp::create(ctx.builder, ctx.loc, value, d);
+    if (failed(ctx.check(node,
+                         ctx.compare(arith::CmpIPredicate::eq, size,
+                                     ctx.builder.getIndexAttr(type.getDimSize(d))),
+                         "body input '" + body.input(i).name() + "' is declared with size " +
+                             std::to_string(type.getDimSize(d)) + " along dim " +
+                             std::to_string(bodyDim))))
+      return failure();
+  }
+  return Value(tensor::CastOp::create(ctx.builder, ctx.loc, type, value));
+}
+
+/// A tensor or constant bound to body input i, checked against (and a
+/// tensor refined to) the input's declaration; other bindings as they are.
+LogicalResult conformToDeclaration(ImportContext &ctx, const onnx::NodeProto &node,
+                                   const onnx::GraphProto &body, int i, ValueBinding &binding) {
+  if (binding.kind == ValueBinding::Kind::Tensor && binding.tensor) {
+    auto type = dyn_cast<RankedTensorType>(binding.tensor.getType());
+    if (!type)
+      return success();
+    auto declared = declaredType(ctx, node, body, i, type);
+    if (failed(declared))
+      return failure();
+    auto refined = refineToDeclared(ctx, node, body, i, binding.tensor, *declared);
+    if (failed(refined))
+      return failure();
+    binding.tensor = *refined;
+  } else if (binding.kind == ValueBinding::Kind::Constant && binding.constant) {
+    auto type = dyn_cast<RankedTensorType>(binding.constant.getType());
+    if (type && failed(declaredType(ctx, node, body, i, type)))
+      return failure();
+  }
+  return success();
+}
+
 /// The import-time truth value of a binding, if it has one.
 std::optional<int64_t> importTimeValue(ImportContext &ctx, const ValueBinding &binding) {
   if (binding.kind != ValueBinding::Kind::Constant && binding.kind != ValueBinding::Kind::Shape)
@@ -203,7 +283,10 @@ LogicalResult convertLoopAtRunTime(ImportContext &ctx, const onnx::NodeProto &no
     auto v = ctx.getTensor(node, in);
     if (failed(v))
       return failure();
-    inits.push_back(*v);
+    ValueBinding init = tensorBinding(*v);
+    if (failed(conformToDeclaration(ctx, node, body, 2 + k, init)))
+      return failure();
+    inits.push_back(init.tensor);
   }
 
   // The body, imported into the after block before the loop op exists (the
@@ -538,8 +621,11 @@ LogicalResult unrollLoop(ImportContext &ctx, const onnx::NodeProto &node,
     bindBodyInput(ctx, body, 0, constantBinding(i64Constant(ctx, {iteration}, true)));
     bindBodyInput(ctx, body, 1,
                   active ? tensorBinding(*active) : constantBinding(boolConstant(ctx, true)));
-    for (int k = 0; k < numCarried; ++k)
+    for (int k = 0; k < numCarried; ++k) {
+      if (failed(conformToDeclaration(ctx, node, body, 2 + k, carried[k])))
+        return failure();
       bindBodyInput(ctx, body, 2 + k, carried[k]);
+    }
     auto outputs = runBody(ctx, node, body);
     if (failed(outputs))
       return failure();
@@ -641,89 +727,23 @@ LogicalResult scanOnce(ImportContext &ctx, const onnx::NodeProto &node, const on
     return ctx.unsupported(node, "unrolling it would make the model's loops more than " +
                                      std::to_string(kMaxTotalUnrolledCopies) +
                                      " body copies in all (nested loops multiply)");
-  // A body input declared with a rank, or a static size, other than the
-  // value it receives has: ONNX infers the body (and the Scan's outputs)
-  // from the declaration, the import from the value, so the two would
-  // disagree (found by the onnx fuzzer: an Identity of such an input as a
-  // scan output; a state declared [2] that received a [?] and was added to
-  // slices of 112). A size declared where the value's is dynamic refines
-  // the value: checked at run time, then static.
-  auto declaredType = [&](int i, RankedTensorType received) -> FailureOr<RankedTensorType> {
-    const onnx::ValueInfoProto &input = body.input(i);
-    if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
-      return received;
-    const auto &dims = input.type().tensor_type().shape().dim();
-    if (dims.size() != received.getRank())
-      return ctx.fail(node, "body input '" + input.name() + "' is declared with rank " +
-                                std::to_string(dims.size()) + " but receives a rank-" +
-                                std::to_string(received.getRank()) + " tensor");
-    SmallVector<int64_t> shape(received.getShape());
-    for (int d = 0; d < dims.size(); ++d) {
-      if (!dims[d].has_dim_value() || dims[d].dim_value() < 0)
-        continue;
-      if (!received.isDynamicDim(d) && shape[d] != dims[d].dim_value())
-        return ctx.fail(node, "body input '" + input.name() + "' is declared with size " +
-                                  std::to_string(dims[d].dim_value()) + " along dim " +
-                                  std::to_string(d) + " but receives size " +
-                                  std::to_string(shape[d]));
-      shape[d] = dims[d].dim_value();
-    }
-    return RankedTensorType::get(shape, received.getElementType());
-  };
-  // `value` as `type` (the same but for static sizes where its are dynamic)
-  // for body input i; a scan input's dim `scanAxis` is not the body's.
-  auto refine = [&](int i, Value value, RankedTensorType type,
-                    int64_t scanAxis) -> FailureOr<Value> {
-    auto valueType = cast<RankedTensorType>(value.getType());
-    if (valueType == type)
-      return value;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!valueType.isDynamicDim(d))
-        continue;
-      int64_t bodyDim = scanAxis >= 0 && d > scanAxis ? d - 1 : d;
-      Value size = tensor::DimOp::create(ctx.builder, ctx.loc, value, d);
-      if (failed(ctx.check(node,
-                           ctx.compare(arith::CmpIPredicate::eq, size,
-                                       ctx.builder.getIndexAttr(type.getDimSize(d))),
-                           "body input '" + body.input(i).name() + "' is declared with size " +
-                               std::to_string(type.getDimSize(d)) + " along dim " +
-                               std::to_string(bodyDim))))
-        return failure();
-    }
-    return Value(tensor::CastOp::create(ctx.builder, ctx.loc, type, value));
-  };
-  for (int k = 0; k < numStates; ++k) {
-    if (states[k].kind == ValueBinding::Kind::Tensor && states[k].tensor) {
-      auto type = dyn_cast<RankedTensorType>(states[k].tensor.getType());
-      if (!type)
-        continue;
-      auto declared = declaredType(k, type);
-      if (failed(declared))
-        return failure();
-      auto refined = refine(k, states[k].tensor, *declared, /*scanAxis=*/-1);
-      if (failed(refined))
-        return failure();
-      states[k].tensor = *refined;
-    } else if (states[k].kind == ValueBinding::Kind::Constant && states[k].constant) {
-      auto type = dyn_cast<RankedTensorType>(states[k].constant.getType());
-      if (type && failed(declaredType(k, type)))
-        return failure();
-    }
-  }
+  for (int k = 0; k < numStates; ++k)
+    if (failed(conformToDeclaration(ctx, node, body, k, states[k])))
+      return failure();
   std::vector<Value> inputs(scanInputs.begin(), scanInputs.end());
   for (int j = 0; j < numScanInputs; ++j) {
     auto type = cast<RankedTensorType>(inputs[j].getType());
     int64_t axis = *normalizeAxis(inputAxes[j], type.getRank());
     SmallVector<int64_t> sliceShape(type.getShape());
     sliceShape.erase(sliceShape.begin() + axis);
-    auto declared =
-        declaredType(numStates + j, RankedTensorType::get(sliceShape, type.getElementType()));
+    auto declared = declaredType(ctx, node, body, numStates + j,
+                                 RankedTensorType::get(sliceShape, type.getElementType()));
     if (failed(declared))
       return failure();
     SmallVector<int64_t> shape(declared->getShape());
     shape.insert(shape.begin() + axis, type.getDimSize(axis));
-    auto refined = refine(numStates + j, inputs[j],
-                          RankedTensorType::get(shape, type.getElementType()), axis);
+    auto refined = refineToDeclared(ctx, node, body, numStates + j, inputs[j],
+                                    RankedTensorType::get(shape, type.getElementType()), axis);
     if (failed(refined))
       return failure();
     inputs[j] = *refined;
@@ -925,9 +945,15 @@ LogicalResult convertSequenceMap(ImportContext &ctx, const onnx::NodeProto &node
       if (const SequenceValue *seq = ctx.lookupSequence(in)) {
         if (seq->elements.size() != length)
           return ctx.fail(node, "sequence inputs have different lengths");
-        bindBodyInput(ctx, body, j, tensorBinding(seq->elements[i], ctx.onnxType(in)));
+        ValueBinding element = tensorBinding(seq->elements[i], ctx.onnxType(in));
+        if (failed(conformToDeclaration(ctx, node, body, j, element)))
+          return failure();
+        bindBodyInput(ctx, body, j, element);
       } else {
-        bindBodyInput(ctx, body, j, ctx.capture(in));
+        ValueBinding value = ctx.capture(in);
+        if (failed(conformToDeclaration(ctx, node, body, j, value)))
+          return failure();
+        bindBodyInput(ctx, body, j, value);
       }
     }
     auto outputs = runBody(ctx, node, body);
