@@ -119,9 +119,18 @@ std::pair<int64_t, int64_t> channelsLastRegisterTile(ArrayRef<int64_t> ranges,
 
 /// Bytes between the input pixels that neighbouring output pixels of an
 /// NHWC convolution or pooling `op` read (stride x channels x element
-/// size), or 0 if not static.
+/// size), or 0 if not static. The channels are those of the tensor the
+/// input is a slice of (a reduction block of 64 channels reads pixels of
+/// all 2048 in memory).
 int64_t inputPixelStepBytes(linalg::LinalgOp op) {
-  auto input = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  Value source = op.getDpsInputs()[0];
+  while (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>())
+    if (slice.getSourceType().getRank() == 4 && slice.getType().getRank() == 4 &&
+        slice.hasUnitStride())
+      source = slice.getSource();
+    else
+      break;
+  auto input = dyn_cast<RankedTensorType>(source.getType());
   AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   if (!input || input.getRank() != 4 || input.isDynamicDim(3) || map.getNumResults() != 4 ||
       !input.getElementType().isIntOrFloat())
@@ -410,13 +419,16 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
   // Output channels a multiple of 8 but not of 32: 32-wide register tiles
-  // for most of them, 16 / 8 for the rest.
+  // for most of them, 16 / 8 for the rest; two rows where registerTileRows
+  // says so, as below (AVX2: 7 x 8 tiles of 14-pixel rows).
   if (SmallVector<ChannelSegment> segments = channelSegments(op, registers); !segments.empty()) {
     auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
       auto [pixels, channels] = registerTileOf(ranges[2], segment.channels, registers);
-      SmallVector<int64_t> tiles = {1, 1, pixels, channels, 1, 1, 1};
-      (void)tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles);
+      int64_t rows = registerTileRows(piece.second, ranges, pixels, channels, registers);
+      SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1, 1};
+      if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles))
+        (void)splitRegisterTileRows(rewriter, tile);
     }
     if (!pieces.empty())
       return;
@@ -577,7 +589,8 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
                                                      linalg::LinalgOp conv,
                                                      const RegisterTiles &tiles) {
   // Output channels a multiple of 8 but not of 32: one convolution and
-  // epilogue per channel segment, each with its own register tiles.
+  // epilogue per channel segment, each with its own register tiles (and
+  // rows: registerTileRows).
   if (SmallVector<ChannelSegment> segments = channelSegments(conv, tiles); !segments.empty()) {
     int64_t width = conv.getStaticLoopRanges()[2];
     auto pieces = splitChannelSegments(rewriter, conv, epilogue, segments);
@@ -595,9 +608,11 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
         segmentConv = cast<linalg::LinalgOp>(lowered.front());
       }
       auto [pixels, channels] = registerTileOf(width, segment.channels, tiles);
+      int64_t rows = registerTileRows(segmentConv, segmentConv.getStaticLoopRanges(), pixels,
+                                      channels, tiles);
       llvm::append_range(made, tileConvolutionWithEpilogueBy(rewriter, piece.first,
                                                              segmentConv, pixels, channels,
-                                                             /*rows=*/1));
+                                                             rows));
     }
     if (!pieces.empty())
       return made;

@@ -323,14 +323,17 @@ std::vector<float> reference(const ConvCase &c, int64_t batch) {
 
 /// True if the LLVM dialect text `ir` has an llvm.intr.fmuladd on operands
 /// whose type contains `vector` ("vector<" for any vector).
-bool hasFma(const std::string &ir, const std::string &vector) {
+/// FMAs of `vector` type in `ir` (lowered LLVM dialect: one per vector).
+int countFma(const std::string &ir, const std::string &vector) {
   std::istringstream lines(ir);
+  int count = 0;
   for (std::string line; std::getline(lines, line);)
-    if (line.find("llvm.intr.fmuladd") != std::string::npos &&
-        line.find(vector) != std::string::npos)
-      return true;
-  return false;
+    count += line.find("llvm.intr.fmuladd") != std::string::npos &&
+             line.find(vector) != std::string::npos;
+  return count;
 }
+
+bool hasFma(const std::string &ir, const std::string &vector) { return countFma(ir, vector) > 0; }
 
 void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
@@ -855,6 +858,40 @@ TEST(ConvolutionStrategies, BlockedReductionResidualAndPrimeChannels) {
 TEST(ConvolutionStrategies, NotBlockedPastThresholds) {
   runCase({240, 64, 13, 5, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true});
   runCase({227, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true});
+}
+
+// Register tiles of two output rows (registerTileRows) on a 16-register CPU
+// (AVX2): 7-pixel rows of 8 channels hold 7 accumulators, two rows 14.
+// Channel segments take them too: 116 = 7 x 16 + 4 output channels (not a
+// multiple of 8: whole-F workgroups of two 14-pixel rows), bias + ReLU on
+// the register tiles. A blocked convolution (8 x 7 output pixels, stride 2
+// over 512 input channels) reads 64-channel slices of input pixels that
+// are 4 KiB apart in memory: one row (all 14 pixels of two rows would fall
+// in one L1 set). Elsewhere one row; exact results either way.
+TEST(ConvolutionStrategies, TwoRowRegisterTilesOfSegmentsAndSlices) {
+  __builtin_cpu_init();
+  const bool avx2Only = !__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2");
+  auto convolutionFmas = [](const ConvCase &c) {
+    std::string lowered, error;
+    EXPECT_TRUE(compileSource(convSource(c), turbine::compiler::Phase::Codegen, lowered, nullptr,
+                              error))
+        << error;
+    int fmas = 0;
+    for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
+      if (kernel.find("@conv2d_") != std::string::npos)
+        fmas = std::max(fmas, countFma(kernel, "vector<8xf32>"));
+    return fmas;
+  };
+  ConvCase segments{24, 116, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
+  segments.poolAfter = true;
+  runCase(segments);
+  if (avx2Only)
+    EXPECT_EQ(convolutionFmas(segments), 14);
+  ConvCase aliased{512, 64, 15, 13, 3, 3, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, false, {1}, true};
+  aliased.expectBlocked = true;
+  runCase(aliased);
+  if (avx2Only)
+    EXPECT_EQ(convolutionFmas(aliased), 7);
 }
 
 } // namespace
