@@ -381,6 +381,11 @@ Result<artifact::Module> compileModel(const BisectArgs &args, bool reference,
       return Status::error("--dynamic-dim: " + dim.message());
     torch.dynamicDims.push_back(*dim);
   }
+  // As `turbine compile`: a malformed archive's crash in libtorch, in a child
+  // (once, on the first build, while this process is single-threaded).
+  if (!reference && torch_frontend::looksLikeTorchScriptFile(args.model))
+    if (Status loads = torch_frontend::checkTorchScriptLoads(args.model); !loads)
+      return loads;
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(onnx_frontend::createOnnxImporter());
   importers.push_back(torch_frontend::createTorchScriptImporter(std::move(torch)));

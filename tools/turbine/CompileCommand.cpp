@@ -255,6 +255,11 @@ int runCompile(const CompileArgs &args) {
   Result<torch_frontend::ImportOptions> torch = torchOptions(args);
   if (!torch)
     return fail(withFlagHints(torch.message()));
+  // libtorch's load of a malformed archive can crash: tried first in a child
+  // process, while this one is single-threaded (the session starts threads).
+  if (torch_frontend::looksLikeTorchScriptFile(args.input))
+    if (Status loads = torch_frontend::checkTorchScriptLoads(args.input); !loads)
+      return fail(loads.message());
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(onnx_frontend::createOnnxImporter(std::move(*onnx)));
   importers.push_back(torch_frontend::createTorchScriptImporter(std::move(*torch)));
