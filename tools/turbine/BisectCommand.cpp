@@ -38,6 +38,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "FlagHints.h"
+#include "TorchScriptPreflight.h"
 #include "InvocationSetup.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/frontends/torch/TorchImporter.h"
@@ -384,7 +385,7 @@ Result<artifact::Module> compileModel(const BisectArgs &args, bool reference,
   // As `turbine compile`: a malformed archive's crash in libtorch, in a child
   // (once, on the first build, while this process is single-threaded).
   if (!reference && torch_frontend::looksLikeTorchScriptFile(args.model))
-    if (Status loads = torch_frontend::checkTorchScriptLoads(args.model); !loads)
+    if (Status loads = checkTorchScriptLoads(args.model); !loads)
       return loads;
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(onnx_frontend::createOnnxImporter());

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 #include "FlagHints.h"
+#include "TorchScriptPreflight.h"
 #include "turbine/frontends/onnx/OnnxImporter.h"
 #include "turbine/frontends/torch/TorchImporter.h"
 #include "turbine/tools/ModelSession.h"
@@ -258,7 +259,7 @@ int runCompile(const CompileArgs &args) {
   // libtorch's load of a malformed archive can crash: tried first in a child
   // process, while this one is single-threaded (the session starts threads).
   if (torch_frontend::looksLikeTorchScriptFile(args.input))
-    if (Status loads = torch_frontend::checkTorchScriptLoads(args.input); !loads)
+    if (Status loads = checkTorchScriptLoads(args.input); !loads)
       return fail(loads.message());
   std::vector<std::unique_ptr<compiler::Importer>> importers;
   importers.push_back(onnx_frontend::createOnnxImporter(std::move(*onnx)));

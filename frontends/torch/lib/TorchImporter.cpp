@@ -639,6 +639,12 @@ void registerImportedDialects(MLIRContext &context) {
                       math::MathDialect, ml_program::MLProgramDialect, tensor::TensorDialect>();
 }
 
+Status loadTorchScriptArchive(const std::string &path) {
+  TorchGraph graph;
+  std::string error;
+  return loadTorchScriptGraph(path, graph, error) ? Status::success() : Status::error(error);
+}
+
 Result<OwningOpRef<ModuleOp>> importTorchScriptFile(MLIRContext &context, const std::string &path,
                                                     const ImportOptions &options) {
   TorchGraph graph;

@@ -106,14 +106,12 @@ Result<ImportOptions> parseImportOptions(const std::vector<std::string> &inputSh
 /// extension, or a zip file whose entries TorchScript writes (`*/data.pkl`).
 bool looksLikeTorchScriptFile(const std::string &path);
 
-/// Runs libtorch's load of the archive at `path` once in a forked child
-/// process: an error if libtorch died doing so (it is not hardened against
-/// malformed archives: SIGSEGV inside libtorch_cpu.so on fuzzed inputs),
-/// success otherwise (a load that throws is left to the caller's own load,
-/// which reports libtorch's message). For single-threaded callers (the CLI
-/// before its compile session starts threads), before importing in-process;
-/// costs one more load of the archive.
-Status checkTorchScriptLoads(const std::string &path);
+/// libtorch's load of the archive at `path` and its copy into the importer's
+/// graph, nothing imported: libtorch's error if it throws. libtorch is not
+/// hardened against malformed archives (SIGSEGV inside libtorch_cpu.so on
+/// fuzzed inputs): the CLI runs this in a child process first
+/// (tools/turbine/TorchScriptPreflight.h).
+Status loadTorchScriptArchive(const std::string &path);
 
 /// Loads the dialects the importer emits into `context`.
 void registerImportedDialects(mlir::MLIRContext &context);
