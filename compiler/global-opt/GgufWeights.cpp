@@ -15,10 +15,10 @@
 //    transposed linear weight, ParameterNames.h) whose KEY the file holds as
 //    Q8_0 or Q4_0 becomes the block-decoding generic of GgufWeights.h over
 //    the tensor's raw blocks (i8 [N, K/32, 34 or 18]).
-//  - One the file holds as F16 / BF16 / F32 reads the file's [N, K] rows
-//    (typed [N, K/32, 32] when K is a multiple of 32): two generics, 32-lane
-//    partial sums of A * extf(W) and their sum (rewritePlainMatmul), both
-//    vectorized by the generic strategy along contiguous lanes.
+//  - One the file holds as F16 / BF16 / F32 reads the file's [N, K] rows:
+//    typed [N, K/32, 32] when K is a multiple of 32, the generic's plain
+//    form (GgufWeights.h), which the CPU target tiles as it tiles the block
+//    types; otherwise one generic C += A * extf(W) (rewritePlainMatmul).
 //  - A constant named KEY of the same shape (bindTensor): when every use is
 //    a tensor.extract (the token embedding's gather), each reads the file's
 //    tensor in its own type (F32, F16 / BF16 extended, Q8_0 / Q4_0 with the
@@ -113,10 +113,14 @@ bool isPlainMatmulByConstant(Operation *user, Value constant) {
 }
 
 /// The indexing maps of the generic (GgufWeights.h): A', W (scale low
-/// byte), W (scale high byte), W (quant byte), C.
+/// byte), W (scale high byte), W (quant byte), C; plain types: A', W, C.
 SmallVector<AffineMap> ggufMatmulMaps(MLIRContext *ctx, int ggmlType) {
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   auto c = [&](int64_t v) { return getAffineConstantExpr(v, ctx); };
+  if (GgufMatmul{ggmlType}.plain())
+    return {AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx),
+            AffineMap::get(4, 0, {d(1), d(2), d(3)}, ctx),
+            AffineMap::get(4, 0, {d(0), d(1)}, ctx)};
   const bool q8 = ggmlType == kGgufQ8_0;
   const unsigned loops = q8 ? 4 : 5;
   const unsigned m = 0, n = 1, g = 2, i = q8 ? 3 : 4;
@@ -162,22 +166,19 @@ Value castElementsToF32(OpBuilder &b, Location loc, Value value, RankedTensorTyp
 /// Lanes of the partial sums of a plain GGUF matmul (kPlainLanes below).
 constexpr int64_t kPlainLanes = 32;
 
-/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into
-/// generics reading the plain GGUF tensor `global` (the file's row-major
-/// [out, in] f32 / f16 / bf16 rows) in place. Each output is a dot product
-/// of two contiguous rows; a float sum along the innermost loop would be a
-/// chain of scalar adds (the generic strategy keeps float reductions in
-/// order), so with K = 32 G the sum is split in two, both vectorized along
-/// contiguous lanes:
-///
-///   W  [N, G, 32] (the global's type; the file's [N, K] bytes)
-///   P  [M, N, 32] f32 = 0;  loops (m, n, g, j): P[m, n, j] +=
-///                          A'[m, g, j] * extf(W[n, g, j])   (A' = A [M, G, 32])
-///   C  [M, N]    += sum_j P[m, n, j]                         (loops (m, n, j))
-///
-/// the result of the matmul by the file's values up to f32 summation order.
-/// With K not a multiple of 32, `global` is [N, K] and one generic (loops
-/// m, n, k; body C += A * extf(W)) computes it, correctly but slowly.
+/// ggml's id of plain element type `t` (f32, f16, bf16).
+int plainGgmlType(Type t) {
+  return t.isF16() ? kGgufF16 : t.isBF16() ? kGgufBF16 : kGgufF32;
+}
+
+/// Rewrites `matmul` (C = A * B, B [K, N] the transposed weight) into a
+/// generic reading the plain GGUF tensor `global` (the file's row-major
+/// [out, in] f32 / f16 / bf16 rows) in place: with K = 32 G, `global` is
+/// [N, G, 32] and the generic the plain form of GgufWeights.h (each output
+/// the dot product of two contiguous rows, in 32-element blocks); with K
+/// not a multiple of 32, `global` is [N, K] and one generic (loops m, n, k;
+/// body C += A * extf(W)) computes it, correctly but slowly. Either is the
+/// matmul by the file's values up to f32 summation order.
 void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
   IRRewriter rewriter(matmul.getContext());
   rewriter.setInsertionPoint(matmul);
@@ -208,36 +209,19 @@ void rewritePlainMatmul(linalg::MatmulOp matmul, ml_program::GlobalOp global) {
   }
   const int64_t groups = wType.getDimSize(1);
   auto aType = cast<RankedTensorType>(a.getType());
-  OpFoldResult m = tensor::getMixedSize(rewriter, loc, a, 0);
-  SmallVector<OpFoldResult> grouped{m, rewriter.getIndexAttr(groups),
+  SmallVector<OpFoldResult> grouped{tensor::getMixedSize(rewriter, loc, a, 0),
+                                    rewriter.getIndexAttr(groups),
                                     rewriter.getIndexAttr(kPlainLanes)};
   Value aGrouped = tensor::ExpandShapeOp::create(
       rewriter, loc,
       RankedTensorType::get({aType.getDimSize(0), groups, kPlainLanes}, rewriter.getF32Type()),
       a, SmallVector<ReassociationIndices>{{0}, {1, 2}}, grouped);
-  SmallVector<OpFoldResult> partialSizes{m, rewriter.getIndexAttr(wType.getDimSize(0)),
-                                         rewriter.getIndexAttr(kPlainLanes)};
-  Value empty = tensor::EmptyOp::create(rewriter, loc, partialSizes, rewriter.getF32Type());
-  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
-  Value partialInit = linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
-  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d(0), d(2), d(3)}, ctx),
-                              AffineMap::get(4, 0, {d(1), d(2), d(3)}, ctx),
-                              AffineMap::get(4, 0, {d(0), d(1), d(3)}, ctx)};
   SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel,
-                                      IteratorType::reduction, IteratorType::parallel};
-  auto partial = linalg::GenericOp::create(rewriter, loc, TypeRange{partialInit.getType()},
-                                           ValueRange{aGrouped, w}, ValueRange{partialInit},
-                                           maps, iterators, multiplyAdd);
-  SmallVector<AffineMap> sumMaps{AffineMap::get(3, 0, {d(0), d(1), d(2)}, ctx),
-                                 AffineMap::get(3, 0, {d(0), d(1)}, ctx)};
-  SmallVector<IteratorType> sumIterators{IteratorType::parallel, IteratorType::parallel,
-                                         IteratorType::reduction};
-  auto sum = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{init.getType()}, ValueRange{partial.getResult(0)},
-      ValueRange{init}, sumMaps, sumIterators, [](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, args[1], args[0]).getResult());
-      });
-  rewriter.replaceOp(matmul, sum.getResults());
+                                      IteratorType::reduction, IteratorType::reduction};
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, TypeRange{init.getType()}, ValueRange{aGrouped, w}, ValueRange{init},
+      ggufMatmulMaps(ctx, plainGgmlType(wType.getElementType())), iterators, multiplyAdd);
+  rewriter.replaceOp(matmul, generic.getResults());
 }
 
 /// The immutable external global holding GGUF tensor `t` as raw blocks.
@@ -571,22 +555,24 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
 
 std::optional<GgufMatmul> matchGgufMatmul(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 4 || generic.getNumDpsInits() != 1 ||
-      generic->getNumResults() > 1)
+  if (!generic || generic.getNumDpsInits() != 1 || generic->getNumResults() > 1 ||
+      (generic.getNumDpsInputs() != 4 && generic.getNumDpsInputs() != 2))
     return std::nullopt;
+  // Tiling gives each operand its own slice of W (the same slice).
   Value w = generic.getDpsInputs()[1];
-  if (generic.getDpsInputs()[2] != w && generic.getDpsInputs()[3] != w) {
-    // Tiling gives each operand its own slice; they are the same slice.
-  }
   auto wType = dyn_cast<ShapedType>(w.getType());
-  if (!wType || wType.getRank() != 3 || !wType.getElementType().isInteger(8) ||
-      wType.isDynamicDim(2))
+  if (!wType || wType.getRank() != 3 || wType.isDynamicDim(2))
     return std::nullopt;
+  const bool plain = generic.getNumDpsInputs() == 2;
+  Type wElement = wType.getElementType();
   GgufMatmul info;
   info.blockBytes = wType.getDimSize(2);
-  if (info.blockBytes == 34)
+  if (plain && (wElement.isF32() || wElement.isF16() || wElement.isBF16()) &&
+      info.blockBytes == kPlainLanes)
+    info.ggmlType = plainGgmlType(wElement);
+  else if (!plain && wElement.isInteger(8) && info.blockBytes == 34)
     info.ggmlType = kGgufQ8_0;
-  else if (info.blockBytes == 18)
+  else if (!plain && wElement.isInteger(8) && info.blockBytes == 18)
     info.ggmlType = kGgufQ4_0;
   else
     return std::nullopt;
@@ -596,13 +582,25 @@ std::optional<GgufMatmul> matchGgufMatmul(Operation *op) {
   if (!elementType(generic.getDpsInputs()[0]).isF32() ||
       !elementType(generic.getDpsInits()[0]).isF32())
     return std::nullopt;
-  for (unsigned i = 1; i < 4; ++i)
-    if (!elementType(generic.getDpsInputs()[i]).isInteger(8))
+  for (Value operand : llvm::drop_begin(generic.getDpsInputs()))
+    if (elementType(operand) != wElement)
       return std::nullopt;
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
   auto sum = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!sum || sum.getLhs() != generic.getBody()->getArgument(4))
+  Block *body = generic.getBody();
+  if (!sum || sum.getLhs() != body->getArgument(generic.getNumDpsInputs()))
     return std::nullopt;
+  if (plain) {
+    // C += A' * extf(W) (or A' * W for f32), nothing else.
+    auto product = sum.getRhs().getDefiningOp<arith::MulFOp>();
+    if (!product || product.getLhs() != body->getArgument(0))
+      return std::nullopt;
+    Value weight = product.getRhs();
+    if (auto ext = weight.getDefiningOp<arith::ExtFOp>())
+      weight = ext.getIn();
+    if (weight != body->getArgument(1) || body->getOperations().size() != (wElement.isF32() ? 3 : 4))
+      return std::nullopt;
+  }
   return info;
 }
 

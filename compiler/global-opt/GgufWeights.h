@@ -29,7 +29,18 @@
 //
 // so the result is exactly the matmul by the dequantized weight (llama.cpp's
 // dequantize_row_q8_0 / q4_0 values) up to f32 summation order; activations
-// are never quantized. Only upstream ops (linalg, arith, tensor).
+// are never quantized.
+//
+// A weight the file holds as F16 / BF16 / F32 with K a multiple of 32 (a
+// "plain" type) takes the same family's plain form, its rows read in place
+// as 32-element blocks without a scale:
+//
+//   W  [N, G, 32] f16 / bf16 / f32, the file's [N, K] rows
+//   loops (m, n, g, i), i < 32:  A' [M, G, 32] (m, g, i)
+//                                W (n, g, i)     C [M, N] (m, n)
+//   body  C += A' * extf(W)
+//
+// Only upstream ops (linalg, arith, tensor).
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_GGUFWEIGHTS_H
 #define TURBINE_COMPILER_GGUFWEIGHTS_H
@@ -41,18 +52,23 @@
 
 namespace turbine::compiler {
 
-/// ggml's ids of the block types the generic decodes.
+/// ggml's ids of the types the generic reads.
+inline constexpr int kGgufF32 = 0;
+inline constexpr int kGgufF16 = 1;
 inline constexpr int kGgufQ4_0 = 2;
 inline constexpr int kGgufQ8_0 = 8;
+inline constexpr int kGgufBF16 = 30;
 
 /// What matchGgufMatmul recognized.
 struct GgufMatmul {
-  int ggmlType = kGgufQ8_0; ///< kGgufQ8_0 or kGgufQ4_0
-  int64_t blockBytes = 34;  ///< 34 (Q8_0) or 18 (Q4_0)
+  int ggmlType = kGgufQ8_0; ///< kGgufQ8_0, kGgufQ4_0, or a plain type
+  int64_t blockBytes = 34;  ///< 34 (Q8_0), 18 (Q4_0), 32 elements (plain)
+  /// F16 / BF16 / F32: the plain form (no scale, W's elements as they are).
+  bool plain() const { return ggmlType != kGgufQ8_0 && ggmlType != kGgufQ4_0; }
 };
 
 /// The block-decoding matmul generic of turbine-bind-gguf-weights (layout
-/// above), or nullopt for anything else.
+/// above, either form), or nullopt for anything else.
 std::optional<GgufMatmul> matchGgufMatmul(mlir::Operation *op);
 
 } // namespace turbine::compiler

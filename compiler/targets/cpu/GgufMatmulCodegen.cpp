@@ -64,6 +64,14 @@
 // nibbles (15 * 127 * 2 < 2^15), not for Q8_0's q + 128, which instead
 // multiplies |q| by qa with q's sign (as llama.cpp's AVX2 code does; 128 *
 // 127 * 2 < 2^15) from a start of 0.
+//
+// Plain types (F16 / BF16 / F32 rows, GgufWeights.h's plain form) take the
+// same tiles with a block decoded as its 32 elements extended to f32
+// (`vcvtph2ps` with F16C) and no scale: the GEMV's two halves multiply-add
+// into the block's accumulator, the panels (prefill) transpose them as
+// above. Before, such a matmul was two generics (32-lane partial sums, then
+// their sum) that the generic strategy vectorized per row of A: at 32 rows
+// each weight was converted 32 times.
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CodegenStrategies.h"
 #include "targets/cpu/MatmulDataTiling.h"
@@ -101,6 +109,25 @@ Value readBlockScale(OpBuilder &b, Location loc, Value w, Value row, Value g) {
   Value half = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getF16Type()), bytes);
   Value scalar = vector::ExtractOp::create(b, loc, half, ArrayRef<int64_t>{0});
   return arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
+}
+
+/// The operand holding the weights' blocks (the quantized bytes; a plain
+/// type's elements): W's last use in the generic.
+Value blocksOperand(linalg::GenericOp op) { return op.getDpsInputs().back(); }
+
+/// Whether A' is [M, G, 32] (Q8_0, plain types) rather than [M, G, 2, 16]
+/// (Q4_0).
+bool flatActivations(const GgufMatmul &info) { return info.ggmlType != kGgufQ4_0; }
+
+/// Block g of weight row `row` of a plain type (32 f16 / bf16 / f32
+/// elements) as f32.
+Value readPlainBlock(OpBuilder &b, Location loc, Value wq, Value row, Value g) {
+  Type element = cast<ShapedType>(wq.getType()).getElementType();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value values = readVector(b, loc, wq, {row, g, zero}, VectorType::get({32}, element));
+  if (element.isF32())
+    return values;
+  return arith::ExtFOp::create(b, loc, VectorType::get({32}, b.getF32Type()), values);
 }
 
 /// The 32 weights of block g of weight row `row` as signed integers
@@ -162,16 +189,22 @@ std::array<Value, 2> decodeQ4BlockByTable(OpBuilder &b, Location loc, Value wq, 
 
 /// Block g of weight row `row` as its two halves of f32 weights (elements
 /// 0-15, 16-31), scaled by d: by table (Q4_0 on a CPU with AVX512F) or
-/// converted and multiplied.
+/// converted and multiplied; a plain type's elements extended.
 std::array<Value, 2> decodeBlockScaled(OpBuilder &b, Location loc, Value w, Value wq, Value row,
-                                       Value g, bool q8, bool table) {
-  Value d = readBlockScale(b, loc, w, row, g);
-  if (table)
-    return decodeQ4BlockByTable(b, loc, wq, row, g, d);
+                                       Value g, const GgufMatmul &info, bool table) {
   auto fVec = VectorType::get({32}, b.getF32Type());
-  Value values = arith::MulFOp::create(
-      b, loc, arith::SIToFPOp::create(b, loc, fVec, readBlockIntegers(b, loc, wq, row, g, q8)),
-      vector::BroadcastOp::create(b, loc, fVec, d));
+  Value values;
+  if (info.plain()) {
+    values = readPlainBlock(b, loc, wq, row, g);
+  } else {
+    Value d = readBlockScale(b, loc, w, row, g);
+    if (table)
+      return decodeQ4BlockByTable(b, loc, wq, row, g, d);
+    const bool q8 = info.ggmlType == kGgufQ8_0;
+    values = arith::MulFOp::create(
+        b, loc, arith::SIToFPOp::create(b, loc, fVec, readBlockIntegers(b, loc, wq, row, g, q8)),
+        vector::BroadcastOp::create(b, loc, fVec, d));
+  }
   auto half = [&](int64_t at) -> Value {
     return vector::ExtractStridedSliceOp::create(b, loc, values, ArrayRef<int64_t>{at},
                                                  ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1});
@@ -237,12 +270,11 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
                   const CpuFeatures &features, int64_t rows, int64_t columns) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = blocksOperand(op);
   Value c = op.getDpsInits()[0];
   auto cType = cast<RankedTensorType>(c.getType());
   auto wType = cast<RankedTensorType>(w.getType());
-  const bool q8 = info.ggmlType == kGgufQ8_0;
-  const bool table = !q8 && features.avx512f;
+  const bool table = info.ggmlType == kGgufQ4_0 && features.avx512f;
   auto fVec = VectorType::get({32}, rewriter.getF32Type());
 
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(rewriter, loc, v); };
@@ -274,7 +306,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
       [&](OpBuilder &b, Location, Value g, ValueRange accs) {
         SmallVector<Value> activations;
         for (int64_t r = 0; r < rows; ++r) {
-          if (q8) {
+          if (flatActivations(info)) {
             activations.push_back(readVector(b, loc, a, {rowIndex[r], g, zero}, fVec));
           } else {
             Value block = readVector(b, loc, a, {rowIndex[r], g, zero, zero},
@@ -284,7 +316,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         }
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t col = 0; col < columns; ++col) {
-          auto [low, high] = decodeBlockScaled(b, loc, w, wq, colIndex[col], g, q8, table);
+          auto [low, high] = decodeBlockScaled(b, loc, w, wq, colIndex[col], g, info, table);
           Value weights = concat(b, loc, low, high);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
@@ -323,16 +355,17 @@ int64_t ggufGemvUnroll(int64_t blocks) {
 /// step. Q8_0 (and Q4_0 without AVX512F): acc += d * (q[0:16] . a[0:16] +
 /// q[16:32] . a[16:32]). Q4_0 with AVX512F: the block's halves decoded
 /// scaled (decodeQ4BlockByTable), one FMA each into the block's two
-/// accumulators.
+/// accumulators. Plain types: acc += w[0:16] * a[0:16] + w[16:32] *
+/// a[16:32], no scale.
 void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
                   const CpuFeatures &features) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = blocksOperand(op);
   Value c = op.getDpsInits()[0];
   const int64_t blocks = cast<RankedTensorType>(w.getType()).getDimSize(1);
   const bool q8 = info.ggmlType == kGgufQ8_0;
-  const bool table = !q8 && features.avx512f;
+  const bool table = info.ggmlType == kGgufQ4_0 && features.avx512f;
   const int64_t unroll = ggufGemvUnroll(blocks);
   Type f32 = rewriter.getF32Type();
   auto lanes = VectorType::get({16}, f32);
@@ -342,7 +375,7 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   Value zero = index(rewriter, 0);
   // Activations of block g, elements 16h .. 16h + 15.
   auto activations = [&](OpBuilder &b, Value g, int64_t h) -> Value {
-    if (q8)
+    if (flatActivations(info))
       return readVector(b, loc, a, {zero, g, index(b, 16 * h)}, lanes);
     return readVector(b, loc, a, {zero, g, index(b, h), zero}, lanes);
   };
@@ -371,6 +404,12 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         SmallVector<Value> next(accs.begin(), accs.end());
         for (int64_t u = 0; u < unroll; ++u) {
           Value g = u == 0 ? first : arith::AddIOp::create(b, loc, first, index(b, u));
+          if (info.plain()) {
+            auto [low, high] = decodeBlockScaled(b, loc, w, wq, zero, g, info, false);
+            next[u] = vector::FMAOp::create(b, loc, low, activations(b, g, 0), next[u]);
+            next[u] = vector::FMAOp::create(b, loc, high, activations(b, g, 1), next[u]);
+            continue;
+          }
           Value d = readBlockScale(b, loc, w, zero, g);
           auto [low, high] = weights(b, g, d);
           if (table) {
@@ -396,11 +435,12 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, updated, c, at));
 }
 
-/// Whether an M = 1 tile takes emitGgufInt8Gemv: a byte dot product
-/// (int8 activations allowed) and an even number of blocks per row (two
-/// blocks per 16 i32 lanes).
+/// Whether an M = 1 tile takes emitGgufInt8Gemv: a block type (not a
+/// plain one), a byte dot product (int8 activations allowed) and an even
+/// number of blocks per row (two blocks per 16 i32 lanes).
 bool takesGgufInt8Gemv(const CpuFeatures &features, int64_t m, RankedTensorType wType) {
-  return byteDot(features) && m == 1 && !wType.isDynamicDim(1) && wType.getDimSize(1) % 2 == 0;
+  return byteDot(features) && m == 1 && wType.getElementType().isInteger(8) &&
+         !wType.isDynamicDim(1) && wType.getDimSize(1) % 2 == 0;
 }
 
 /// The GEMV tile on int8 activations (file comment, "VNNI") over all of the
@@ -411,7 +451,7 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = op.getDpsInputs()[3];
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = blocksOperand(op);
   Value c = op.getDpsInits()[0];
   auto wType = cast<RankedTensorType>(w.getType());
   const bool q8 = info.ggmlType == kGgufQ8_0;
@@ -563,8 +603,8 @@ int64_t ggufPanelBlocks(int64_t blocks) {
 /// Per panel, block and 16 weight rows: their halves decoded as the
 /// register tiles decode them, each 16 x 16 half transposed in registers
 /// and written as one 16 x 16 block.
-Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value panels, bool q8,
-                          bool table) {
+Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value panels,
+                          const GgufMatmul &info, bool table) {
   auto type = cast<RankedTensorType>(panels.getType());
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
@@ -586,7 +626,7 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
         std::array<SmallVector<Value>, 2> halves;
         for (int64_t r = 0; r < 16; ++r) {
           Value row = arith::AddIOp::create(bb, loc, firstRow, index(bb, r));
-          auto [low, high] = decodeBlockScaled(bb, loc, w, wq, row, g, q8, table);
+          auto [low, high] = decodeBlockScaled(bb, loc, w, wq, row, g, info, table);
           halves[0].push_back(low);
           halves[1].push_back(high);
         }
@@ -629,14 +669,14 @@ void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatur
     return;
   }
   // Prefill: per K tile the blocks decoded into panels, then the f32 GEMM.
-  const bool q8 = info->ggmlType == kGgufQ8_0;
+  const bool table = info->ggmlType == kGgufQ4_0 && features.avx512f;
   DecodedPanels panels;
   panels.blockDim = 2;
   panels.blocksPerTile = ggufPanelBlocks(wType.getDimSize(1));
   panels.minRows = kGgufPanelMinRows;
   panels.decode = [&](OpBuilder &b, linalg::GenericOp tile, Value scratch) {
-    return emitGgufPanelDecode(b, tile.getLoc(), tile.getDpsInputs()[1], tile.getDpsInputs()[3],
-                               scratch, q8, !q8 && features.avx512f);
+    return emitGgufPanelDecode(b, tile.getLoc(), tile.getDpsInputs()[1], blocksOperand(tile),
+                               scratch, *info, table);
   };
   tileMatmulOnDecodedPanels(rewriter, op, panels, features, registerTiles);
 }

@@ -4,7 +4,7 @@
 // (an external i8 [N, K/32, 34 | 18] global named as the GGUF tensor,
 // carrying its ggml type and logical shape; global-opt/GgufWeights.h); one
 // the file holds as F16 / BF16 / F32 reads its [N, K] rows in place (an
-// [N, K/32, 32] global) through 32-lane partial sums and a lane sum; a
+// [N, K/32, 32] global) in the same generic's plain form (no scale); a
 // constant KEY that the file holds as F32 of the same shape becomes an
 // external f32 global; a table read by a gather (the token embedding)
 // decodes the selected element from the file's own type (here Q8_0 and
@@ -32,17 +32,16 @@
 
 // F16-DAG: #[[EXW:.+]] = #ml_program.extern : tensor<3x2x32xf16>
 // F16-DAG: ml_program.global private @blk.fc(#[[EXW]]) : tensor<3x2x32xf16> {turbine.ggml_shape = array<i64: 3, 64>, turbine.ggml_type = "F16"}
+// F16-DAG: affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
 // F16-LABEL: func.func @linear
 // F16: %[[W:.+]] = ml_program.global_load_const @blk.fc : tensor<3x2x32xf16>
 // F16: %[[A:.+]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2]] output_shape [%{{.+}}, 2, 32] : tensor<?x64xf32> into tensor<?x2x32xf32>
-// F16: %[[P0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x3x32xf32>)
-// F16: %[[P:.+]] = linalg.generic
-// F16-SAME: iterator_types = ["parallel", "parallel", "reduction", "parallel"]
-// F16-SAME: ins(%[[A]], %[[W]] : tensor<?x2x32xf32>, tensor<3x2x32xf16>) outs(%[[P0]] : tensor<?x3x32xf32>)
+// F16: linalg.generic {indexing_maps = [#[[A8:.+]], #[[W8:.+]], #[[C8:.+]]], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+// F16-SAME: ins(%[[A]], %[[W]] : tensor<?x2x32xf32>, tensor<3x2x32xf16>) outs(%{{.+}} : tensor<?x3xf32>)
 // F16: arith.extf %{{.+}} : f16 to f32
-// F16: linalg.generic
-// F16-SAME: iterator_types = ["parallel", "parallel", "reduction"]
-// F16-SAME: ins(%[[P]] : tensor<?x3x32xf32>)
+// F16-NEXT: arith.mulf
+// F16-NEXT: arith.addf
+// F16-NOT: linalg.generic
 // F16-NOT: linalg.matmul
 // F16-LABEL: func.func @odd
 // F16: linalg.matmul

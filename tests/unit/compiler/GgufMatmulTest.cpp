@@ -1,13 +1,14 @@
-//===- GgufMatmulTest.cpp - Matmuls reading GGUF Q8_0 / Q4_0 blocks in place
+//===- GgufMatmulTest.cpp - Matmuls reading GGUF weights in place ---------===//
 //
 // A linear layer (fill + matmul by a constant named `fc.weight.T`) compiled
 // with its weight bound from a GGUF file (CompileOptions::ggufTensors, what
 // `turbine compile --weights-from` sets): the file (GgufBuilder.h) holds the
-// weight as Q8_0 or Q4_0 blocks with pseudo-random f16 scales and quants; the
-// model's own constant holds other values, so a result that matches proves
-// the file's blocks were read. The artifact must record an external i8
-// parameter of the block bytes with its ggml type, and the codegen IR must
-// convert i8 vectors (the block strategy ran). Run on local-sync and on
+// weight as Q8_0 or Q4_0 blocks with pseudo-random f16 scales and quants, or
+// as F16 / BF16 / F32 rows of pseudo-random values; the model's own constant
+// holds other values, so a result that matches proves the file's bytes were
+// read. The artifact must record an external parameter of the file's bytes
+// with its ggml type, and the codegen IR must convert i8 vectors (the block
+// strategy ran; f16 / bf16 vectors for those types). Run on local-sync and on
 // local-task with 2 workers at odd N, K = 32 x odd, M = 1 (GEMV) and
 // M > 1 (dynamic), and M = 1 static (the GEMV tiles, with f32 and with int8
 // activations: on a CPU with AVX512-VNNI the latter must be vpdpbusd, with
@@ -28,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,7 +43,19 @@ using namespace turbine::testing;
 using turbine::runtime::ParameterIndex;
 using turbine::runtime::Tensor;
 
-constexpr uint32_t kQ4_0 = 2, kQ8_0 = 8;
+constexpr uint32_t kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ8_0 = 8, kBF16 = 30;
+
+const char *typeName(uint32_t type) {
+  switch (type) {
+  case kF32: return "F32";
+  case kF16: return "F16";
+  case kQ4_0: return "Q4_0";
+  case kQ8_0: return "Q8_0";
+  default: return "BF16";
+  }
+}
+
+bool isPlain(uint32_t type) { return type != kQ4_0 && type != kQ8_0; }
 
 struct GgufCase {
   uint32_t type;
@@ -77,12 +91,38 @@ double scaleValue(uint16_t bits) {
   return (bits >> 15) ? -v : v;
 }
 
+/// The little-endian bytes of `value` as F32, F16 or BF16; `value` is
+/// q / 64 with |q| < 128, exact in each (at most 7 significant bits).
+void appendPlain(std::string &out, uint32_t type, float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint32_t stored = bits, bytes = 4;
+  if (type == kBF16) {
+    stored = bits >> 16, bytes = 2;
+  } else if (type == kF16) {
+    int exponent = int((bits >> 23) & 0xFF) - 127 + 15;
+    stored = value == 0 ? 0 : (bits >> 16 & 0x8000) | uint32_t(exponent) << 10 | (bits >> 13 & 0x3FF);
+    bytes = 2;
+  }
+  for (uint32_t i = 0; i < bytes; ++i)
+    out.push_back(char(stored >> (8 * i) & 0xFF));
+}
+
 /// The file's bytes of the weight [N, K] and its dequantized values
 /// (row-major [N][K]) by ggml's formulas: Q8_0 d * q; Q4_0 d * (nibble - 8)
-/// with element i < 16 the low nibble of byte i, 16 + i its high nibble.
+/// with element i < 16 the low nibble of byte i, 16 + i its high nibble;
+/// plain types their values.
 std::string blocks(const GgufCase &c, std::vector<double> &w) {
   std::string out;
   w.assign(c.n * c.k, 0.0);
+  if (isPlain(c.type)) {
+    for (int64_t e = 0; e < c.n * c.k; ++e) {
+      float value = float(int(mix(e ^ 0x33) % 255) - 127) / 64;
+      appendPlain(out, c.type, value);
+      w[e] = value;
+    }
+    return out;
+  }
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t g = 0; g < c.k / 32; ++g) {
       uint16_t bits = scaleBits(n, g);
@@ -161,20 +201,20 @@ protected:
     turbine::compiler::CompileOptions o;
     if (!c.gemvActivations.empty())
       o.quantizedMatmulActivations = c.gemvActivations;
-    o.ggufTensors = {"fc.weight:blk.0.fc:" + std::string(c.type == kQ8_0 ? "Q8_0" : "Q4_0") +
-                     ":" + std::to_string(c.n) + "x" + std::to_string(c.k)};
+    o.ggufTensors = {"fc.weight:blk.0.fc:" + std::string(typeName(c.type)) + ":" +
+                     std::to_string(c.n) + "x" + std::to_string(c.k)};
     return o;
   }
 
   void run(const GgufCase &c) {
-    const char *type = c.type == kQ8_0 ? "Q8_0" : "Q4_0";
+    const char *type = typeName(c.type);
     SCOPED_TRACE(std::string(type) + " K=" + std::to_string(c.k) + " N=" + std::to_string(c.n));
     std::string src = source(c), ir, error;
     turbine::artifact::Module artifact;
     ASSERT_TRUE(compileSource(src, std::nullopt, ir, &artifact, error, options(c))) << error;
     // The weight is the file's blocks, external; nothing of it is embedded.
     bool found = false;
-    const int64_t blockBytes = c.type == kQ8_0 ? 34 : 18;
+    const int64_t blockBytes = c.type == kQ8_0 ? 34 : c.type == kQ4_0 ? 18 : 32;
     for (const auto &p : artifact.parameters) {
       if (!p.external)
         EXPECT_LT(p.size, uint64_t(4 * c.k * c.n)) << "embedded weight '" << p.name << "'";
@@ -195,9 +235,15 @@ protected:
     // only: vpmaddubsw + vpmaddwd, rounded activations (bounded below);
     // otherwise i8 -> f32 conversions.
     const bool vnni = __builtin_cpu_supports("avx512vnni");
-    const bool int8 = c.gemvActivations == "int8" &&
+    const bool int8 = c.gemvActivations == "int8" && !isPlain(c.type) &&
                       (vnni || __builtin_cpu_supports("avx2")) && (c.k / 32) % 2 == 0;
-    if (int8)
+    // (bf16 -> f32 is expanded into its bits shifted by 16.)
+    if (c.type == kF16 || c.type == kBF16)
+      EXPECT_NE(codegen.find(c.type == kF16 ? "vector<32xf16> to vector<32xf32>"
+                                            : "vector<32xbf16> to vector<32xi16>"),
+                std::string::npos)
+          << "no conversion of 32 weights: the GGUF strategy did not run";
+    else if (int8)
       EXPECT_NE(codegen.find(vnni ? "llvm.x86.avx512.vpdpbusd.512" : "llvm.x86.avx2.pmadd.ub.sw"),
                 std::string::npos)
           << "no byte dot product: the int8 GEMV did not run";
@@ -309,6 +355,19 @@ TEST_F(GgufMatmulTest, Panels) {
     run({type, 512, 256, {1, 8, 13, 70}, "", true});
     run({type, 320, 96, {3, 16}, "", true});
     run({type, 96, 32, {9}, "", true});
+  }
+}
+
+// Weights the file holds as F16 / BF16 / F32 rows (K a multiple of 32):
+// the plain form of the same strategy, GEMV (M = 1 static, int8 activations
+// asked for but not taken), few rows and panels.
+TEST_F(GgufMatmulTest, PlainTypes) {
+  for (uint32_t type : {kF16, kBF16, kF32}) {
+    run({type, 128, 45, {1}, "f32"});
+    run({type, 96, 7, {1}, "int8"});
+    run({type, 96, 45, {1, 3, 8, 13}});
+    run({type, 512, 256, {1, 8, 13, 70}, "", true});
+    run({type, 320, 96, {3, 16}, "", true});
   }
 }
 
