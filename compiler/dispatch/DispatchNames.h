@@ -11,8 +11,12 @@
 //   pad_<shape>_T  transpose_<shape>_T  fill_<shape>_T  elementwise_<shape>_T
 //   attention_BxHxTxD_kvKH_T   (turbine.attention: query shape, KV heads)
 //
-// Dynamic sizes print as `D`; T is the root's result element type. Names
-// are made unique in the kernel container by a `_N` suffix.
+// Dynamic sizes print as `D`; T is the root's result element type. A
+// target names the ops only it makes (Target::describeKernelRoot), e.g. the
+// CPU target's packed convolutions as conv2d_... and matmuls by GGUF or
+// group-quantized weights by the weights' type, `matmul_32x2048x768_q4_0`,
+// `matmul_1x768x768_int4`. Names are made unique in the kernel container by
+// a `_N` suffix.
 //===----------------------------------------------------------------------===//
 #ifndef TURBINE_COMPILER_DISPATCH_DISPATCHNAMES_H
 #define TURBINE_COMPILER_DISPATCH_DISPATCHNAMES_H

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -315,8 +316,43 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value 
                                isPlainChannelsLastConvolution(regionOps));
 }
 
+namespace {
+
+/// matmul_MxNxK_WEIGHTS (batch_matmul_BxMxNxK_WEIGHTS) for a matmul-like
+/// generic whose loops are `batchDims` batch loops, M, N, then K's.
+std::string weightMatmulName(linalg::LinalgOp op, unsigned batchDims, const std::string &weights) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto product = [&](size_t from, size_t to) {
+    int64_t result = 1;
+    for (size_t d = from; d < to; ++d) {
+      if (ShapedType::isDynamic(ranges[d]))
+        return ShapedType::kDynamic;
+      result *= ranges[d];
+    }
+    return result;
+  };
+  std::string mnk = formatExtents({ranges[batchDims], ranges[batchDims + 1],
+                                   product(batchDims + 2, ranges.size())});
+  if (batchDims)
+    return "batch_matmul_" + formatExtents(product(0, batchDims)) + "x" + mnk + "_" + weights;
+  return "matmul_" + mnk + "_" + weights;
+}
+
+} // namespace
+
 std::string describeCpuKernelRoot(Operation *op) {
   std::string type = resultElementTypeName(op);
+  // Matmuls by GGUF or group-quantized weights: named by the weights' type
+  // (their results are f32), not as the reductions their generics are.
+  if (std::optional<GgufMatmul> gguf = matchGgufMatmul(op)) {
+    static const std::map<int, std::string> names{{kGgufF32, "f32"},   {kGgufF16, "f16"},
+                                                  {kGgufBF16, "bf16"}, {kGgufQ8_0, "q8_0"},
+                                                  {kGgufQ4_0, "q4_0"}};
+    return weightMatmulName(cast<linalg::LinalgOp>(op), 0, names.at(gguf->ggmlType));
+  }
+  if (std::optional<QuantizedMatmul> quantized = matchQuantizedMatmul(op))
+    return weightMatmulName(cast<linalg::LinalgOp>(op), quantized->batchDims,
+                            "int" + std::to_string(quantized->bits));
   if (isPanelPack(op))
     return "pack_matmul_b_" +
            formatExtents(cast<ShapedType>(op->getResult(0).getType()).getShape()) + "_" + type;

@@ -227,6 +227,15 @@ protected:
       EXPECT_EQ(p.shape, (std::vector<int64_t>{c.n, c.k / 32, blockBytes}));
     }
     EXPECT_TRUE(found) << "no external parameter blk.0.fc";
+    // The kernel is named as a matmul by the file's type: matmul_MxNxK_q8_0.
+    std::string name = "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + "_" + type;
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    EXPECT_TRUE(std::any_of(artifact.kernels.begin(), artifact.kernels.end(),
+                            [&](const std::string &k) {
+                              return k.rfind("matmul_", 0) == 0 &&
+                                     k.find(name) != std::string::npos;
+                            }))
+        << "no kernel named matmul_?" << name;
     std::string codegen;
     ASSERT_TRUE(compileSource(src, turbine::compiler::Phase::Codegen, codegen, nullptr, error,
                               options(c)))

@@ -197,6 +197,9 @@ void runCase(const QuantCase &c) {
   EXPECT_EQ(count(ir, "turbine.dispatch "), expectedDispatches) << ir;
   EXPECT_EQ(count(ir, "linalg.matmul") + count(ir, "linalg.batch_matmul"), 0u) << ir;
   EXPECT_NE(ir.find("xi8>"), std::string::npos) << ir;
+  // The kernel is named as a matmul by its weights' type.
+  EXPECT_NE(ir.find("matmul_"), std::string::npos) << ir;
+  EXPECT_NE(ir.find(c.bits == 8 ? "_int8" : "_int4"), std::string::npos) << ir;
   std::string codegen;
   ASSERT_TRUE(
       compileSource(src, turbine::compiler::Phase::Codegen, codegen, nullptr, error, options))
