@@ -27,8 +27,11 @@
 // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]), the scale once per
 // block (Q4_0 by table: the two halves' scaled weights into two
 // accumulators). Fewer than 16 rows (or weight rows per workgroup not a
-// static multiple of 32): R = 4, C = 2 (16 accumulators, each
-// dequantized block used by 4 rows; 8 x 1 measured slower). Partial tiles
+// static multiple of 32): R = 4, C = 2 (16 zmm accumulators, each
+// dequantized block used by 4 rows; 8 x 1 measured slower); without
+// AVX-512 each of the 8 accumulates its block's four 8-lane pieces into one
+// ymm (32 lanes each spilled on every block: an 8-token prompt's prefill
+// took 1.43x as long). Partial tiles
 // (odd N, a dynamic M's last rows) need no masks: lanes past the end read
 // and write row / column min(index, count - 1), recomputing the last one's
 // value exactly.
@@ -309,8 +312,17 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   };
   SmallVector<Value> rowIndex = clamped(0, rows), colIndex = clamped(1, columns);
 
+  // Accumulators of 32 lanes (two zmm) with AVX-512; with 16 ymm registers
+  // the tile's eight would take all of them (and spilled on every block),
+  // so each accumulates its block's four 8-lane pieces into one ymm.
+  const int64_t lanes = features.avx512f ? 32 : 8;
+  auto accType = VectorType::get({lanes}, rewriter.getF32Type());
+  auto piece = [&](OpBuilder &b, Value v, int64_t at) -> Value {
+    return vector::ExtractStridedSliceOp::create(b, loc, v, ArrayRef<int64_t>{at},
+                                                 ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
+  };
   Value zeros = arith::ConstantOp::create(
-      rewriter, loc, DenseElementsAttr::get(fVec, rewriter.getF32FloatAttr(0)));
+      rewriter, loc, DenseElementsAttr::get(accType, rewriter.getF32FloatAttr(0)));
   SmallVector<Value> init(rows * columns, zeros);
   Value groups = index(wType.getDimSize(1));
   auto loop = scf::ForOp::create(
@@ -332,7 +344,10 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           Value weights = concat(b, loc, low, high);
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
-            acc = vector::FMAOp::create(b, loc, activations[r], weights, acc);
+            for (int64_t at = 0; at < 32; at += lanes)
+              acc = lanes == 32 ? vector::FMAOp::create(b, loc, activations[r], weights, acc)
+                                : vector::FMAOp::create(b, loc, piece(b, activations[r], at),
+                                                        piece(b, weights, at), acc);
           }
         }
         scf::YieldOp::create(b, loc, next);
