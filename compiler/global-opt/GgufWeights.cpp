@@ -163,7 +163,8 @@ Value castElementsToF32(OpBuilder &b, Location loc, Value value, RankedTensorTyp
       .getResult(0);
 }
 
-/// Lanes of the partial sums of a plain GGUF matmul (kPlainLanes below).
+/// Elements per block of a plain GGUF tensor's [N, K/32, 32] view (the
+/// plain form of the matmul generic, GgufWeights.h).
 constexpr int64_t kPlainLanes = 32;
 
 /// ggml's id of plain element type `t` (f32, f16, bf16).
@@ -598,7 +599,8 @@ std::optional<GgufMatmul> matchGgufMatmul(Operation *op) {
     Value weight = product.getRhs();
     if (auto ext = weight.getDefiningOp<arith::ExtFOp>())
       weight = ext.getIn();
-    if (weight != body->getArgument(1) || body->getOperations().size() != (wElement.isF32() ? 3 : 4))
+    const size_t ops = wElement.isF32() ? 3 : 4; // (extf,) mulf, addf, yield
+    if (weight != body->getArgument(1) || body->getOperations().size() != ops)
       return std::nullopt;
   }
   return info;

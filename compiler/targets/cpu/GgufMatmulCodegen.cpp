@@ -122,6 +122,12 @@ Value blocksOperand(linalg::GenericOp op) { return op.getDpsInputs().back(); }
 /// (Q4_0).
 bool flatActivations(const GgufMatmul &info) { return info.ggmlType != kGgufQ4_0; }
 
+/// Whether Q4_0 blocks are decoded by table (decodeQ4BlockByTable): on a
+/// CPU with AVX512F.
+bool decodesByTable(const GgufMatmul &info, const CpuFeatures &features) {
+  return info.ggmlType == kGgufQ4_0 && features.avx512f;
+}
+
 /// Block g of weight row `row` of a plain type (32 f16 / bf16 / f32
 /// elements) as f32.
 Value readPlainBlock(OpBuilder &b, Location loc, Value wq, Value row, Value g) {
@@ -289,7 +295,7 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   Value c = op.getDpsInits()[0];
   auto cType = cast<RankedTensorType>(c.getType());
   auto wType = cast<RankedTensorType>(w.getType());
-  const bool table = info.ggmlType == kGgufQ4_0 && features.avx512f;
+  const bool table = decodesByTable(info, features);
   auto fVec = VectorType::get({32}, rewriter.getF32Type());
 
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(rewriter, loc, v); };
@@ -392,7 +398,7 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   Value c = op.getDpsInits()[0];
   const int64_t blocks = cast<RankedTensorType>(w.getType()).getDimSize(1);
   const bool q8 = info.ggmlType == kGgufQ8_0;
-  const bool table = info.ggmlType == kGgufQ4_0 && features.avx512f;
+  const bool table = decodesByTable(info, features);
   const int64_t unroll = ggufGemvUnroll(blocks);
   Type f32 = rewriter.getF32Type();
   auto lanes = VectorType::get({16}, f32);
@@ -695,7 +701,7 @@ void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatur
     return;
   }
   // Prefill: per K tile the blocks decoded into panels, then the f32 GEMM.
-  const bool table = info->ggmlType == kGgufQ4_0 && features.avx512f;
+  const bool table = decodesByTable(*info, features);
   DecodedPanels panels;
   panels.blockDim = 2;
   panels.blocksPerTile = ggufPanelBlocks(wType.getDimSize(1));
