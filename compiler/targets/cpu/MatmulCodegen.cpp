@@ -142,17 +142,25 @@ RegisterTiles registerTiles(const CpuFeatures &features) {
 
 /// Rows left over by the row split (fewer than a register tile's, or a
 /// dynamic count): one row at a time, gemvColumns wide, the columns past the
-/// last of those by matmulColumns (a packed matmul: one row x one whole
-/// panel: with AVX2, 4 accumulators rather than the 2 of a 16-column tile,
-/// whose FMA latency held the MLP's 4 leftover rows of 64 to a quarter of
-/// the speed).
+/// last of those by matmulColumns. A packed matmul: whole panels, as many
+/// rows per tile as divide a static count and keep within the register
+/// tile's accumulators (AVX2: 2 or 3 rows x 4 ymm; AVX-512: all of them x 2
+/// zmm), else one row: with one row, AVX2 has 4 accumulators, whose FMA
+/// latency holds the tile to half the FMA rate (32 rows: 6 x 5 full tiles
+/// and 2 such rows took as long as 36).
 void tileLeftoverMatmulRows(RewriterBase &rewriter, Operation *leftoverRows,
                             const RegisterTiles &tiles) {
-  unsigned numLoops = cast<linalg::LinalgOp>(leftoverRows).getNumLoops();
+  auto op = cast<linalg::LinalgOp>(leftoverRows);
+  unsigned numLoops = op.getNumLoops();
   bool packed = isPackedMatmul(leftoverRows);
   unsigned mDim = packed ? 1 : numLoops - 3;
   if (packed) {
-    tileMatmulRegisters(rewriter, leftoverRows, 1, kPackedPanelWidth);
+    int64_t count = op.getStaticLoopRanges()[mDim];
+    int64_t perRow = kPackedPanelWidth / tiles.lanes, rows = 1;
+    for (int64_t r = 2; !ShapedType::isDynamic(count) && r <= count; ++r)
+      if (count % r == 0 && r * perRow <= tiles.accumulators)
+        rows = r;
+    tileMatmulRegisters(rewriter, leftoverRows, rows, kPackedPanelWidth);
     return;
   }
   // One row at a time, gemvColumns wide; the columns past those by
