@@ -404,6 +404,39 @@ TEST(SmallMatmul, StaticOneRowPackedGemv) { // N a multiple of 32: panels
   runCase({96, 300, true, true, {1}, true, nullptr, true});
 }
 
+// Static rows left over by the register tile's (a batch of 2 to 5, 32 =
+// 5 x 6 + 2 on AVX2), constant B packed: several rows per leftover tile
+// where they divide the count (tileLeftoverMatmulRows); exact results, and
+// on an AVX2 CPU without AVX-512 the 2-row batch in one tile: two 32-lane
+// multiply-adds (8 ymm accumulators) per step, where one row at a time had
+// one (4).
+TEST(SmallMatmul, StaticLeftoverRowsPacked) {
+  for (int64_t rows : {2, 3, 4, 5, 32})
+    runCase({96, 300, true, false, {rows}, true, nullptr, /*staticRows=*/true});
+  if (!__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx512f"))
+    return;
+  {
+    const int64_t rows = 2;
+    MatmulCase c{96, 300, true, false, {rows}, true, nullptr, true};
+    std::string codegen, error;
+    ASSERT_TRUE(compileSource(matmulSource(c), turbine::compiler::Phase::Codegen, codegen,
+                              nullptr, error, strategyOptions(nullptr, nullptr)))
+        << error;
+    // The most vector FMAs between two labels of the lowered kernel.
+    size_t most = 0, here = 0;
+    std::istringstream lines(codegen);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("^bb") != std::string::npos && line.find(':') != std::string::npos)
+        here = 0;
+      if (line.find("llvm.intr.fmuladd") != std::string::npos &&
+          line.find("vector<32xf32>") != std::string::npos)
+        most = std::max(most, ++here);
+    }
+    EXPECT_EQ(most, 2u) << rows << " rows: not one tile of both rows (a 32-lane multiply-add "
+                        << "per row and step)\n" << codegen;
+  }
+}
+
 // Epilogues other than bias + ReLU (MatmulEpilogueInPlace.h): the matmul
 // accumulates into the output tile and the epilogue updates it in place, so
 // the kernel allocates no temporary (checked in runCase); an epilogue run
