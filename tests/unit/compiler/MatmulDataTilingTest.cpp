@@ -415,26 +415,23 @@ TEST(SmallMatmul, StaticLeftoverRowsPacked) {
     runCase({96, 300, true, false, {rows}, true, nullptr, /*staticRows=*/true});
   if (!__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx512f"))
     return;
-  {
-    const int64_t rows = 2;
-    MatmulCase c{96, 300, true, false, {rows}, true, nullptr, true};
-    std::string codegen, error;
-    ASSERT_TRUE(compileSource(matmulSource(c), turbine::compiler::Phase::Codegen, codegen,
-                              nullptr, error, strategyOptions(nullptr, nullptr)))
-        << error;
-    // The most vector FMAs between two labels of the lowered kernel.
-    size_t most = 0, here = 0;
-    std::istringstream lines(codegen);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.find("^bb") != std::string::npos && line.find(':') != std::string::npos)
-        here = 0;
-      if (line.find("llvm.intr.fmuladd") != std::string::npos &&
-          line.find("vector<32xf32>") != std::string::npos)
-        most = std::max(most, ++here);
-    }
-    EXPECT_EQ(most, 2u) << rows << " rows: not one tile of both rows (a 32-lane multiply-add "
-                        << "per row and step)\n" << codegen;
+  MatmulCase twoRows{96, 300, true, false, {2}, true, nullptr, true};
+  std::string codegen, error;
+  ASSERT_TRUE(compileSource(matmulSource(twoRows), turbine::compiler::Phase::Codegen, codegen,
+                            nullptr, error, strategyOptions(nullptr, nullptr)))
+      << error;
+  // The most 32-lane multiply-adds between two labels of the lowered kernel.
+  size_t most = 0, here = 0;
+  std::istringstream lines(codegen);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("^bb") != std::string::npos && line.find(':') != std::string::npos)
+      here = 0;
+    if (line.find("llvm.intr.fmuladd") != std::string::npos &&
+        line.find("vector<32xf32>") != std::string::npos)
+      most = std::max(most, ++here);
   }
+  EXPECT_EQ(most, 2u) << "2 rows: not one tile of both rows (a 32-lane multiply-add per row "
+                      << "and step)\n" << codegen;
 }
 
 // Epilogues other than bias + ReLU (MatmulEpilogueInPlace.h): the matmul
