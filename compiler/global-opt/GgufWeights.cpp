@@ -554,6 +554,21 @@ struct BindGgufWeightsPass : impl::BindGgufWeightsBase<BindGgufWeightsPass> {
 
 } // namespace
 
+const char *ggmlTypeName(int ggmlType) {
+  switch (ggmlType) {
+  case kGgufF32:
+    return "F32";
+  case kGgufF16:
+    return "F16";
+  case kGgufBF16:
+    return "BF16";
+  case kGgufQ8_0:
+    return "Q8_0";
+  default:
+    return "Q4_0";
+  }
+}
+
 std::optional<GgufMatmul> matchGgufMatmul(Operation *op) {
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInits() != 1 || generic->getNumResults() > 1 ||

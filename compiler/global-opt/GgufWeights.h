@@ -59,6 +59,9 @@ inline constexpr int kGgufQ4_0 = 2;
 inline constexpr int kGgufQ8_0 = 8;
 inline constexpr int kGgufBF16 = 30;
 
+/// ggml's name of a type above ("Q4_0", "F16", ...).
+const char *ggmlTypeName(int ggmlType);
+
 /// What matchGgufMatmul recognized.
 struct GgufMatmul {
   int ggmlType = kGgufQ8_0; ///< kGgufQ8_0, kGgufQ4_0, or a plain type

@@ -17,7 +17,7 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
+#include <cctype>
 
 #include "turbine/compiler/Dialect/TurbineDialect.h"
 
@@ -345,10 +345,9 @@ std::string describeCpuKernelRoot(Operation *op) {
   // Matmuls by GGUF or group-quantized weights: named by the weights' type
   // (their results are f32), not as the reductions their generics are.
   if (std::optional<GgufMatmul> gguf = matchGgufMatmul(op)) {
-    static const std::map<int, std::string> names{{kGgufF32, "f32"},   {kGgufF16, "f16"},
-                                                  {kGgufBF16, "bf16"}, {kGgufQ8_0, "q8_0"},
-                                                  {kGgufQ4_0, "q4_0"}};
-    return weightMatmulName(cast<linalg::LinalgOp>(op), 0, names.at(gguf->ggmlType));
+    std::string weights = ggmlTypeName(gguf->ggmlType);
+    std::transform(weights.begin(), weights.end(), weights.begin(), ::tolower);
+    return weightMatmulName(cast<linalg::LinalgOp>(op), 0, weights);
   }
   if (std::optional<QuantizedMatmul> quantized = matchQuantizedMatmul(op))
     return weightMatmulName(cast<linalg::LinalgOp>(op), quantized->batchDims,

@@ -324,6 +324,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   const int64_t lanes = features.avx512f ? 32 : 8;
   auto accType = VectorType::get({lanes}, rewriter.getF32Type());
   auto piece = [&](OpBuilder &b, Value v, int64_t at) -> Value {
+    if (lanes == 32)
+      return v;
     return vector::ExtractStridedSliceOp::create(b, loc, v, ArrayRef<int64_t>{at},
                                                  ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
   };
@@ -351,9 +353,8 @@ void emitGgufTile(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
           for (int64_t r = 0; r < rows; ++r) {
             Value &acc = next[r * columns + col];
             for (int64_t at = 0; at < 32; at += lanes)
-              acc = lanes == 32 ? vector::FMAOp::create(b, loc, activations[r], weights, acc)
-                                : vector::FMAOp::create(b, loc, piece(b, activations[r], at),
-                                                        piece(b, weights, at), acc);
+              acc = vector::FMAOp::create(b, loc, piece(b, activations[r], at),
+                                          piece(b, weights, at), acc);
           }
         }
         scf::YieldOp::create(b, loc, next);
