@@ -26,7 +26,10 @@
 // their own 16-lane accumulators (independent FMA chains), per block
 // acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]), the scale once per
 // block (Q4_0 by table: the two halves' scaled weights into two
-// accumulators). Fewer than 16 rows (or weight rows per workgroup not a
+// accumulators). Q4_0 without AVX512F (emitGgufNibbleGemv): the nibbles
+// taken out by masks where they lie in the block's bytes, times powers of
+// two, against activations permuted and divided by them once per
+// workgroup, the "- 8" a per-block start of the dot product. Fewer than 16 rows (or weight rows per workgroup not a
 // static multiple of 32): R = 4, C = 2 (16 zmm accumulators, each
 // dequantized block used by 4 rows; 8 x 1 measured slower); without
 // AVX-512 each of the 8 accumulates its block's four 8-lane pieces into one
@@ -386,9 +389,9 @@ int64_t ggufGemvUnroll(int64_t blocks) {
 
 /// The GEMV tile with f32 activations (one row of A, one weight row; file
 /// comment, "GEMV"): the row read front to back, `ggufGemvUnroll` blocks per
-/// step. Q8_0 (and Q4_0 without AVX512F): acc += d * (q[0:16] . a[0:16] +
-/// q[16:32] . a[16:32]). Q4_0 with AVX512F: the block's halves decoded
-/// scaled (decodeQ4BlockByTable), one FMA each into the block's two
+/// step. Q8_0: acc += d * (q[0:16] . a[0:16] + q[16:32] . a[16:32]).
+/// Q4_0 (with AVX512F; without, emitGgufNibbleGemv): the block's halves
+/// decoded scaled (decodeQ4BlockByTable), one FMA each into the block's two
 /// accumulators. Plain types: acc += w[0:16] * a[0:16] + w[16:32] *
 /// a[16:32], no scale.
 void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul &info,
@@ -466,6 +469,141 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
   Value updated =
       arith::AddFOp::create(rewriter, loc, tensor::ExtractOp::create(rewriter, loc, c, at), sum);
   rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, updated, c, at));
+}
+
+/// Whether an M = 1 tile takes emitGgufNibbleGemv: Q4_0 with f32
+/// activations where blocks are not decoded by table (no AVX512F), a
+/// static number of blocks per row.
+bool takesGgufNibbleGemv(const GgufMatmul &info, const CpuFeatures &features, int64_t m,
+                         RankedTensorType wType) {
+  return info.ggmlType == kGgufQ4_0 && !decodesByTable(info, features) && m == 1 &&
+         !wType.isDynamicDim(1);
+}
+
+/// The Q4_0 GEMV with f32 activations on a CPU without AVX512F (file
+/// comment, "GEMV") over all of the tile's weight rows. A block's 16 bytes
+/// are read as 4 dwords into both halves of 8 lanes (one vbroadcasti128),
+/// and its 32 nibbles are taken out by masks alone, each where it lies:
+///   v[t] = y & [15 << 8t x 4, 240 << 8t x 4]       (t = 0, 1, 2)
+///   v[3] = (y >> 24) & [15 x 4, 240 x 4]
+/// so lane 4h + j of v[t] holds nibble h of byte 4j + t (element 16h + 4j
+/// + t) times a power of two, exactly, after conversion. Once for all
+/// weight rows, the activations are permuted into that order and divided
+/// by those powers of two (exact), and the "- 8" of each weight becomes a
+/// start -8 * (lane sums of the block's activations), so that per weight
+/// row and block
+///   dot = start + sum_t sitofp(v[t]) * a'[t];  acc += d * dot   (8 lanes)
+/// Per block: one broadcast load, one shift, four ands, four conversions,
+/// five FMAs. (Two `vpmovzxbd` per block cost 3 cycles each of Zen 3's two
+/// shuffle pipes; with them, shifts and a subtraction per nibble it ran
+/// 7.4 cycles per block, `llvm-mca -mcpu=znver3`.)
+void emitGgufNibbleGemv(RewriterBase &rewriter, linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], wq = blocksOperand(op);
+  Value c = op.getDpsInits()[0];
+  const int64_t blocks = cast<RankedTensorType>(w.getType()).getDimSize(1);
+  const int64_t unroll = ggufGemvUnroll(blocks);
+  Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type(), i8 = rewriter.getI8Type();
+  auto lanes = [&](Type t, int64_t n) { return VectorType::get({n}, t); };
+  auto index = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto constant = [&](OpBuilder &b, VectorType type, Attribute value) -> Value {
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, value));
+  };
+  // Per v[t]: the bit position of lane 4h + j's nibble and the element
+  // (16h + 4j + t) it holds.
+  auto shiftOf = [](int64_t t, int64_t lane) { return (t == 3 ? 0 : 8 * t) + 4 * (lane / 4); };
+  auto elementOf = [](int64_t t, int64_t lane) { return 16 * (lane / 4) + 4 * (lane % 4) + t; };
+  SmallVector<int64_t> order;
+  SmallVector<float> scales;
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t lane = 0; lane < 8; ++lane) {
+      order.push_back(elementOf(t, lane));
+      scales.push_back(std::ldexp(1.0f, -int(shiftOf(t, lane))));
+    }
+  Value zero = index(rewriter, 0), one = index(rewriter, 1);
+
+  // Once for all weight rows: per block the activations in the nibbles'
+  // order, divided by their powers of two, and the start.
+  Value scaledInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{blocks, 32}, f32);
+  Value startInit = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{blocks, 8}, f32);
+  auto prepare = scf::ForOp::create(
+      rewriter, loc, zero, index(rewriter, blocks), one, ValueRange{scaledInit, startInit},
+      [&](OpBuilder &b, Location, Value g, ValueRange tensors) {
+        // A' is [1, G, 2, 16]: element 16h + i multiplies nibble h of byte i.
+        Value block = vector::ShapeCastOp::create(
+            b, loc, lanes(f32, 32),
+            readVector(b, loc, a, {zero, g, zero, zero}, VectorType::get({2, 16}, f32)));
+        Value permuted = vector::ShuffleOp::create(b, loc, block, block, order);
+        Value scaled = arith::MulFOp::create(
+            b, loc, permuted,
+            arith::ConstantOp::create(
+                b, loc, DenseElementsAttr::get(lanes(f32, 32), ArrayRef<float>(scales))));
+        Value sums = vector::MultiDimReductionOp::create(
+            b, loc, vector::ShapeCastOp::create(b, loc, VectorType::get({4, 8}, f32), permuted),
+            constant(b, lanes(f32, 8), b.getF32FloatAttr(0)), ArrayRef<bool>{true, false},
+            vector::CombiningKind::ADD);
+        Value start =
+            arith::MulFOp::create(b, loc, sums, constant(b, lanes(f32, 8), b.getF32FloatAttr(-8)));
+        scf::YieldOp::create(b, loc,
+                             ValueRange{writeVector(b, loc, scaled, tensors[0], {g, zero}),
+                                        writeVector(b, loc, start, tensors[1], {g, zero})});
+      });
+  Value scaled = prepare.getResult(0), starts = prepare.getResult(1);
+
+  SmallVector<Value> masks;
+  for (int64_t t = 0; t < 4; ++t) {
+    SmallVector<int32_t> bits;
+    for (int64_t lane = 0; lane < 8; ++lane)
+      bits.push_back(int32_t(uint32_t(15) << shiftOf(t, lane)));
+    masks.push_back(arith::ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(lanes(i32, 8), ArrayRef<int32_t>(bits))));
+  }
+  auto columnLoop = scf::ForOp::create(
+      rewriter, loc, zero, tensor::DimOp::create(rewriter, loc, c, 1), one, ValueRange{c},
+      [&](OpBuilder &b, Location, Value col, ValueRange result) {
+        SmallVector<Value> init(unroll, constant(b, lanes(f32, 8), b.getF32FloatAttr(0)));
+        auto blockLoop = scf::ForOp::create(
+            b, loc, zero, index(b, blocks), index(b, unroll), init,
+            [&](OpBuilder &ib, Location, Value first, ValueRange accs) {
+              SmallVector<Value> next(accs.begin(), accs.end());
+              for (int64_t u = 0; u < unroll; ++u) {
+                Value g = u == 0 ? first : arith::AddIOp::create(ib, loc, first, index(ib, u));
+                Value dwords = vector::BitCastOp::create(
+                    ib, loc, lanes(i32, 4),
+                    readVector(ib, loc, wq, {col, g, index(ib, 2)}, lanes(i8, 16)));
+                Value y = vector::ShuffleOp::create(ib, loc, dwords, dwords,
+                                                    ArrayRef<int64_t>{0, 1, 2, 3, 0, 1, 2, 3});
+                Value top = arith::ShRUIOp::create(
+                    ib, loc, y, constant(ib, lanes(i32, 8), ib.getI32IntegerAttr(24)));
+                Value dot = readVector(ib, loc, starts, {g, zero}, lanes(f32, 8));
+                for (int64_t t = 0; t < 4; ++t) {
+                  Value nibbles = arith::SIToFPOp::create(
+                      ib, loc, lanes(f32, 8),
+                      arith::AndIOp::create(ib, loc, t == 3 ? top : y, masks[t]));
+                  dot = vector::FMAOp::create(
+                      ib, loc, nibbles,
+                      readVector(ib, loc, scaled, {g, index(ib, 8 * t)}, lanes(f32, 8)), dot);
+                }
+                Value d = vector::BroadcastOp::create(ib, loc, lanes(f32, 8),
+                                                      readBlockScale(ib, loc, w, col, g));
+                next[u] = vector::FMAOp::create(ib, loc, d, dot, next[u]);
+              }
+              scf::YieldOp::create(ib, loc, next);
+            });
+        Value total = blockLoop.getResult(0);
+        for (Value acc : llvm::drop_begin(blockLoop.getResults()))
+          total = arith::AddFOp::create(b, loc, total, acc);
+        Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, total);
+        SmallVector<Value> at{zero, col};
+        Value updated =
+            arith::AddFOp::create(b, loc, tensor::ExtractOp::create(b, loc, result[0], at), sum);
+        scf::YieldOp::create(b, loc,
+                             ValueRange{tensor::InsertOp::create(b, loc, updated, result[0], at)});
+      });
+  rewriter.replaceOp(op, columnLoop.getResult(0));
 }
 
 /// Whether an M = 1 tile takes emitGgufInt8Gemv: a block type (not a
@@ -676,15 +814,17 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   return loops.results[0];
 }
 
-/// The register tiles (1 x 1, 4 x 2; the int8 GEMV's whole weight rows).
-void tileGgufRegisters(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatures &features) {
+/// The register tiles (1 x 1, 4 x 2; the int8 and nibble GEMVs' whole
+/// weight rows).
+void tileGgufRegisters(RewriterBase &rewriter, linalg::LinalgOp op, const GgufMatmul &info,
+                       const CpuFeatures &features) {
   int64_t m = op.getStaticLoopRanges()[0];
   auto [rows, columns] = ggufRegisterTile(m);
   SmallVector<int64_t> tiles(op.getNumLoops(), 0);
   tiles[0] = rows;
-  // The int8 GEMV takes the workgroup tile's weight rows whole.
+  // The int8 and nibble GEMVs take the workgroup tile's weight rows whole.
   auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  if (!takesGgufInt8Gemv(features, m, wType))
+  if (!takesGgufInt8Gemv(features, m, wType) && !takesGgufNibbleGemv(info, features, m, wType))
     tiles[1] = columns;
   (void)tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles);
 }
@@ -695,7 +835,9 @@ void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatur
   std::optional<GgufMatmul> info = matchGgufMatmul(op);
   if (!info)
     return;
-  auto registerTiles = [&](linalg::LinalgOp tile) { tileGgufRegisters(rewriter, tile, features); };
+  auto registerTiles = [&](linalg::LinalgOp tile) {
+    tileGgufRegisters(rewriter, tile, *info, features);
+  };
   auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   if (wType.isDynamicDim(1)) {
     registerTiles(op);
@@ -728,6 +870,10 @@ void vectorizeGgufMatmuls(RewriterBase &rewriter, func::FuncOp kernel,
     auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
     if (takesGgufInt8Gemv(features, (*bounds)[0], wType)) {
       emitGgufInt8Gemv(rewriter, op, info, *byteDot(features));
+      continue;
+    }
+    if (takesGgufNibbleGemv(info, features, (*bounds)[0], wType)) {
+      emitGgufNibbleGemv(rewriter, op);
       continue;
     }
     if ((*bounds)[0] == 1 && (*bounds)[1] == 1 && !wType.isDynamicDim(1)) {

@@ -66,7 +66,21 @@ struct GgufCase {
   std::string gemvActivations = "";
   /// The panel strategy must run (M dynamic, N a multiple of 32 per tile).
   bool panels = false;
+  /// CompileOptions::targetCpu: "host" or "x86-64-v3" (AVX2, no AVX-512).
+  std::string cpu = "host";
 };
+
+/// Whether the case's target CPU has `feature`: avx2, avx512f or
+/// avx512vnni.
+bool targetHas(const GgufCase &c, const std::string &feature) {
+  if (c.cpu == "x86-64-v3")
+    return feature == "avx2";
+  if (feature == "avx2")
+    return __builtin_cpu_supports("avx2");
+  if (feature == "avx512f")
+    return __builtin_cpu_supports("avx512f");
+  return feature == "avx512vnni" && __builtin_cpu_supports("avx512vnni");
+}
 
 uint32_t mix(uint64_t e) {
   uint32_t x = static_cast<uint32_t>(e) * 2654435761u + 12345u;
@@ -199,6 +213,7 @@ protected:
 
   turbine::compiler::CompileOptions options(const GgufCase &c) {
     turbine::compiler::CompileOptions o;
+    o.targetCpu = c.cpu;
     if (!c.gemvActivations.empty())
       o.quantizedMatmulActivations = c.gemvActivations;
     o.ggufTensors = {"fc.weight:blk.0.fc:" + std::string(typeName(c.type)) + ":" +
@@ -208,7 +223,8 @@ protected:
 
   void run(const GgufCase &c) {
     const char *type = typeName(c.type);
-    SCOPED_TRACE(std::string(type) + " K=" + std::to_string(c.k) + " N=" + std::to_string(c.n));
+    SCOPED_TRACE(std::string(type) + " K=" + std::to_string(c.k) + " N=" + std::to_string(c.n) +
+                 " " + c.cpu);
     std::string src = source(c), ir, error;
     turbine::artifact::Module artifact;
     ASSERT_TRUE(compileSource(src, std::nullopt, ir, &artifact, error, options(c))) << error;
@@ -243,9 +259,9 @@ protected:
     // int8 activations on a CPU with AVX512-VNNI: vpdpbusd, with AVX2
     // only: vpmaddubsw + vpmaddwd, rounded activations (bounded below);
     // otherwise i8 -> f32 conversions.
-    const bool vnni = __builtin_cpu_supports("avx512vnni");
+    const bool vnni = targetHas(c, "avx512vnni");
     const bool int8 = c.gemvActivations == "int8" && !isPlain(c.type) &&
-                      (vnni || __builtin_cpu_supports("avx2")) && (c.k / 32) % 2 == 0;
+                      (vnni || targetHas(c, "avx2")) && (c.k / 32) % 2 == 0;
     // (bf16 -> f32 is expanded into its bits shifted by 16.)
     if (c.type == kF16 || c.type == kBF16)
       EXPECT_NE(codegen.find(c.type == kF16 ? "vector<32xf16> to vector<32xf32>"
@@ -261,15 +277,22 @@ protected:
           << "no i8 vector conversion: the block strategy did not run";
     // The Q4_0 GEMV on an AVX512F CPU: nibbles select f32 weights from the
     // table d * [-8, ..., 7] (lane i = t[nibble i], a vpermps).
-    if (!int8 && c.type == kQ4_0 && !c.gemvActivations.empty() &&
-        __builtin_cpu_supports("avx512f"))
+    if (!int8 && c.type == kQ4_0 && !c.gemvActivations.empty() && targetHas(c, "avx512f"))
       EXPECT_NE(codegen.find("dense<[-8.000000e+00, -7.000000e+00"), std::string::npos)
           << "no table lookup: the Q4_0 GEMV did not take the vpermps path";
-    // Without AVX512F, Q4_0's 16 bytes are read as two 8-byte pieces
-    // widened to i32 lanes (a vpmovzxbd from memory each).
-    if (!int8 && c.type == kQ4_0 && !__builtin_cpu_supports("avx512f"))
-      EXPECT_NE(codegen.find("vector<8xi8> to vector<8xi32>"), std::string::npos)
-          << "Q4_0 bytes not widened in 8-byte pieces";
+    // Without AVX512F, the Q4_0 GEMV takes a block's nibbles out of its 16
+    // bytes by masks where they lie (the first mask: bits 0-3 of four
+    // lanes, 4-7 of four more); the other Q4_0 tiles read the bytes as two
+    // 8-byte pieces widened to i32 lanes (a vpmovzxbd from memory each).
+    if (!int8 && c.type == kQ4_0 && !targetHas(c, "avx512f")) {
+      if (!c.gemvActivations.empty())
+        EXPECT_NE(codegen.find("dense<[15, 15, 15, 15, 240, 240, 240, 240]> : vector<8xi32>"),
+                  std::string::npos)
+            << "no nibble masks: the Q4_0 GEMV did not take the mask path";
+      else
+        EXPECT_NE(codegen.find("vector<8xi8> to vector<8xi32>"), std::string::npos)
+            << "Q4_0 bytes not widened in 8-byte pieces";
+    }
 
     // Panels: the blocks decoded into the kernel's scratch and transposed
     // in registers (the first 32-bit unpack of the 16 x 16 transpose).
@@ -350,6 +373,19 @@ TEST_F(GgufMatmulTest, Gemv) {
       run({type, 96, 7, {1}, activations});
       run({type, 64, 1, {1}, activations});
       run({type, 256, 130, {1}, activations});
+    }
+}
+
+// The Q4_0 GEMV of a CPU without AVX-512 (x86-64-v3, on any host here)
+// with f32 activations: nibbles by masks, the "- 8" folded into a start
+// per block; K of 1, 2, 3 and 8 blocks (unrolled by 1, 2 and 4), N odd,
+// one and above a workgroup tile.
+TEST_F(GgufMatmulTest, Q4_0GemvWithoutAvx512) {
+  for (int64_t k : {32, 64, 96, 256})
+    for (int64_t n : {1, 45, 130}) {
+      GgufCase c{kQ4_0, k, n, {1}, "f32"};
+      c.cpu = "x86-64-v3";
+      run(c);
     }
 }
 
