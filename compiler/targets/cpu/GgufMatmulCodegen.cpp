@@ -44,7 +44,9 @@
 // workgroup's weight rows (up to 128) are decoded once into the kernel's
 // panel scratch, k-major with 32 weight rows per panel row (the layout of
 // MatmulKernelPacking.h; 16 rows' blocks decoded as above, then transposed
-// 16 x 16 in registers), and the tile becomes the f32 GEMM's packed
+// 16 x 16 in registers; without AVX512F, emitGgufPanelDecode8x8: 8 rows'
+// quantized bytes transposed as bytes, then widened and scaled 8 rows at
+// a time), and the tile becomes the f32 GEMM's packed
 // contract on it: 8 x 32 register tiles, broadcast activations times 32
 // decoded weights, each block decoded once for all of the workgroup's rows.
 // The file's bytes are read in place; no f32 copy of the weights exists
@@ -814,6 +816,170 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   return loops.results[0];
 }
 
+/// Eight vector<8xf32> rows transposed: lane j of result i is lane i of
+/// rows[j]. The usual AVX sequence: 32-bit unpacks of row pairs, 64-bit
+/// shuffles of their results, then 128-bit lane shuffles (vunpcklps/hps,
+/// vshufps, vperm2f128).
+SmallVector<Value> transpose8x8(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+  auto shuffle = [&](Value x, Value y, ArrayRef<int64_t> mask) -> Value {
+    return vector::ShuffleOp::create(b, loc, x, y, mask);
+  };
+  SmallVector<Value> t(8), u(8), v(8);
+  for (int64_t i = 0; i < 8; i += 2) {
+    t[i] = shuffle(rows[i], rows[i + 1], {0, 8, 1, 9, 4, 12, 5, 13});
+    t[i + 1] = shuffle(rows[i], rows[i + 1], {2, 10, 3, 11, 6, 14, 7, 15});
+  }
+  for (int64_t i : {0, 4})
+    for (int64_t j = 0; j < 2; ++j) {
+      u[i + 2 * j] = shuffle(t[i + j], t[i + j + 2], {0, 1, 8, 9, 4, 5, 12, 13});
+      u[i + 2 * j + 1] = shuffle(t[i + j], t[i + j + 2], {2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  for (int64_t i = 0; i < 4; ++i) {
+    v[i] = shuffle(u[i], u[i + 4], {0, 1, 2, 3, 8, 9, 10, 11});
+    v[i + 4] = shuffle(u[i], u[i + 4], {4, 5, 6, 7, 12, 13, 14, 15});
+  }
+  return v;
+}
+
+/// Sixteen bytes of each of 8 rows transposed: result m holds byte 2m of
+/// the 8 rows, then byte 2m + 1 (8 rows each). Three rounds of interleaves
+/// (bytes, words, dwords of row pairs: vpunpck{l,h}{bw,wd,dq}).
+SmallVector<Value> transposeBytes8x16(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+  // Interleave units of `width` bytes from the low (`high` = false) or
+  // high halves of x and y.
+  auto interleave = [&](Value x, Value y, int64_t width, bool high) -> Value {
+    SmallVector<int64_t> mask;
+    for (int64_t unit = 0; unit < 8 / width; ++unit)
+      for (int64_t from : {0, 16})
+        for (int64_t i = 0; i < width; ++i)
+          mask.push_back(from + (high ? 8 : 0) + unit * width + i);
+    return vector::ShuffleOp::create(b, loc, x, y, mask);
+  };
+  // Round 1: rows 2m, 2m + 1 byte by byte (bytes 0-7, then 8-15).
+  SmallVector<Value> pairs[2];
+  for (int64_t m = 0; m < 4; ++m)
+    for (int64_t high = 0; high < 2; ++high)
+      pairs[high].push_back(interleave(rows[2 * m], rows[2 * m + 1], 1, high));
+  SmallVector<Value> result(8);
+  for (int64_t high = 0; high < 2; ++high) {
+    // Round 2: four rows per byte (bytes 0-3 of rows 0-3, then 4-7; ...).
+    SmallVector<Value> quads;
+    for (int64_t q = 0; q < 2; ++q)
+      for (int64_t h = 0; h < 2; ++h)
+        quads.push_back(interleave(pairs[high][2 * q], pairs[high][2 * q + 1], 2, h));
+    // Round 3: all 8 rows per byte, two bytes per result.
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t hh = 0; hh < 2; ++hh)
+        result[4 * high + 2 * h + hh] = interleave(quads[h], quads[2 + h], 4, hh);
+  }
+  return result;
+}
+
+/// emitGgufPanelDecode for CPUs without AVX512F (16 ymm registers, where
+/// 16 rows of 16 f32 lanes spilled on every block): per panel, block and 8
+/// weight rows. Q8_0 / Q4_0: the rows' quantized bytes transposed as bytes
+/// (transposeBytes8x16: 24 shuffles per 16 bytes of 8 rows, where f32
+/// transposes take 96), then per element its 8 rows' values widened,
+/// converted and scaled by the 8 rows' scales at once (Q4_0: fma(q, d,
+/// -8 d), the nibble taken out of the byte before widening). Plain types:
+/// groups of 8 elements of the 8 rows extended to f32 and transposed 8 x 8.
+/// Each element's 8 values are written as 8 columns of its panel row.
+Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Value panels,
+                             const GgufMatmul &info) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) -> Value {
+    return arith::AddIOp::create(ib, loc, arith::MulIOp::create(ib, loc, x, index(ib, scale)),
+                                 offset);
+  };
+  Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto lanes = [&](Type t, int64_t n) { return VectorType::get({n}, t); };
+  const bool q4 = info.ggmlType == kGgufQ4_0;
+  Value zero = index(b, 0), one = index(b, 1);
+  // Loops: panel p, block g, 8 weight rows at `first`.
+  auto loops = scf::buildLoopNest(
+      b, loc, ValueRange{zero, zero, zero},
+      ValueRange{index(b, type.getDimSize(0)), index(b, type.getDimSize(1) / 32),
+                 index(b, kPackedPanelWidth)},
+      ValueRange{one, one, index(b, 8)}, ValueRange{panels},
+      [&](OpBuilder &bb, Location, ValueRange ivs, ValueRange args) -> scf::ValueVector {
+        Value p = ivs[0], g = ivs[1], first = ivs[2];
+        Value firstRow = affine(bb, p, kPackedPanelWidth, first);
+        SmallVector<Value> rows;
+        for (int64_t r = 0; r < 8; ++r)
+          rows.push_back(arith::AddIOp::create(bb, loc, firstRow, index(bb, r)));
+        Value dest = args[0];
+        auto write = [&](Value column, int64_t element) {
+          dest = writeVector(bb, loc, column, dest,
+                             {p, affine(bb, g, 32, index(bb, element)), first});
+        };
+        if (info.plain()) {
+          Type element = cast<ShapedType>(wq.getType()).getElementType();
+          for (int64_t e = 0; e < 4; ++e) {
+            SmallVector<Value> values;
+            for (Value row : rows) {
+              Value v = readVector(bb, loc, wq, {row, g, index(bb, 8 * e)}, lanes(element, 8));
+              values.push_back(element.isF32() ? v : arith::ExtFOp::create(bb, loc, lanes(f32, 8), v));
+            }
+            for (auto [i, column] : llvm::enumerate(transpose8x8(bb, loc, values)))
+              write(column, 8 * e + int64_t(i));
+          }
+          return {dest};
+        }
+        // The 8 rows' scales, lane r row r's d.
+        SmallVector<Value> ds;
+        for (Value row : rows)
+          ds.push_back(readBlockScale(bb, loc, w, row, g));
+        Value scales = vector::FromElementsOp::create(bb, loc, lanes(f32, 8), ds);
+        Value offsets = arith::MulFOp::create(
+            bb, loc, scales,
+            arith::ConstantOp::create(bb, loc,
+                                      DenseElementsAttr::get(lanes(f32, 8), bb.getF32FloatAttr(-8))));
+        auto byteSplat = [&](int v) -> Value {
+          return arith::ConstantOp::create(
+              bb, loc, DenseElementsAttr::get(lanes(i8, 16), bb.getI8IntegerAttr(v)));
+        };
+        // 8 rows' bytes (8 x i8) of one element, scaled.
+        auto emit = [&](Value bytes, int64_t element) {
+          Value q = q4 ? arith::SIToFPOp::create(
+                             bb, loc, lanes(f32, 8), arith::ExtUIOp::create(bb, loc, lanes(i32, 8), bytes))
+                       : arith::SIToFPOp::create(bb, loc, lanes(f32, 8), bytes);
+          write(q4 ? vector::FMAOp::create(bb, loc, q, scales, offsets).getResult()
+                   : arith::MulFOp::create(bb, loc, q, scales).getResult(),
+                element);
+        };
+        auto half = [&](Value v, int64_t at) -> Value {
+          return vector::ExtractStridedSliceOp::create(bb, loc, v, ArrayRef<int64_t>{at},
+                                                       ArrayRef<int64_t>{8}, ArrayRef<int64_t>{1});
+        };
+        // Q4_0: bytes 0-15 hold elements i (low nibble) and 16 + i (high);
+        // Q8_0: bytes 0-31 are elements 0-31, in two rounds of 16.
+        for (int64_t at = 0; at < (q4 ? 16 : 32); at += 16) {
+          SmallVector<Value> bytes;
+          for (Value row : rows)
+            bytes.push_back(readVector(bb, loc, wq, {row, g, index(bb, 2 + at)}, lanes(i8, 16)));
+          for (auto [m, pair] : llvm::enumerate(transposeBytes8x16(bb, loc, bytes))) {
+            int64_t element = at + 2 * int64_t(m);
+            if (!q4) {
+              emit(half(pair, 0), element);
+              emit(half(pair, 8), element + 1);
+              continue;
+            }
+            Value low = arith::AndIOp::create(bb, loc, pair, byteSplat(15));
+            Value high = arith::ShRUIOp::create(bb, loc, pair, byteSplat(4));
+            emit(half(low, 0), element);
+            emit(half(low, 8), element + 1);
+            emit(half(high, 0), 16 + element);
+            emit(half(high, 8), 16 + element + 1);
+          }
+        }
+        return {dest};
+      });
+  return loops.results[0];
+}
+
 /// The register tiles (1 x 1, 4 x 2; the int8 and nibble GEMVs' whole
 /// weight rows).
 void tileGgufRegisters(RewriterBase &rewriter, linalg::LinalgOp op, const GgufMatmul &info,
@@ -850,6 +1016,9 @@ void tileGgufMatmul(RewriterBase &rewriter, linalg::LinalgOp op, const CpuFeatur
   panels.blocksPerTile = ggufPanelBlocks(wType.getDimSize(1));
   panels.minRows = kGgufPanelMinRows;
   panels.decode = [&](OpBuilder &b, linalg::GenericOp tile, Value scratch) {
+    if (!features.avx512f)
+      return emitGgufPanelDecode8x8(b, tile.getLoc(), tile.getDpsInputs()[1], blocksOperand(tile),
+                                    scratch, *info);
     return emitGgufPanelDecode(b, tile.getLoc(), tile.getDpsInputs()[1], blocksOperand(tile),
                                scratch, *info, table);
   };

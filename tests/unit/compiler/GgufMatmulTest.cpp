@@ -295,11 +295,16 @@ protected:
     }
 
     // Panels: the blocks decoded into the kernel's scratch and transposed
-    // in registers (the first 32-bit unpack of the 16 x 16 transpose).
+    // in registers (the first unpack of the transpose: 16 x 16 f32 with
+    // AVX512F; without, 8 x 8 f32 for plain types, 8 rows' bytes for
+    // quantized ones).
+    const char *firstUnpack =
+        targetHas(c, "avx512f") ? "[0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29]"
+        : isPlain(c.type)       ? "[0, 8, 1, 9, 4, 12, 5, 13]"
+                                : "[0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23]";
     if (c.panels)
-      EXPECT_NE(codegen.find("[0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29]"),
-                std::string::npos)
-          << "no 16 x 16 transpose: the panel strategy did not run";
+      EXPECT_NE(codegen.find(firstUnpack), std::string::npos)
+          << "no transpose in registers: the panel strategy did not run";
 
     std::vector<double> w;
     ParameterIndex index = file("blk.0.fc", c.type, c.n, c.k, blocks(c, w));
@@ -405,6 +410,18 @@ TEST_F(GgufMatmulTest, Panels) {
     run({type, 512, 256, {1, 8, 13, 70}, "", true});
     run({type, 320, 96, {3, 16}, "", true});
     run({type, 96, 32, {9}, "", true});
+  }
+}
+
+// The panels of a CPU without AVX512F (8 x 8 transposes in ymm) on a host
+// with it (without, Panels and PlainTypes run them).
+TEST_F(GgufMatmulTest, PanelsWithoutAvx512) {
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP() << "the host has no AVX512F: Panels and PlainTypes take this path";
+  for (uint32_t type : {kQ8_0, kQ4_0, kF16, kBF16, kF32}) {
+    GgufCase c{type, 320, 96, {3, 16, 70}, "", true};
+    c.cpu = "x86-64-v3";
+    run(c);
   }
 }
 
