@@ -383,10 +383,10 @@ TEST_F(GgufMatmulTest, Gemv) {
 
 // The Q4_0 GEMV of a CPU without AVX-512 (x86-64-v3, on any host here)
 // with f32 activations: nibbles by masks, the "- 8" folded into a start
-// per block; K of 1, 2, 3 and 8 blocks (unrolled by 1, 2 and 4), N odd,
+// per block; K of 1, 2, 3, 8 and 16 blocks (unrolled by 1, 2 and 8), N odd,
 // one and above a workgroup tile.
 TEST_F(GgufMatmulTest, Q4_0GemvWithoutAvx512) {
-  for (int64_t k : {32, 64, 96, 256})
+  for (int64_t k : {32, 64, 96, 256, 512})
     for (int64_t n : {1, 45, 130}) {
       GgufCase c{kQ4_0, k, n, {1}, "f32"};
       c.cpu = "x86-64-v3";
