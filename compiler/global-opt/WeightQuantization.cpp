@@ -193,7 +193,7 @@ std::vector<int8_t> blockColumns(const std::vector<int8_t> &q, int64_t batch, in
 /// Rewrites `op` (C = A * B, B the constant `b`) into the fused
 /// group-quantized matmul generic of WeightQuantization.h.
 LogicalResult rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElementsAttr b,
-                      int64_t group, int bits) {
+                      int64_t group, int bits, int64_t columnBlock) {
   std::vector<int8_t> q;
   std::vector<float> scales;
   int64_t groups = 0;
@@ -213,9 +213,9 @@ LogicalResult rewrite(linalg::LinalgOp op, arith::ConstantOp constant, DenseElem
   const int64_t k = shape[rank - 2], n = shape[rank - 1];
   const int64_t rows = bits == 8 ? group : group / 2; // q rows per group
 
-  // Column blocks of kQuantizedColumnBlock: a workgroup's strip of columns
-  // is one contiguous stream over all of K.
-  const int64_t block = std::min<int64_t>(n, kQuantizedColumnBlock);
+  // Column blocks of `columnBlock`: a workgroup's strip of columns is one
+  // contiguous stream over all of K.
+  const int64_t block = std::min<int64_t>(n, columnBlock);
   const int64_t blocks = (n + block - 1) / block;
   const int64_t batch = type.getNumElements() / std::max<int64_t>(k * n, 1);
   q = blockColumns(q, k * n == 0 ? 0 : batch, groups, rows, n, block);
@@ -333,6 +333,11 @@ struct QuantizeWeightsPass : impl::QuantizeWeightsBase<QuantizeWeightsPass> {
                          << static_cast<int64_t>(groupSize) << ")";
       return signalPassFailure();
     }
+    if (columnBlock <= 0 || columnBlock % 32 != 0) {
+      module.emitError() << "quantize-weights: column block " << static_cast<int64_t>(columnBlock)
+                         << " must be a positive multiple of 32";
+      return signalPassFailure();
+    }
     llvm::Regex excludeRegex(exclude);
     std::string regexError;
     if (!exclude.empty() && !excludeRegex.isValid(regexError)) {
@@ -355,7 +360,8 @@ struct QuantizeWeightsPass : impl::QuantizeWeightsBase<QuantizeWeightsPass> {
       // Several matmuls may share one constant: quantize it once per use
       // (each matmul gets its own quantized copy; CSE merges constants).
       auto b = cast<DenseElementsAttr>(constant.getValue());
-      if (failed(rewrite(op, constant, b, static_cast<int64_t>(groupSize), bits)))
+      if (failed(rewrite(op, constant, b, static_cast<int64_t>(groupSize), bits,
+                         static_cast<int64_t>(columnBlock))))
         return signalPassFailure();
     }
   }

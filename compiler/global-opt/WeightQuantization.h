@@ -10,8 +10,9 @@
 //
 // The generic, for A [batch..., M, K], B [batch..., K, N], group size G,
 // groups = ceil(K / G) (A zero-padded to groups * G along K), and column
-// blocks of P = min(N, kQuantizedColumnBlock) (N padded with zero columns
-// to whole blocks in q only):
+// blocks of P = min(N, column-block) (the target's GEMV tile width,
+// Target::quantizedWeightColumns: 128 with AVX-512, 64 with 16 vector
+// registers; N padded with zero columns to whole blocks in q only):
 //
 //   int8  loops (batch..., m, n, g, i)       i < G
 //         A' [batch..., M, groups, G]         (batch..., m, g, i)
@@ -31,8 +32,8 @@
 // 128-byte row piece per 4 KiB page ran at a third of the bandwidth). The
 // q map is not a projected permutation: it tiles correctly only with
 // column tiles that stay inside one block (P a multiple of the tile, tiles
-// starting on multiples of it), which the CPU strategy's 128 / 32 column
-// tiles do.
+// starting on multiples of it), which the CPU target's workgroup tiles (P
+// columns, CpuWorkgroupTiling.cpp) and register tiles (P or 32) do.
 #ifndef TURBINE_COMPILER_WEIGHTQUANTIZATION_H
 #define TURBINE_COMPILER_WEIGHTQUANTIZATION_H
 
@@ -42,9 +43,6 @@
 #include <optional>
 
 namespace turbine::compiler {
-
-/// Columns per block of the quantized weights (the CPU GEMV strip).
-inline constexpr int64_t kQuantizedColumnBlock = 128;
 
 /// What matchQuantizedMatmul recognized.
 struct QuantizedMatmul {

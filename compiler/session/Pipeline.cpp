@@ -239,6 +239,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
       quantize.weights = options.quantizeWeights;
       quantize.groupSize = options.quantizeGroupSize;
       quantize.exclude = options.quantizeExclude;
+      quantize.columnBlock = target.quantizedWeightColumns(options);
       pm.addPass(createQuantizeWeights(quantize));
     }
     target.buildGlobalOptPasses(pm, options);

@@ -11,6 +11,7 @@
 //   link        LLVM IR -> optimized objects (in parallel) -> ld.lld -> .so
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CpuTarget.h"
+#include "targets/cpu/CodegenStrategies.h"
 
 #include "targets/cpu/CpuFeatures.h"
 #include "targets/cpu/CpuWorkgroupTiling.h"
@@ -57,6 +58,15 @@ public:
     // Last, after fusion: constant convolution filters repacked
     // channel-tile-major.
     pm.addPass(createPackConvolutionFilters());
+  }
+
+  // A one-row tile's columns (8 registers: 128 with AVX-512, 64 with 16
+  // registers). Blocks of 128 read by 64-column tiles were every other
+  // 64-byte line per K step: int8 / int4 GEMVs at 0.3-0.5 of the read
+  // bandwidth, 0.6-0.9 in blocks of 64 (docs/performance.md).
+  int64_t quantizedWeightColumns(const CompileOptions &options) const override {
+    return registerTiles(cpuFeatures(options.targetCpu.empty() ? "host" : options.targetCpu))
+        .gemvColumns;
   }
 
   std::string describeKernelRoot(Operation *op) const override {

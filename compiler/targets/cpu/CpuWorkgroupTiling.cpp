@@ -81,6 +81,19 @@ RegionKind classify(llvm::ArrayRef<Operation *> regionOps) {
   return kind;
 }
 
+/// Columns per block of the region's group-quantized weights (q's last
+/// dim, WeightQuantization.h), or 0 without such a matmul: workgroup tiles
+/// must stay inside one block.
+int64_t quantizedColumnBlock(llvm::ArrayRef<Operation *> regionOps) {
+  for (Operation *op : regionOps)
+    if (matchQuantizedMatmul(op)) {
+      auto q = cast<RankedTensorType>(cast<linalg::GenericOp>(op).getDpsInputs()[1].getType());
+      if (!q.isDynamicDim(q.getRank() - 1))
+        return q.getDimSize(q.getRank() - 1);
+    }
+  return 0;
+}
+
 /// True if every window op of the region is channel-local (depthwise
 /// convolution, pooling: each output channel reads only its own input
 /// channel and the filter is a few KB at most).
@@ -105,7 +118,7 @@ bool isPlainChannelsLastConvolution(llvm::ArrayRef<Operation *> regionOps) {
 }
 
 WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channelLocal,
-                                      bool plainConvolution) {
+                                      bool plainConvolution, int64_t quantizedColumns) {
   auto type = cast<RankedTensorType>(result.getType());
   int64_t rank = type.getRank();
   WorkgroupTiling tiling;
@@ -164,8 +177,12 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channe
   int64_t preferred[3];
   if (kind == RegionKind::Contraction || kind == RegionKind::QuantizedContraction) {
     // Group-quantized matmuls (WeightQuantization.h) too: 128 columns are
-    // one GEMV register strip (QuantizedMatmulCodegen.cpp).
+    // one GEMV register strip (QuantizedMatmulCodegen.cpp); their weights'
+    // column block (the target's GEMV tile, 64 with 16 registers) if
+    // narrower.
     preferred[0] = 128; // N
+    if (quantizedColumns > 0 && quantizedColumns < 128)
+      preferred[0] = quantizedColumns;
     preferred[1] = 64;  // M
     preferred[2] = 1;   // batch
   } else if (kind == RegionKind::Convolution) {
@@ -313,7 +330,8 @@ WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value 
     return tiling;
   }
   return chooseWorkgroupTiling(tiled, classify(regionOps), isChannelLocalRegion(regionOps),
-                               isPlainChannelsLastConvolution(regionOps));
+                               isPlainChannelsLastConvolution(regionOps),
+                               quantizedColumnBlock(regionOps));
 }
 
 namespace {

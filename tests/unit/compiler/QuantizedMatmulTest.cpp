@@ -197,6 +197,11 @@ void runCase(const QuantCase &c) {
   EXPECT_EQ(count(ir, "turbine.dispatch "), expectedDispatches) << ir;
   EXPECT_EQ(count(ir, "linalg.matmul") + count(ir, "linalg.batch_matmul"), 0u) << ir;
   EXPECT_NE(ir.find("xi8>"), std::string::npos) << ir;
+  // The weights in column blocks of the target's GEMV tile width (128 with
+  // AVX-512's 32 registers, 64 with 16), N when narrower.
+  const int64_t block = std::min<int64_t>(c.n, targetHasAvx512(c.cpu) ? 128 : 64);
+  EXPECT_NE(ir.find("x" + std::to_string(block) + "xi8>"), std::string::npos)
+      << "weights not in column blocks of " << block << ": " << ir;
   // The kernel is named as a matmul by its weights' type.
   EXPECT_NE(ir.find("matmul_"), std::string::npos) << ir;
   EXPECT_NE(ir.find(c.bits == 8 ? "_int8" : "_int4"), std::string::npos) << ir;
@@ -310,6 +315,18 @@ TEST(QuantizedMatmul, Panels) {
       runCase({bits, group, 512, 256, {1, 15, 16, 40, 70}});
     runCase({bits, 32, 100, 64, {16, 21}});
   }
+}
+
+// Blocks of 64 columns (16 vector registers: x86-64-v3 on any host here,
+// the host itself without AVX-512) in workgroups of 64 columns, GEMV and
+// panels, int8 and int4; N a multiple of 64, and not.
+TEST(QuantizedMatmul, ColumnBlocksOf64) {
+  for (int bits : {8, 4})
+    for (int64_t n : {192, 100}) {
+      QuantCase c{bits, 32, 256, n, {1, 5, 16, 40}};
+      c.cpu = "x86-64-v3";
+      runCase(c);
+    }
 }
 
 TEST(QuantizedMatmul, OddShapes) {

@@ -158,6 +158,9 @@ def QuantizeWeights : Pass<"turbine-quantize-weights", "mlir::ModuleOp"> {
            "Elements of K per scale (> 0; even for int4)">,
     Option<"exclude", "exclude", "std::string", "\"\"",
            "Regular expression: weights whose parameter name matches stay f32">,
+    Option<"columnBlock", "column-block", "int64_t", "128",
+           "Columns per block of q (the target's GEMV tile width, "
+           "Target::quantizedWeightColumns; a multiple of 32)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect"];
