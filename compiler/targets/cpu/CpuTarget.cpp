@@ -11,8 +11,8 @@
 //   link        LLVM IR -> optimized objects (in parallel) -> ld.lld -> .so
 //===----------------------------------------------------------------------===//
 #include "targets/cpu/CpuTarget.h"
-#include "targets/cpu/CodegenStrategies.h"
 
+#include "targets/cpu/CodegenStrategies.h"
 #include "targets/cpu/CpuFeatures.h"
 #include "targets/cpu/CpuWorkgroupTiling.h"
 #include "targets/cpu/EmitLibrary.h"

@@ -29,8 +29,10 @@
 // accumulators). Q4_0 without AVX512F (emitGgufNibbleGemv): the nibbles
 // taken out by masks where they lie in the block's bytes, times powers of
 // two, against activations permuted and divided by them once per
-// workgroup, the "- 8" a per-block start of the dot product. Fewer than 16 rows (or weight rows per workgroup not a
-// static multiple of 32): R = 4, C = 2 (16 zmm accumulators, each
+// workgroup, the "- 8" a per-block start of the dot product.
+//
+// Fewer than 16 rows (or weight rows per workgroup not a static multiple
+// of 32): R = 4, C = 2 (16 zmm accumulators, each
 // dequantized block used by 4 rows; 8 x 1 measured slower); without
 // AVX-512 each of the 8 accumulates its block's four 8-lane pieces into one
 // ymm (32 lanes each spilled on every block: an 8-token prompt's prefill
@@ -923,7 +925,9 @@ Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Valu
             SmallVector<Value> values;
             for (Value row : rows) {
               Value v = readVector(bb, loc, wq, {row, g, index(bb, 8 * e)}, lanes(element, 8));
-              values.push_back(element.isF32() ? v : arith::ExtFOp::create(bb, loc, lanes(f32, 8), v));
+              values.push_back(element.isF32()
+                                   ? v
+                                   : arith::ExtFOp::create(bb, loc, lanes(f32, 8), v).getResult());
             }
             for (auto [i, column] : llvm::enumerate(transpose8x8(bb, loc, values)))
               write(column, 8 * e + int64_t(i));
@@ -935,19 +939,18 @@ Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Valu
         for (Value row : rows)
           ds.push_back(readBlockScale(bb, loc, w, row, g));
         Value scales = vector::FromElementsOp::create(bb, loc, lanes(f32, 8), ds);
-        Value offsets = arith::MulFOp::create(
-            bb, loc, scales,
-            arith::ConstantOp::create(bb, loc,
-                                      DenseElementsAttr::get(lanes(f32, 8), bb.getF32FloatAttr(-8))));
+        Value minusEight = arith::ConstantOp::create(
+            bb, loc, DenseElementsAttr::get(lanes(f32, 8), bb.getF32FloatAttr(-8)));
+        Value offsets = arith::MulFOp::create(bb, loc, scales, minusEight);
         auto byteSplat = [&](int v) -> Value {
           return arith::ConstantOp::create(
               bb, loc, DenseElementsAttr::get(lanes(i8, 16), bb.getI8IntegerAttr(v)));
         };
         // 8 rows' bytes (8 x i8) of one element, scaled.
         auto emit = [&](Value bytes, int64_t element) {
-          Value q = q4 ? arith::SIToFPOp::create(
-                             bb, loc, lanes(f32, 8), arith::ExtUIOp::create(bb, loc, lanes(i32, 8), bytes))
-                       : arith::SIToFPOp::create(bb, loc, lanes(f32, 8), bytes);
+          Value integers = q4 ? arith::ExtUIOp::create(bb, loc, lanes(i32, 8), bytes).getResult()
+                              : bytes;
+          Value q = arith::SIToFPOp::create(bb, loc, lanes(f32, 8), integers);
           write(q4 ? vector::FMAOp::create(bb, loc, q, scales, offsets).getResult()
                    : arith::MulFOp::create(bb, loc, q, scales).getResult(),
                 element);

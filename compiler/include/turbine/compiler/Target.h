@@ -67,10 +67,7 @@ public:
   /// Columns per block of group-quantized weights (turbine-quantize-weights'
   /// `column-block`, WeightQuantization.h): the width of this target's GEMV
   /// tile, so that a tile reads one contiguous stream.
-  virtual int64_t quantizedWeightColumns(const CompileOptions &options) const {
-    (void)options;
-    return 128;
-  }
+  virtual int64_t quantizedWeightColumns(const CompileOptions &) const { return 128; }
   /// The name of a kernel whose root is `op`, for ops only this target makes
   /// (DispatchNames.h has the forms, e.g. `conv2d_3x3s1_56x56x64x64_f32`);
   /// empty for everything else.
