@@ -111,6 +111,25 @@ Value concat(OpBuilder &b, Location loc, Value x, Value y) {
   return vector::ShuffleOp::create(b, loc, x, y, order);
 }
 
+/// `tile` with its element `at` increased by the sum of all lanes of
+/// `accumulators` (a GEMV's result for one weight row).
+Value addLaneSums(OpBuilder &b, Location loc, ValueRange accumulators, Value tile,
+                  ArrayRef<Value> at) {
+  Value total = accumulators.front();
+  for (Value acc : accumulators.drop_front())
+    total = arith::AddFOp::create(b, loc, total, acc);
+  Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, total);
+  Value updated = arith::AddFOp::create(b, loc, tensor::ExtractOp::create(b, loc, tile, at), sum);
+  return tensor::InsertOp::create(b, loc, updated, tile, at);
+}
+
+/// x * scale + offset, as index arithmetic.
+Value scaledIndex(OpBuilder &b, Location loc, Value x, int64_t scale, Value offset) {
+  Value product =
+      arith::MulIOp::create(b, loc, x, arith::ConstantIndexOp::create(b, loc, scale));
+  return arith::AddIOp::create(b, loc, product, offset);
+}
+
 /// Block g's scale d of weight row `row` (its first two bytes, an f16) as
 /// an f32 scalar.
 Value readBlockScale(OpBuilder &b, Location loc, Value w, Value row, Value g) {
@@ -465,14 +484,7 @@ void emitGgufGemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMatmul
         }
         scf::YieldOp::create(b, loc, next);
       });
-  Value total = loop.getResult(0);
-  for (Value acc : llvm::drop_begin(loop.getResults()))
-    total = arith::AddFOp::create(rewriter, loc, total, acc);
-  Value sum = vector::ReductionOp::create(rewriter, loc, vector::CombiningKind::ADD, total);
-  SmallVector<Value> at{zero, zero};
-  Value updated =
-      arith::AddFOp::create(rewriter, loc, tensor::ExtractOp::create(rewriter, loc, c, at), sum);
-  rewriter.replaceOp(op, tensor::InsertOp::create(rewriter, loc, updated, c, at));
+  rewriter.replaceOp(op, addLaneSums(rewriter, loc, loop.getResults(), c, {zero, zero}));
 }
 
 /// Whether an M = 1 tile takes emitGgufNibbleGemv: Q4_0 with f32
@@ -599,15 +611,8 @@ void emitGgufNibbleGemv(RewriterBase &rewriter, linalg::GenericOp op) {
               }
               scf::YieldOp::create(ib, loc, next);
             });
-        Value total = blockLoop.getResult(0);
-        for (Value acc : llvm::drop_begin(blockLoop.getResults()))
-          total = arith::AddFOp::create(b, loc, total, acc);
-        Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, total);
-        SmallVector<Value> at{zero, col};
-        Value updated =
-            arith::AddFOp::create(b, loc, tensor::ExtractOp::create(b, loc, result[0], at), sum);
-        scf::YieldOp::create(b, loc,
-                             ValueRange{tensor::InsertOp::create(b, loc, updated, result[0], at)});
+        scf::YieldOp::create(
+            b, loc, ValueRange{addLaneSums(b, loc, blockLoop.getResults(), result[0], {zero, col})});
       });
   rewriter.replaceOp(op, columnLoop.getResult(0));
 }
@@ -749,13 +754,8 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   ValueRange{vector::FMAOp::create(
                       ib, loc, arith::SIToFPOp::create(ib, loc, lanes(f32), dot), scale, acc[0])});
             });
-        Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                                pairLoop.getResult(0));
-        SmallVector<Value> at{zero, col};
-        Value updated =
-            arith::AddFOp::create(b, loc, tensor::ExtractOp::create(b, loc, result[0], at), sum);
-        scf::YieldOp::create(b, loc,
-                             ValueRange{tensor::InsertOp::create(b, loc, updated, result[0], at)});
+        scf::YieldOp::create(
+            b, loc, ValueRange{addLaneSums(b, loc, pairLoop.getResults(), result[0], {zero, col})});
       });
   rewriter.replaceOp(op, columnLoop.getResult(0));
 }
@@ -786,9 +786,8 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
-  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) -> Value {
-    return arith::AddIOp::create(ib, loc, arith::MulIOp::create(ib, loc, x, index(ib, scale)),
-                                 offset);
+  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) {
+    return scaledIndex(ib, loc, x, scale, offset);
   };
   auto square = VectorType::get({16, 16}, b.getF32Type());
   Value zero = index(b, 0), one = index(b, 1), sixteen = index(b, 16);
@@ -894,9 +893,8 @@ Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Valu
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
-  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) -> Value {
-    return arith::AddIOp::create(ib, loc, arith::MulIOp::create(ib, loc, x, index(ib, scale)),
-                                 offset);
+  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) {
+    return scaledIndex(ib, loc, x, scale, offset);
   };
   Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
   auto lanes = [&](Type t, int64_t n) { return VectorType::get({n}, t); };
