@@ -7,8 +7,8 @@
 # after 3 warm-up calls, the line the median of the round medians. Uses the
 # exports `run_zoo.py` made in BUILD/benchmarks/zoo/<model>/ (run it once
 # first) and onnxruntime-node from BUILD/benchmarks/ort. Checks the new
-# artifact against torch eager (batch 1, atol 1e-4) and prints its compile
-# wall time.
+# artifact against torch eager (batch 1, within 1e-4 of the output's largest
+# magnitude) and prints its compile wall time.
 #
 #   compare_builds.py BUILD --base=/copy/of/bin/turbine --models=a,b [--new=PATH]
 #       [--rounds=5] [--reps=10] [--threads=1] [--out=DIR]
@@ -19,6 +19,8 @@ import re
 import statistics
 import subprocess
 import time
+
+import numpy as np
 
 
 def main():
@@ -56,8 +58,11 @@ def main():
             if name == "new":
                 print("%s: new compile %.1f s (wall)" % (model, time.time() - start), flush=True)
             arts[name] = (binary, art, env)
+        # Within 1e-4 of the output's scale, as run_zoo.py checks.
+        atol = 1e-4 * float(np.abs(np.load(d + "/out_b1.npy")).max())
         check = subprocess.run([new, "run", arts["new"][1], "--input=@" + d + "/in0_b1.npy",
-                                "--expected_output=@" + d + "/out_b1.npy", "--atol=1e-4"],
+                                "--expected_output=@" + d + "/out_b1.npy", "--atol=%g" % atol,
+                                "--rtol=0"],
                                capture_output=True, text=True)
         times = {"base": [], "new": [], "ort": []}
         order = ["base", "new", "ort"]

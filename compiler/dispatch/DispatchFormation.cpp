@@ -279,8 +279,9 @@ std::string describeRegion(ArrayRef<Operation *> ops, ArrayRef<Value> results,
 class RegionOutliner {
 public:
   RegionOutliner(func::FuncOp func, ModuleOp kernels, SymbolTable &kernelNames,
-                 const Target &target)
-      : func(func), kernels(kernels), kernelNames(kernelNames), target(target) {}
+                 const Target &target, const CompileOptions &options)
+      : func(func), kernels(kernels), kernelNames(kernelNames), target(target),
+        options(options) {}
 
   LogicalResult outline(const DispatchRegion &region);
 
@@ -289,6 +290,7 @@ private:
   ModuleOp kernels;
   SymbolTable &kernelNames;
   const Target &target;
+  const CompileOptions &options;
 };
 
 LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
@@ -402,7 +404,7 @@ LogicalResult RegionOutliner::outline(const DispatchRegion &region) {
       return failure();
   }
   // Workgroup grid from the target's tiles of the first result.
-  WorkgroupTiling tiling = target.workgroupTiling(region.ops, tiled);
+  WorkgroupTiling tiling = target.workgroupTiling(region.ops, tiled, options);
   SmallVector<Value> firstDims;
   {
     auto type = cast<RankedTensorType>(tiled.getType());
@@ -585,6 +587,8 @@ void FormDispatchesPass::runOnOperation() {
   }
   ModuleOp kernels = getKernelsModule(module, /*create=*/true);
   SymbolTable kernelNames(kernels);
+  CompileOptions options;
+  options.targetCpu = targetCpu;
   SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
   for (func::FuncOp func : functions) {
     if (func.isDeclaration())
@@ -593,7 +597,7 @@ void FormDispatchesPass::runOnOperation() {
       func.emitError("dispatch formation expects single-block functions");
       return signalPassFailure();
     }
-    RegionOutliner outliner(func, kernels, kernelNames, *targetImpl);
+    RegionOutliner outliner(func, kernels, kernelNames, *targetImpl, options);
     for (const DispatchRegion &region : formRegions(func))
       if (failed(outliner.outline(region)))
         return signalPassFailure();

@@ -252,6 +252,7 @@ Status buildPhasePipeline(Phase phase, OpPassManager &pm, const CompileOptions &
     pm.addPass(createUpdateSlicesInPlace());
     FormDispatchesOptions formOptions;
     formOptions.target = std::string(target.name());
+    formOptions.targetCpu = options.targetCpu;
     pm.addPass(createFormDispatches(formOptions));
     OpPassManager &hostFunctions = pm.nest<func::FuncOp>();
     hostFunctions.addPass(createCanonicalizerPass());

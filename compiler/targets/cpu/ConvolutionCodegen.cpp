@@ -40,6 +40,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <tuple>
 
 using namespace mlir;
@@ -180,7 +181,9 @@ int64_t registerTileRows(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t 
 SmallVector<Operation *> splitRegisterTileRows(RewriterBase &rewriter, Operation *tile) {
   auto conv = cast<linalg::LinalgOp>(tile);
   SmallVector<int64_t> ranges = conv.getStaticLoopRanges();
-  if (ShapedType::isDynamic(ranges[1]) || ranges[1] <= 1)
+  // A column of one pixel stays whole: it decomposes to a 1-D convolution
+  // along the rows.
+  if (ShapedType::isDynamic(ranges[1]) || ranges[1] <= 1 || ranges[2] == 1)
     return {tile};
   SmallVector<int64_t> byRow(conv.getNumLoops(), 0);
   byRow[1] = 1;
@@ -241,10 +244,17 @@ SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &
   return segments;
 }
 
-/// Splits `conv` (a plain NHWC convolution tile) and, when non-null,
-/// `epilogue` (the elementwise op reading its result) into one
-/// convolution (and epilogue) per channel segment, each on its slices of
-/// the operands; returns the pieces (epilogue null without one), empty if
+/// A part [offset, offset + size) of one loop of a convolution tile.
+struct LoopPart {
+  int64_t offset;
+  int64_t size;
+};
+
+/// Splits `conv` (an NHWC convolution tile) and, when non-null, `epilogue`
+/// (the elementwise op reading its result) into one convolution (and
+/// epilogue) per part of loop `dim` (2: the output row's pixels, 3: the
+/// output channels; the same loop of both), each on its slices of the
+/// operands; returns the pieces (epilogue null without one), empty if
 /// it could not split (the ops are then as they were). Each piece writes a
 /// slice of the previous piece's result (the original destination for the
 /// first), so that bufferization keeps them all in place. A segment's
@@ -252,8 +262,8 @@ SmallVector<ChannelSegment> channelSegments(Operation *op, const RegisterTiles &
 /// did (a tile-sized empty tensor's, with an epilogue), so that the fill
 /// fuses into its register tiles.
 SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
-splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
-                     ArrayRef<ChannelSegment> segments) {
+splitLoop(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
+          unsigned dim, ArrayRef<LoopPart> parts) {
   Location loc = conv.getLoc();
   auto convTiling = cast<TilingInterface>(conv.getOperation());
   Operation *last = epilogue ? epilogue.getOperation() : conv.getOperation();
@@ -283,12 +293,12 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
     }
     return SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>{};
   };
-  for (const ChannelSegment &segment : segments) {
+  for (const LoopPart &part : parts) {
     auto tileOf = [&](ArrayRef<Range> domain, SmallVector<OpFoldResult> &offsets,
                       SmallVector<OpFoldResult> &sizes) {
       for (auto [i, range] : llvm::enumerate(domain)) {
-        offsets.push_back(i == 3 ? rewriter.getIndexAttr(segment.offset) : range.offset);
-        sizes.push_back(i == 3 ? rewriter.getIndexAttr(segment.size) : range.size);
+        offsets.push_back(i == dim ? rewriter.getIndexAttr(part.offset) : range.offset);
+        sizes.push_back(i == dim ? rewriter.getIndexAttr(part.size) : range.size);
       }
     };
     SmallVector<OpFoldResult> offsets, sizes;
@@ -403,6 +413,138 @@ splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::Gene
   return pieces;
 }
 
+/// splitLoop by channel segments.
+SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
+splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
+                     ArrayRef<ChannelSegment> segments) {
+  SmallVector<LoopPart> parts = llvm::map_to_vector(
+      segments, [](const ChannelSegment &s) { return LoopPart{s.offset, s.size}; });
+  return splitLoop(rewriter, conv, epilogue, 3, parts);
+}
+
+/// Estimated cycles per FMA of an NHWC convolution register tile of `rows`
+/// x `pixels` output pixels x `vectors` registers of channels (one input
+/// channel per step: a filter row load per vector, a broadcast per pixel)
+/// on a core with two FMA pipes, two vector loads a cycle and broadcasts
+/// from memory on the FP pipes (AMD Zen 3 by llvm-mca: `vbroadcastss` takes
+/// FP1 or FP2 besides a load, so three FP pipes share the FMAs and the
+/// broadcasts), each accumulator's FMAs about 5 cycles apart (latency).
+/// 0.5 is the FMA bound (AVX2's 6 x 16); the 7 x 8 and 2 x 7 x 8 tiles of
+/// 7- and 14-pixel rows cost 0.67 (broadcast-bound), 4 x 16 0.63 (latency).
+double registerTileCost(int64_t rows, int64_t pixels, int64_t vectors) {
+  double fmas = rows * pixels * vectors;
+  double broadcasts = rows * pixels;
+  double cycles =
+      std::max({fmas / 2, (fmas + broadcasts) / 3, (broadcasts + vectors) / 2, 5.0});
+  return cycles / fmas;
+}
+
+/// Input channels (the innermost reduction loop) below which a row is not
+/// split into pixel segments (pixelSegments).
+constexpr int64_t kMinSegmentedChannels = 64;
+
+/// A part of an NHWC convolution tile's output row and the register tile
+/// (rows x pixels x channels) its piece is tiled by.
+struct PixelSegment {
+  int64_t offset;
+  int64_t size;
+  int64_t rows;
+  int64_t pixels;
+  int64_t channels;
+};
+
+/// The cheapest register tile (registerTileCost) of `width` pixels in
+/// `rowExtent` output rows for up to `channels` channels (a power of two)
+/// that the register file holds with a filter row and a broadcast (its
+/// sizes divide the extents; at most `maxPixels` pixels), and its cost; cost
+/// infinity if none.
+std::pair<PixelSegment, double> cheapestRegisterTile(int64_t width, int64_t rowExtent,
+                                                     int64_t channels, int64_t maxPixels,
+                                                     const RegisterTiles &tiles) {
+  PixelSegment best{0, width, 1, 1, 0};
+  double bestCost = std::numeric_limits<double>::infinity();
+  // Fewer rows first, then fewer accumulators: ties go to the first.
+  for (int64_t rows = 1; rows <= rowExtent; ++rows)
+    for (int64_t vectors = 1; vectors * tiles.lanes <= channels; vectors *= 2)
+      for (int64_t pixels = 1; pixels <= width; ++pixels) {
+        int64_t accumulators = rows * pixels * vectors;
+        if (width % pixels != 0 || rowExtent % rows != 0 || rows * pixels > maxPixels ||
+            accumulators > tiles.accumulators || accumulators + vectors + 1 > tiles.registers)
+          continue;
+        if (double cost = registerTileCost(rows, pixels, vectors); cost < bestCost - 1e-9) {
+          best = {0, width, rows, pixels, vectors * tiles.lanes};
+          bestCost = cost;
+        }
+      }
+  return {best, bestCost};
+}
+
+/// On a 16-register file (AVX2), the output row of an NHWC convolution
+/// tile (ranges n, oh, ow, f, ...) split in two: the most pixels that the
+/// widest tile of one row (AVX2: 6 x 16) covers, and the rest in the
+/// cheapest tile of its own (cheapestRegisterTile: 2 rows x 2 x 16 for
+/// the 2 pixels left of a 14-pixel row, 7 rows x 1 x 8 for the last column
+/// of a 7 x 7 image) — when that costs less (registerTileCost) than the
+/// `rows` x `pixels` x `channels` tile whose pixels divide the row
+/// (AVX2: 2 x 7 x 8 for 14, 4 x 16 for 28 and 56: 1.2-1.45x slower than
+/// 6 x 16 by GFLOP/s of 3x3 convolutions of 256 channels). Empty when not
+/// (and for AVX-512: 8 or 7 pixels x 32 channels are full tiles already,
+/// and its embedded broadcasts take no FP pipe), and for depthwise
+/// convolutions and pooling (no broadcast). A grouped convolution's tiles
+/// stay within its register channels (packedConvolutionRegisterChannels).
+SmallVector<PixelSegment> pixelSegments(linalg::LinalgOp op, int64_t rows, int64_t pixels,
+                                        int64_t channels, const RegisterTiles &tiles) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (tiles.registers > 16 || ranges.size() < 4 ||
+      !(isa<linalg::Conv2DNhwcHwcfOp>(op.getOperation()) || isPackedConvolution(op)) ||
+      llvm::any_of(ArrayRef<int64_t>(ranges).take_front(4).drop_front(), ShapedType::isDynamic) ||
+      channels < tiles.lanes)
+    return {};
+  int64_t width = ranges[2];
+  // Few input channels per kernel position (the innermost reduction
+  // loop): the cost model's steady state is not reached. 6 x 16 tiles ran
+  // MobileNetV2's 1x1 convolutions of 16 to 32 channels 1.2-1.8x slower in
+  // the model and ResNet's stem (3 channels, 7 x 7) 1.1x slower.
+  if (ranges.back() < kMinSegmentedChannels)
+    return {};
+  int64_t widestChannels = largestPowerOfTwoDivisorAtMost(ranges[3], tiles.matmulColumns);
+  if (int64_t packed = packedConvolutionRegisterChannels(op))
+    widestChannels = std::min(widestChannels, packed);
+  int64_t vectors = widestChannels / tiles.lanes;
+  if (vectors == 0)
+    return {};
+  int64_t widest = std::min(tiles.accumulators / vectors,
+                            (tiles.registers - vectors - 1) / vectors);
+  int64_t main = width / widest * widest;
+  if (main == 0 || main == width)
+    return {};
+  int64_t step = inputPixelStepBytes(op);
+  // Input pixels a multiple of 4 KiB apart fall in one set of the 8-way
+  // L1: at most 7 pixels per tile (2 x 7 lost half the speed of 1 x 7 on
+  // ResNet-50's 1x1 convolutions of 1024 channels, registerTileRows); so
+  // too if the step is not known.
+  int64_t maxPixels =
+      step == 0 || step % 4096 == 0 ? 7 : std::numeric_limits<int64_t>::max();
+  auto [rest, restCost] =
+      cheapestRegisterTile(width - main, ranges[1], vectors * tiles.lanes, maxPixels, tiles);
+  double split = main * registerTileCost(1, widest, vectors) + (width - main) * restCost;
+  double whole =
+      width * registerTileCost(rows, pixels, std::max<int64_t>(1, channels / tiles.lanes));
+  if (!(split < 0.9 * whole))
+    return {};
+  rest.offset = main;
+  return {{0, main, 1, widest, vectors * tiles.lanes}, rest};
+}
+
+/// splitLoop by pixel segments.
+SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
+splitPixelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
+                   ArrayRef<PixelSegment> segments) {
+  SmallVector<LoopPart> parts = llvm::map_to_vector(
+      segments, [](const PixelSegment &s) { return LoopPart{s.offset, s.size}; });
+  return splitLoop(rewriter, conv, epilogue, 2, parts);
+}
+
 } // namespace
 
 /// NHWC convolution or pooling inside a workgroup tile, as register tiles of
@@ -418,6 +560,27 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ArrayRef<int64_t>(ranges).drop_front(), ShapedType::isDynamic))
     return;
+  auto tileBy = [&](linalg::LinalgOp conv, int64_t rows, int64_t pixels, int64_t channels) {
+    SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1};
+    if (ranges.size() == 7)
+      tiles.push_back(1);
+    if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(conv.getOperation()), tiles))
+      (void)splitRegisterTileRows(rewriter, tile);
+  };
+  // Register tiles of rows x pixels x channels, or on AVX2 the widest
+  // tiles for most of the row and another for the rest (pixelSegments).
+  auto tileRows = [&](linalg::LinalgOp conv, int64_t rows, int64_t pixels, int64_t channels) {
+    if (SmallVector<PixelSegment> segments =
+            pixelSegments(conv, rows, pixels, channels, registers);
+        !segments.empty()) {
+      auto pieces = splitPixelSegments(rewriter, conv, nullptr, segments);
+      for (auto [piece, segment] : llvm::zip(pieces, segments))
+        tileBy(piece.second, segment.rows, segment.pixels, segment.channels);
+      if (!pieces.empty())
+        return;
+    }
+    tileBy(conv, rows, pixels, channels);
+  };
   // Output channels a multiple of 8 but not of 32: 32-wide register tiles
   // for most of them, 16 / 8 for the rest; two rows where registerTileRows
   // says so, as below (AVX2: 7 x 8 tiles of 14-pixel rows).
@@ -425,10 +588,8 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
     auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
       auto [pixels, channels] = registerTileOf(ranges[2], segment.channels, registers);
-      int64_t rows = registerTileRows(piece.second, ranges, pixels, channels, registers);
-      SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1, 1};
-      if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(piece.second.getOperation()), tiles))
-        (void)splitRegisterTileRows(rewriter, tile);
+      tileRows(piece.second, registerTileRows(piece.second, ranges, pixels, channels, registers),
+               pixels, channels);
     }
     if (!pieces.empty())
       return;
@@ -437,12 +598,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   // has 16 channels or fewer (the first layers of small CNNs); AVX2: 12
   // ymm, 6 x 16.
   auto [pixels, channels] = channelsLastRegisterTile(ranges, registers);
-  int64_t rows = registerTileRows(op, ranges, pixels, channels, registers);
-  SmallVector<int64_t> tiles = {1, rows, pixels, channels, 1, 1};
-  if (ranges.size() == 7)
-    tiles.push_back(1);
-  if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(op.getOperation()), tiles))
-    (void)splitRegisterTileRows(rewriter, tile);
+  tileRows(op, registerTileRows(op, ranges, pixels, channels, registers), pixels, channels);
 }
 
 /// A padded max pooling read at clamped indices (ClampedMaxPooling.h) inside
@@ -571,6 +727,28 @@ SmallVector<Operation *> tileConvolutionWithEpilogueBy(RewriterBase &rewriter,
                                                        int64_t pixels, int64_t channels,
                                                        int64_t rows);
 
+/// tileConvolutionWithEpilogueBy with register tiles of `rows` x `pixels` x
+/// `channels`, or on AVX2 the widest tiles for most of the row and another
+/// for the rest (pixelSegments).
+SmallVector<Operation *> tileConvolutionRowsWithEpilogue(RewriterBase &rewriter,
+                                                         linalg::GenericOp epilogue,
+                                                         linalg::LinalgOp conv, int64_t rows,
+                                                         int64_t pixels, int64_t channels,
+                                                         const RegisterTiles &tiles) {
+  if (SmallVector<PixelSegment> segments = pixelSegments(conv, rows, pixels, channels, tiles);
+      !segments.empty()) {
+    auto pieces = splitPixelSegments(rewriter, conv, epilogue, segments);
+    SmallVector<Operation *> made;
+    for (auto [piece, segment] : llvm::zip(pieces, segments))
+      llvm::append_range(made, tileConvolutionWithEpilogueBy(rewriter, piece.first, piece.second,
+                                                             segment.pixels, segment.channels,
+                                                             segment.rows));
+    if (!pieces.empty())
+      return made;
+  }
+  return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels, rows);
+}
+
 } // namespace
 
 /// A convolution and its elementwise epilogue, register tile by register
@@ -610,9 +788,9 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
       auto [pixels, channels] = registerTileOf(width, segment.channels, tiles);
       int64_t rows = registerTileRows(segmentConv, segmentConv.getStaticLoopRanges(), pixels,
                                       channels, tiles);
-      llvm::append_range(made, tileConvolutionWithEpilogueBy(rewriter, piece.first,
-                                                             segmentConv, pixels, channels,
-                                                             rows));
+      llvm::append_range(made, tileConvolutionRowsWithEpilogue(rewriter, piece.first,
+                                                               segmentConv, rows, pixels,
+                                                               channels, tiles));
     }
     if (!pieces.empty())
       return made;
@@ -625,8 +803,9 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   if (int64_t packed = packedConvolutionRegisterChannels(conv))
     std::tie(pixels, channels) =
         registerTileOf(ranges[2], std::min(packed, tiles.matmulColumns), tiles);
-  return tileConvolutionWithEpilogueBy(rewriter, epilogue, conv, pixels, channels,
-                                       registerTileRows(conv, ranges, pixels, channels, tiles));
+  return tileConvolutionRowsWithEpilogue(rewriter, epilogue, conv,
+                                         registerTileRows(conv, ranges, pixels, channels, tiles),
+                                         pixels, channels, tiles);
 }
 
 namespace {

@@ -73,9 +73,11 @@ public:
     return describeCpuKernelRoot(op);
   }
 
-  WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *> regionOps,
-                                  Value tiled) const override {
-    return cpuWorkgroupTiling(regionOps, tiled);
+  WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value tiled,
+                                  const CompileOptions &options) const override {
+    return cpuWorkgroupTiling(
+        regionOps, tiled,
+        registerTiles(cpuFeatures(options.targetCpu.empty() ? "host" : options.targetCpu)));
   }
 
   Status buildCodegenPasses(OpPassManager &kernelsPm,

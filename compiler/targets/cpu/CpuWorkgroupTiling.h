@@ -13,10 +13,12 @@
 
 namespace turbine::compiler {
 
+struct RegisterTiles;
+
 /// Tiles for a region (its ops in block order) whose workgroups compute
-/// tiles of `tiled`.
+/// tiles of `tiled`, on a CPU with `registers` (CodegenStrategies.h).
 WorkgroupTiling cpuWorkgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
-                                   mlir::Value tiled);
+                                   mlir::Value tiled, const RegisterTiles &registers);
 
 /// Names of the kernels whose root is an op only the CPU target makes: a
 /// packed convolution (conv2d_KHxKWsS_OHxOWxCxF_f32) or the run-time pack of

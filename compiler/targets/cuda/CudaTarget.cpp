@@ -57,7 +57,8 @@ public:
 
   std::string describeKernelRoot(Operation *) const override { return ""; }
 
-  WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *>, Value tiled) const override {
+  WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *>, Value tiled,
+                                  const CompileOptions &) const override {
     auto type = cast<RankedTensorType>(tiled.getType());
     int64_t rank = type.getRank();
     WorkgroupTiling tiling;

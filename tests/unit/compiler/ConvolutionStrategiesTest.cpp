@@ -81,6 +81,9 @@ struct ConvCase {
   // Height and width dynamic too (the register tiles need static ones: the
   // convolution then runs unvectorized, packed or not).
   bool dynamicSpatial = false;
+  // CompileOptions::targetCpu: "host", or "x86-64-v3" (AVX2, 16 registers)
+  // for the register tiles of such CPUs on any x86-64 host with AVX2.
+  std::string cpu = "host";
   // Whether the packed convolution's reduction is blocked
   // (ConvolutionReductionBlocking.h: a filter slice of 256 KiB or more per
   // 32 output channels, at most 64 output pixels): its kernel's workgroup
@@ -337,8 +340,12 @@ bool hasFma(const std::string &ir, const std::string &vector) { return countFma(
 
 void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
-  ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::GlobalOpt, ir, nullptr, error))
-      << error;
+  turbine::compiler::CompileOptions options;
+  options.targetCpu = c.cpu;
+  auto compileTo = [&](turbine::compiler::Phase phase, std::string &out) {
+    return compileSource(source, phase, out, nullptr, error, options);
+  };
+  ASSERT_TRUE(compileTo(turbine::compiler::Phase::GlobalOpt, ir)) << error;
   std::string packedType = tensorType({c.f / c.packedTile, c.kh, c.kw, c.c, c.packedTile});
   bool packed = ir.find("floordiv " + std::to_string(c.packedTile)) != std::string::npos &&
                 ir.find(": " + packedType) != std::string::npos;
@@ -359,16 +366,14 @@ void runCase(const ConvCase &c) {
     EXPECT_NE(ir.find(": " + groupedType), std::string::npos) << ir;
     EXPECT_NE(ir.find(channel), std::string::npos) << ir;
     std::string dispatched;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Dispatch, dispatched)) << error;
     std::string name = "x" + std::to_string(c.f) + "g" + std::to_string(c.groups) + "_f32";
     EXPECT_NE(dispatched.find(name), std::string::npos) << dispatched;
     // With static H and W its register tiles are vector FMAs (a group tile
     // it could not lower would run scalar, still correct).
     if (!c.dynamicSpatial) {
       std::string lowered;
-      ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
-          << error;
+      ASSERT_TRUE(compileTo(turbine::compiler::Phase::Codegen, lowered)) << error;
       bool vectorFma = false;
       for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
         vectorFma |= kernel.find(name) != std::string::npos && hasFma(kernel, "vector<");
@@ -380,13 +385,11 @@ void runCase(const ConvCase &c) {
     // The blocked path: whole-image workgroup tiles of 32 channels at
     // dispatch, the filter prefetches of the reduction blocks at codegen.
     std::string dispatched, lowered;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Dispatch, dispatched)) << error;
     std::string wholeImage = "turbine.workgroup_tiles = array<i64: 0, " + std::to_string(c.oh()) +
                              ", " + std::to_string(c.ow()) + ", 32>";
     EXPECT_EQ(dispatched.find(wholeImage) != std::string::npos, c.expectBlocked) << dispatched;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Codegen, lowered)) << error;
     EXPECT_EQ(lowered.find("turbine.filter_prefetch") != std::string::npos, c.expectBlocked);
     EXPECT_EQ(lowered.find("llvm.intr.prefetch") != std::string::npos ||
                   lowered.find("llvm.prefetch") != std::string::npos,
@@ -395,8 +398,7 @@ void runCase(const ConvCase &c) {
 
   if (c.expectSegmentedChannels) {
     std::string dispatched, lowered;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Dispatch, dispatched)) << error;
     std::string tiles = ", " + std::to_string(c.expectSegmentedChannels) + ">} {";
     bool segmented = false;
     for (const std::string &kernel : kernelTexts(dispatched, "func.func"))
@@ -404,12 +406,12 @@ void runCase(const ConvCase &c) {
                        std::string::npos &&
                    kernel.find(tiles) != std::string::npos;
     EXPECT_TRUE(segmented) << dispatched;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Codegen, lowered)) << error;
     // The widest register tiles: two vector registers of channels (32 with
     // AVX-512, 16 with AVX2; the host's, which this compiles for).
     __builtin_cpu_init();
-    const std::string widest = __builtin_cpu_supports("avx512f") ? "vector<32xf32>" : "vector<16xf32>";
+    const bool avx512 = c.cpu == "host" && __builtin_cpu_supports("avx512f");
+    const std::string widest = avx512 ? "vector<32xf32>" : "vector<16xf32>";
     EXPECT_TRUE(hasFma(lowered, widest)) << lowered;
   }
 
@@ -417,8 +419,7 @@ void runCase(const ConvCase &c) {
     // The pooling's pad gather (a select of a tensor.extract) is in the
     // pooling's kernel, not a kernel of its own.
     std::string dispatched;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Dispatch, dispatched, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Dispatch, dispatched)) << error;
     int poolKernels = 0, padKernels = 0;
     for (const std::string &kernel : kernelTexts(dispatched, "func.func")) {
       bool pools = kernel.find("linalg.pooling_nhwc_max") != std::string::npos;
@@ -433,8 +434,7 @@ void runCase(const ConvCase &c) {
     // The pooling's kernel (maxima, no multiplications): read at clamped
     // indices it has no scratch allocation and no select of the padding.
     std::string lowered;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Codegen, lowered)) << error;
     std::string poolKernel;
     for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
       if (kernel.find("llvm.intr.maximum") != std::string::npos &&
@@ -449,8 +449,7 @@ void runCase(const ConvCase &c) {
 
   if (c.expectInterleavedInput) {
     std::string lowered;
-    ASSERT_TRUE(compileSource(source, turbine::compiler::Phase::Codegen, lowered, nullptr, error))
-        << error;
+    ASSERT_TRUE(compileTo(turbine::compiler::Phase::Codegen, lowered)) << error;
     EXPECT_NE(lowered.find("llvm.shufflevector"), std::string::npos) << lowered;
     EXPECT_EQ(lowered.find("llvm.intr.masked.gather"), std::string::npos) << lowered;
   }
@@ -480,7 +479,7 @@ void runCase(const ConvCase &c) {
                                << (first >= 0 ? out.dataAs<float>()[first] : 0.f) << " vs "
                                << (first >= 0 ? expected[first] : 0.f);
     }
-  });
+  }, options);
 }
 
 // Packed filter (F = 64, two 32-channel tiles), odd image, same padding,
@@ -562,15 +561,63 @@ TEST(ConvolutionStrategies, EpilogueOnRegisterTilesNarrow) {
 }
 
 // 14-pixel rows, 3x3: on a 16-register CPU (AVX2, this machine's CPU when
-// it has no AVX-512) register tiles of two output rows of 7 x 8
-// (registerTileRows); elsewhere one row. Packed filters of 64 channels,
-// with the epilogue on the register tiles and with no epilogue.
+// it has no AVX-512) 6 x 16 register tiles for 12 pixels and two output
+// rows of 2 x 16 for the rest (pixelSegments, splitRegisterTileRows);
+// elsewhere one row of 7. Packed filters of 64 channels, with the epilogue
+// on the register tiles and with no epilogue.
 TEST(ConvolutionStrategies, TwoRowRegisterTiles) {
   ConvCase packed{32, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
   packed.poolAfter = true;
   runCase(packed);
   ConvCase plain{16, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {1, 2}, true};
   runCase(plain);
+}
+
+// Rows whose pixel count has no divisor near the widest tile's, compiled
+// for a 16-register CPU (x86-64-v3: AVX2, run on any host that has it):
+// split into pixel segments (pixelSegments), the widest tiles (6 x 16) for
+// most of the row and a tile of its own for the rest. 14-pixel rows, packed
+// with the epilogue on the register tiles (12 + 2 rows x 2 x 16: 16-wide
+// FMAs where one row of 7 took 8-wide ones) and with no epilogue; 28-pixel
+// rows (24 + 4 x 16); a 7 x 7 image with a blocked reduction (whole image
+// per workgroup: 6 + a column of 7 rows x 1 x 8); 1024 input channels,
+// whose pixels share an L1 set (the rest in one row). 64 input channels or
+// more: fewer take the tiles whose pixels divide the row.
+TEST(ConvolutionStrategies, PixelSegmentsOn16Registers) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "needs AVX2 and FMA";
+  ConvCase packed{64, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
+  packed.poolAfter = true;
+  packed.cpu = "x86-64-v3";
+  runCase(packed);
+  std::string lowered, error;
+  turbine::compiler::CompileOptions options;
+  options.targetCpu = "x86-64-v3";
+  ASSERT_TRUE(compileSource(convSource(packed), turbine::compiler::Phase::Codegen, lowered,
+                            nullptr, error, options))
+      << error;
+  int64_t wide = 0;
+  for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
+    if (kernel.find("conv2d_3x3s1_14x14x64x64") != std::string::npos)
+      wide += countFma(kernel, "vector<16xf32>");
+  EXPECT_GT(wide, 0) << lowered;
+
+  ConvCase plain{64, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {1, 2}, true};
+  plain.cpu = "x86-64-v3";
+  runCase(plain);
+  ConvCase wider{64, 64, 28, 28, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true};
+  wider.poolAfter = true;
+  wider.cpu = "x86-64-v3";
+  runCase(wider);
+  ConvCase late{256, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true};
+  late.expectBlocked = true;
+  late.cpu = "x86-64-v3";
+  runCase(late);
+  ConvCase wideInput{1024, 64, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1}, true};
+  wideInput.poolAfter = true;
+  wideInput.cpu = "x86-64-v3";
+  runCase(wideInput);
 }
 
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
@@ -864,14 +911,18 @@ TEST(ConvolutionStrategies, NotBlockedPastThresholds) {
 // (AVX2): 7-pixel rows of 8 channels hold 7 accumulators, two rows 14.
 // Channel segments take them too: 116 = 7 x 16 + 4 output channels (not a
 // multiple of 8: whole-F workgroups of two 14-pixel rows), bias + ReLU on
-// the register tiles. A blocked convolution (8 x 7 output pixels, stride 2
-// over 512 input channels) reads 64-channel slices of input pixels that
-// are 4 KiB apart in memory: one row (all 14 pixels of two rows would fall
-// in one L1 set). Elsewhere one row; exact results either way.
+// the register tiles (their reduction of 24 is too short for pixel
+// segments). A blocked convolution (8 x 7 output pixels, stride 2 over 512
+// input channels) reads 64-channel slices of input pixels that are 4 KiB
+// apart in memory, which fall in one L1 set: no tile of more than 7 pixels
+// (14 of two rows of 7 would overflow its 8 ways), so 6 x 16 tiles and a
+// column of 4 rows x 1 x 16 for the 7th pixel (pixelSegments: 6 + 4
+// 16-wide FMAs, no 8-wide ones). Elsewhere one row; exact results either
+// way.
 TEST(ConvolutionStrategies, TwoRowRegisterTilesOfSegmentsAndSlices) {
   __builtin_cpu_init();
   const bool avx2Only = !__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx2");
-  auto convolutionFmas = [](const ConvCase &c) {
+  auto convolutionFmas = [](const ConvCase &c, const std::string &vector = "vector<8xf32>") {
     std::string lowered, error;
     EXPECT_TRUE(compileSource(convSource(c), turbine::compiler::Phase::Codegen, lowered, nullptr,
                               error))
@@ -879,7 +930,7 @@ TEST(ConvolutionStrategies, TwoRowRegisterTilesOfSegmentsAndSlices) {
     int fmas = 0;
     for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
       if (kernel.find("@conv2d_") != std::string::npos)
-        fmas = std::max(fmas, countFma(kernel, "vector<8xf32>"));
+        fmas = std::max(fmas, countFma(kernel, vector));
     return fmas;
   };
   ConvCase segments{24, 116, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
@@ -890,8 +941,10 @@ TEST(ConvolutionStrategies, TwoRowRegisterTilesOfSegmentsAndSlices) {
   ConvCase aliased{512, 64, 15, 13, 3, 3, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, false, {1}, true};
   aliased.expectBlocked = true;
   runCase(aliased);
-  if (avx2Only)
-    EXPECT_EQ(convolutionFmas(aliased), 7);
+  if (avx2Only) {
+    EXPECT_EQ(convolutionFmas(aliased), 0);
+    EXPECT_EQ(convolutionFmas(aliased, "vector<16xf32>"), 10);
+  }
 }
 
 } // namespace

@@ -299,6 +299,8 @@ def FormDispatches : Pass<"turbine-form-dispatches", "mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
            "Target whose workgroup tiling policy sizes the grids">,
+    Option<"targetCpu", "target-cpu", "std::string", "\"\"",
+           "CPU the kernels are compiled for (CompileOptions::targetCpu; \"\": the host)">,
   ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::bufferization::BufferizationDialect", "::turbine::compiler::TurbineDialect", "mlir::func::FuncDialect", "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect"];
 }

@@ -74,9 +74,10 @@ public:
   virtual std::string describeKernelRoot(mlir::Operation *op) const = 0;
   /// The workgroup tiles of a dispatch region: `regionOps` in block order,
   /// `tiled` the value whose tiles workgroups compute (its first result, or
-  /// what a padded result pads).
+  /// what a padded result pads), for the device `options` name.
   virtual WorkgroupTiling workgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
-                                          mlir::Value tiled) const = 0;
+                                          mlir::Value tiled,
+                                          const CompileOptions &options) const = 0;
   /// The codegen phase, on the kernel container (a nested module pass
   /// manager).
   virtual Status buildCodegenPasses(mlir::OpPassManager &kernelsPm,
