@@ -413,13 +413,11 @@ splitLoop(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilo
   return pieces;
 }
 
-/// splitLoop by channel segments.
-SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
-splitChannelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
-                     ArrayRef<ChannelSegment> segments) {
-  SmallVector<LoopPart> parts = llvm::map_to_vector(
-      segments, [](const ChannelSegment &s) { return LoopPart{s.offset, s.size}; });
-  return splitLoop(rewriter, conv, epilogue, 3, parts);
+/// The loop parts of channel or pixel segments (splitLoop).
+template <typename Segment>
+SmallVector<LoopPart> loopParts(ArrayRef<Segment> segments) {
+  return llvm::map_to_vector(segments,
+                             [](const Segment &s) { return LoopPart{s.offset, s.size}; });
 }
 
 /// Estimated cycles per FMA of an NHWC convolution register tile of `rows`
@@ -536,15 +534,6 @@ SmallVector<PixelSegment> pixelSegments(linalg::LinalgOp op, int64_t rows, int64
   return {{0, main, 1, widest, vectors * tiles.lanes}, rest};
 }
 
-/// splitLoop by pixel segments.
-SmallVector<std::pair<linalg::GenericOp, linalg::LinalgOp>>
-splitPixelSegments(RewriterBase &rewriter, linalg::LinalgOp conv, linalg::GenericOp epilogue,
-                   ArrayRef<PixelSegment> segments) {
-  SmallVector<LoopPart> parts = llvm::map_to_vector(
-      segments, [](const PixelSegment &s) { return LoopPart{s.offset, s.size}; });
-  return splitLoop(rewriter, conv, epilogue, 2, parts);
-}
-
 } // namespace
 
 /// NHWC convolution or pooling inside a workgroup tile, as register tiles of
@@ -573,7 +562,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
     if (SmallVector<PixelSegment> segments =
             pixelSegments(conv, rows, pixels, channels, registers);
         !segments.empty()) {
-      auto pieces = splitPixelSegments(rewriter, conv, nullptr, segments);
+      auto pieces = splitLoop(rewriter, conv, nullptr, 2, loopParts<PixelSegment>(segments));
       for (auto [piece, segment] : llvm::zip(pieces, segments))
         tileBy(piece.second, segment.rows, segment.pixels, segment.channels);
       if (!pieces.empty())
@@ -585,7 +574,7 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
   // for most of them, 16 / 8 for the rest; two rows where registerTileRows
   // says so, as below (AVX2: 7 x 8 tiles of 14-pixel rows).
   if (SmallVector<ChannelSegment> segments = channelSegments(op, registers); !segments.empty()) {
-    auto pieces = splitChannelSegments(rewriter, op, nullptr, segments);
+    auto pieces = splitLoop(rewriter, op, nullptr, 3, loopParts<ChannelSegment>(segments));
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
       auto [pixels, channels] = registerTileOf(ranges[2], segment.channels, registers);
       tileRows(piece.second, registerTileRows(piece.second, ranges, pixels, channels, registers),
@@ -737,7 +726,7 @@ SmallVector<Operation *> tileConvolutionRowsWithEpilogue(RewriterBase &rewriter,
                                                          const RegisterTiles &tiles) {
   if (SmallVector<PixelSegment> segments = pixelSegments(conv, rows, pixels, channels, tiles);
       !segments.empty()) {
-    auto pieces = splitPixelSegments(rewriter, conv, epilogue, segments);
+    auto pieces = splitLoop(rewriter, conv, epilogue, 2, loopParts<PixelSegment>(segments));
     SmallVector<Operation *> made;
     for (auto [piece, segment] : llvm::zip(pieces, segments))
       llvm::append_range(made, tileConvolutionWithEpilogueBy(rewriter, piece.first, piece.second,
@@ -771,7 +760,7 @@ SmallVector<Operation *> tileConvolutionWithEpilogue(RewriterBase &rewriter,
   // rows: registerTileRows).
   if (SmallVector<ChannelSegment> segments = channelSegments(conv, tiles); !segments.empty()) {
     int64_t width = conv.getStaticLoopRanges()[2];
-    auto pieces = splitChannelSegments(rewriter, conv, epilogue, segments);
+    auto pieces = splitLoop(rewriter, conv, epilogue, 3, loopParts<ChannelSegment>(segments));
     SmallVector<Operation *> made;
     for (auto [piece, segment] : llvm::zip(pieces, segments)) {
       // A packed convolution's segment lies in one filter tile: a named
