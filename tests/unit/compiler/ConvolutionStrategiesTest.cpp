@@ -560,11 +560,12 @@ TEST(ConvolutionStrategies, EpilogueOnRegisterTilesNarrow) {
   runCase(c);
 }
 
-// 14-pixel rows, 3x3: on a 16-register CPU (AVX2, this machine's CPU when
-// it has no AVX-512) 6 x 16 register tiles for 12 pixels and two output
-// rows of 2 x 16 for the rest (pixelSegments, splitRegisterTileRows);
-// elsewhere one row of 7. Packed filters of 64 channels, with the epilogue
-// on the register tiles and with no epilogue.
+// 14-pixel rows, 3x3, 32 and 16 input channels: on a 16-register CPU (AVX2,
+// this machine's CPU when it has no AVX-512) register tiles of two output
+// rows of 7 x 8 (registerTileRows; too few input channels for pixel
+// segments: PixelSegmentsOn16Registers); elsewhere one row. Packed filters
+// of 64 channels, with the epilogue on the register tiles and with no
+// epilogue.
 TEST(ConvolutionStrategies, TwoRowRegisterTiles) {
   ConvCase packed{32, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1, 2}, true};
   packed.poolAfter = true;
