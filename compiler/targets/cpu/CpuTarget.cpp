@@ -44,6 +44,11 @@ bool isSmallTemporary(Value alloc) {
   return bits <= 8 * kMaxStackTemporaryBytes;
 }
 
+/// The CPU the kernels are compiled for: --target-cpu, "host" if not given.
+std::string targetCpuOf(const CompileOptions &options) {
+  return options.targetCpu.empty() ? std::string("host") : options.targetCpu;
+}
+
 class CpuTarget final : public Target {
 public:
   std::string_view name() const override { return "cpu"; }
@@ -65,8 +70,7 @@ public:
   // 64-byte line per K step: int8 / int4 GEMVs at 0.3-0.5 of the read
   // bandwidth, 0.6-0.9 in blocks of 64 (docs/performance.md).
   int64_t quantizedWeightColumns(const CompileOptions &options) const override {
-    return registerTiles(cpuFeatures(options.targetCpu.empty() ? "host" : options.targetCpu))
-        .gemvColumns;
+    return registerTiles(cpuFeatures(targetCpuOf(options))).gemvColumns;
   }
 
   std::string describeKernelRoot(Operation *op) const override {
@@ -75,9 +79,7 @@ public:
 
   WorkgroupTiling workgroupTiling(llvm::ArrayRef<Operation *> regionOps, Value tiled,
                                   const CompileOptions &options) const override {
-    return cpuWorkgroupTiling(
-        regionOps, tiled,
-        registerTiles(cpuFeatures(options.targetCpu.empty() ? "host" : options.targetCpu)));
+    return cpuWorkgroupTiling(regionOps, tiled, registerTiles(cpuFeatures(targetCpuOf(options))));
   }
 
   Status buildCodegenPasses(OpPassManager &kernelsPm,
@@ -85,7 +87,7 @@ public:
     CpuTileAndVectorizeOptions tiling;
     tiling.reference = options.referenceKernels;
     // The CPU the link compiles for (EmitLibrary: "" is the host too).
-    tiling.targetCpu = options.targetCpu.empty() ? std::string("host") : options.targetCpu;
+    tiling.targetCpu = targetCpuOf(options);
     tiling.int8Activations = options.quantizedMatmulActivations == "int8";
     // Fused attention kernels first: written on their bindings directly,
     // nothing left for the generic strategies.

@@ -611,8 +611,8 @@ void emitGgufNibbleGemv(RewriterBase &rewriter, linalg::GenericOp op) {
               }
               scf::YieldOp::create(ib, loc, next);
             });
-        scf::YieldOp::create(
-            b, loc, ValueRange{addLaneSums(b, loc, blockLoop.getResults(), result[0], {zero, col})});
+        scf::YieldOp::create(b, loc,
+                             addLaneSums(b, loc, blockLoop.getResults(), result[0], {zero, col}));
       });
   rewriter.replaceOp(op, columnLoop.getResult(0));
 }
@@ -754,8 +754,8 @@ void emitGgufInt8Gemv(RewriterBase &rewriter, linalg::GenericOp op, const GgufMa
                   ValueRange{vector::FMAOp::create(
                       ib, loc, arith::SIToFPOp::create(ib, loc, lanes(f32), dot), scale, acc[0])});
             });
-        scf::YieldOp::create(
-            b, loc, ValueRange{addLaneSums(b, loc, pairLoop.getResults(), result[0], {zero, col})});
+        scf::YieldOp::create(b, loc,
+                             addLaneSums(b, loc, pairLoop.getResults(), result[0], {zero, col}));
       });
   rewriter.replaceOp(op, columnLoop.getResult(0));
 }
@@ -786,9 +786,6 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
-  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) {
-    return scaledIndex(ib, loc, x, scale, offset);
-  };
   auto square = VectorType::get({16, 16}, b.getF32Type());
   Value zero = index(b, 0), one = index(b, 1), sixteen = index(b, 16);
   // Loops: panel p, block g, 16 weight rows at `first` (0 or 16).
@@ -798,7 +795,7 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
       ValueRange{one, one, sixteen}, ValueRange{panels},
       [&](OpBuilder &bb, Location, ValueRange ivs, ValueRange args) -> scf::ValueVector {
         Value p = ivs[0], g = ivs[1], first = ivs[2];
-        Value firstRow = affine(bb, p, kPackedPanelWidth, first);
+        Value firstRow = scaledIndex(bb, loc, p, kPackedPanelWidth, first);
         std::array<SmallVector<Value>, 2> halves;
         for (int64_t r = 0; r < 16; ++r) {
           Value row = arith::AddIOp::create(bb, loc, firstRow, index(bb, r));
@@ -812,7 +809,8 @@ Value emitGgufPanelDecode(OpBuilder &b, Location loc, Value w, Value wq, Value p
               bb, loc, DenseElementsAttr::get(square, bb.getF32FloatAttr(0)));
           for (auto [i, column] : llvm::enumerate(transpose16x16(bb, loc, halves[h])))
             block = vector::InsertOp::create(bb, loc, column, block, ArrayRef<int64_t>{int64_t(i)});
-          dest = writeVector(bb, loc, block, dest, {p, affine(bb, g, 32, index(bb, 16 * h)), first});
+          dest = writeVector(bb, loc, block, dest,
+                             {p, scaledIndex(bb, loc, g, 32, index(bb, 16 * h)), first});
         }
         return {dest};
       });
@@ -893,9 +891,6 @@ Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Valu
   auto index = [&](OpBuilder &ib, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ib, loc, v);
   };
-  auto affine = [&](OpBuilder &ib, Value x, int64_t scale, Value offset) {
-    return scaledIndex(ib, loc, x, scale, offset);
-  };
   Type f32 = b.getF32Type(), i8 = b.getI8Type(), i32 = b.getI32Type();
   auto lanes = [&](Type t, int64_t n) { return VectorType::get({n}, t); };
   const bool q4 = info.ggmlType == kGgufQ4_0;
@@ -908,14 +903,14 @@ Value emitGgufPanelDecode8x8(OpBuilder &b, Location loc, Value w, Value wq, Valu
       ValueRange{one, one, index(b, 8)}, ValueRange{panels},
       [&](OpBuilder &bb, Location, ValueRange ivs, ValueRange args) -> scf::ValueVector {
         Value p = ivs[0], g = ivs[1], first = ivs[2];
-        Value firstRow = affine(bb, p, kPackedPanelWidth, first);
+        Value firstRow = scaledIndex(bb, loc, p, kPackedPanelWidth, first);
         SmallVector<Value> rows;
         for (int64_t r = 0; r < 8; ++r)
           rows.push_back(arith::AddIOp::create(bb, loc, firstRow, index(bb, r)));
         Value dest = args[0];
         auto write = [&](Value column, int64_t element) {
           dest = writeVector(bb, loc, column, dest,
-                             {p, affine(bb, g, 32, index(bb, element)), first});
+                             {p, scaledIndex(bb, loc, g, 32, index(bb, element)), first});
         };
         if (info.plain()) {
           Type element = cast<ShapedType>(wq.getType()).getElementType();

@@ -605,20 +605,16 @@ TEST(ConvolutionStrategies, PixelSegmentsOn16Registers) {
   EXPECT_GT(wide, 0) << lowered;
 
   ConvCase plain{64, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {1, 2}, true};
-  plain.cpu = "x86-64-v3";
-  runCase(plain);
   ConvCase wider{64, 64, 28, 28, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true};
   wider.poolAfter = true;
-  wider.cpu = "x86-64-v3";
-  runCase(wider);
   ConvCase late{256, 64, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true};
   late.expectBlocked = true;
-  late.cpu = "x86-64-v3";
-  runCase(late);
   ConvCase wideInput{1024, 64, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1}, true};
   wideInput.poolAfter = true;
-  wideInput.cpu = "x86-64-v3";
-  runCase(wideInput);
+  for (ConvCase c : {plain, wider, late, wideInput}) {
+    c.cpu = "x86-64-v3";
+    runCase(c);
+  }
 }
 
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {

@@ -74,7 +74,7 @@ public:
   virtual std::string describeKernelRoot(mlir::Operation *op) const = 0;
   /// The workgroup tiles of a dispatch region: `regionOps` in block order,
   /// `tiled` the value whose tiles workgroups compute (its first result, or
-  /// what a padded result pads), for the device `options` name.
+  /// what a padded result pads), for the CPU `options` names.
   virtual WorkgroupTiling workgroupTiling(llvm::ArrayRef<mlir::Operation *> regionOps,
                                           mlir::Value tiled,
                                           const CompileOptions &options) const = 0;
