@@ -423,17 +423,21 @@ SmallVector<LoopPart> loopParts(ArrayRef<Segment> segments) {
 /// Estimated cycles per FMA of an NHWC convolution register tile of `rows`
 /// x `pixels` output pixels x `vectors` registers of channels (one input
 /// channel per step: a filter row load per vector, a broadcast per pixel)
-/// on a core with two FMA pipes, two vector loads a cycle and broadcasts
-/// from memory on the FP pipes (AMD Zen 3 by llvm-mca: `vbroadcastss` takes
-/// FP1 or FP2 besides a load, so three FP pipes share the FMAs and the
-/// broadcasts), each accumulator's FMAs about 5 cycles apart (latency).
-/// 0.5 is the FMA bound (AVX2's 6 x 16); the 7 x 8 and 2 x 7 x 8 tiles of
-/// 7- and 14-pixel rows cost 0.67 (broadcast-bound), 4 x 16 0.63 (latency).
-double registerTileCost(int64_t rows, int64_t pixels, int64_t vectors) {
+/// on a core with two FMA pipes and two vector loads a cycle, each
+/// accumulator's FMAs about 5 cycles apart (latency). On a 16-register
+/// file (AVX2) broadcasts from memory take an FP pipe besides a load (AMD
+/// Zen 3 by llvm-mca: `vbroadcastss` takes FP1 or FP2, so three FP pipes
+/// share the FMAs and the broadcasts); AVX-512's are embedded in the FMA
+/// and take a load only. 0.5 is the FMA bound (AVX2's 6 x 16, AVX-512's
+/// 8 x 32); on AVX2 the 7 x 8 and 2 x 7 x 8 tiles of 7- and 14-pixel rows
+/// cost 0.67 (broadcast-bound), 4 x 16 0.63 (latency); AVX-512's 1 x 32
+/// tile of a 109-pixel row (a prime: SqueezeNet 1.0's stem) 2.5.
+double registerTileCost(int64_t rows, int64_t pixels, int64_t vectors,
+                        const RegisterTiles &tiles) {
   double fmas = rows * pixels * vectors;
   double broadcasts = rows * pixels;
-  double cycles =
-      std::max({fmas / 2, (fmas + broadcasts) / 3, (broadcasts + vectors) / 2, 5.0});
+  double fmaPipes = tiles.registers <= 16 ? std::max(fmas / 2, (fmas + broadcasts) / 3) : fmas / 2;
+  double cycles = std::max({fmaPipes, (broadcasts + vectors) / 2, 5.0});
   return cycles / fmas;
 }
 
@@ -469,7 +473,8 @@ std::pair<PixelSegment, double> cheapestRegisterTile(int64_t width, int64_t rowE
         if (width % pixels != 0 || rowExtent % rows != 0 || rows * pixels > maxPixels ||
             accumulators > tiles.accumulators || accumulators + vectors + 1 > tiles.registers)
           continue;
-        if (double cost = registerTileCost(rows, pixels, vectors); cost < bestCost - 1e-9) {
+        if (double cost = registerTileCost(rows, pixels, vectors, tiles);
+            cost < bestCost - 1e-9) {
           best = {0, width, rows, pixels, vectors * tiles.lanes};
           bestCost = cost;
         }
@@ -477,33 +482,36 @@ std::pair<PixelSegment, double> cheapestRegisterTile(int64_t width, int64_t rowE
   return {best, bestCost};
 }
 
-/// On a 16-register file (AVX2), the output row of an NHWC convolution
-/// tile (ranges n, oh, ow, f, ...) split in two: the most pixels that the
-/// widest tile of one row (AVX2: 6 x 16) covers, and the rest in the
-/// cheapest tile of its own (cheapestRegisterTile: 2 rows x 2 x 16 for
-/// the 2 pixels left of a 14-pixel row, 7 rows x 1 x 8 for the last column
-/// of a 7 x 7 image) — when that costs less (registerTileCost) than the
-/// `rows` x `pixels` x `channels` tile whose pixels divide the row
-/// (AVX2: 2 x 7 x 8 for 14, 4 x 16 for 28 and 56: 1.2-1.45x slower than
-/// 6 x 16 by GFLOP/s of 3x3 convolutions of 256 channels). Empty when not
-/// (and for AVX-512: 8 or 7 pixels x 32 channels are full tiles already,
-/// and its embedded broadcasts take no FP pipe), and for depthwise
-/// convolutions and pooling (no broadcast). A grouped convolution's tiles
-/// stay within its register channels (packedConvolutionRegisterChannels).
+/// The output row of an NHWC convolution tile (ranges n, oh, ow, f, ...)
+/// split in two: the most pixels that the widest tile of one row (AVX2:
+/// 6 x 16, AVX-512: 8 x 32) covers, and the rest in the cheapest tile of
+/// its own (cheapestRegisterTile: 2 rows x 2 x 16 for the 2 pixels left of
+/// a 14-pixel row, 7 rows x 1 x 8 for the last column of a 7 x 7 image,
+/// 5 x 32 for the last of a 109-pixel row) — when that costs less
+/// (registerTileCost) than the `rows` x `pixels` x `channels` tile whose
+/// pixels divide the row (AVX2: 2 x 7 x 8 for 14, 4 x 16 for 28 and 56:
+/// 1.2-1.45x slower than 6 x 16 by GFLOP/s of 3x3 convolutions of 256
+/// channels; AVX-512: 1 x 32 for a prime 109, 1.66x slower). On AVX-512
+/// that is only rows with no divisor near 8 (its 7- and 14-pixel rows take
+/// full 7 x 32 tiles). Empty when not, and for depthwise convolutions and
+/// pooling (no broadcast). A grouped convolution's tiles stay within its
+/// register channels (packedConvolutionRegisterChannels).
 SmallVector<PixelSegment> pixelSegments(linalg::LinalgOp op, int64_t rows, int64_t pixels,
                                         int64_t channels, const RegisterTiles &tiles) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (tiles.registers > 16 || ranges.size() < 4 ||
+  if (ranges.size() < 4 ||
       !(isa<linalg::Conv2DNhwcHwcfOp>(op.getOperation()) || isPackedConvolution(op)) ||
       llvm::any_of(ArrayRef<int64_t>(ranges).take_front(4).drop_front(), ShapedType::isDynamic) ||
       channels < tiles.lanes)
     return {};
   int64_t width = ranges[2];
-  // Few input channels per kernel position (the innermost reduction
+  // AVX2, few input channels per kernel position (the innermost reduction
   // loop): the cost model's steady state is not reached. 6 x 16 tiles ran
   // MobileNetV2's 1x1 convolutions of 16 to 32 channels 1.2-1.8x slower in
-  // the model and ResNet's stem (3 channels, 7 x 7) 1.1x slower.
-  if (ranges.back() < kMinSegmentedChannels)
+  // the model and ResNet's stem (3 channels, 7 x 7) 1.1x slower. AVX-512
+  // segments only rows whose divisor tiles are far worse (SqueezeNet 1.0's
+  // stem of 3 channels, 109-pixel rows: 5.1 -> 3.1 ms).
+  if (tiles.registers <= 16 && ranges.back() < kMinSegmentedChannels)
     return {};
   int64_t widestChannels = largestPowerOfTwoDivisorAtMost(ranges[3], tiles.matmulColumns);
   if (int64_t packed = packedConvolutionRegisterChannels(op))
@@ -525,9 +533,9 @@ SmallVector<PixelSegment> pixelSegments(linalg::LinalgOp op, int64_t rows, int64
       step == 0 || step % 4096 == 0 ? 7 : std::numeric_limits<int64_t>::max();
   auto [rest, restCost] =
       cheapestRegisterTile(width - main, ranges[1], vectors * tiles.lanes, maxPixels, tiles);
-  double split = main * registerTileCost(1, widest, vectors) + (width - main) * restCost;
+  double split = main * registerTileCost(1, widest, vectors, tiles) + (width - main) * restCost;
   double whole =
-      width * registerTileCost(rows, pixels, std::max<int64_t>(1, channels / tiles.lanes));
+      width * registerTileCost(rows, pixels, std::max<int64_t>(1, channels / tiles.lanes), tiles);
   if (!(split < 0.9 * whole))
     return {};
   rest.offset = main;
@@ -556,8 +564,23 @@ void tileChannelsLastWindow(RewriterBase &rewriter, linalg::LinalgOp op,
     if (Operation *tile = tileOp(rewriter, cast<TilingInterface>(conv.getOperation()), tiles))
       (void)splitRegisterTileRows(rewriter, tile);
   };
-  // Register tiles of rows x pixels x channels, or on AVX2 the widest
-  // tiles for most of the row and another for the rest (pixelSegments).
+  // Pooling on AVX-512: nothing is reused between channels (no filter row,
+  // no broadcast), so a tile reads as much of each pixel as it can: up to
+  // 8 registers of channels (a power of two: a vector<96xf32> lowered to
+  // scalar inserts), as many pixels as the accumulators hold (SqueezeNet's
+  // 3x3 / 2 max poolings of 128-512 channels: 0.6-0.85x the time of 8 or 6
+  // pixels x 32 channels on AMD Zen 4; not measured on AVX2, which keeps
+  // the convolutions' tiles).
+  if (registers.registers > 16 &&
+      isa<linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp>(op.getOperation()) &&
+      ranges[3] % registers.lanes == 0) {
+    int64_t vectors = largestPowerOfTwoDivisorAtMost(ranges[3] / registers.lanes, 8);
+    int64_t pixels = largestDivisorAtMost(ranges[2], registers.accumulators / vectors);
+    tileBy(op, 1, pixels, vectors * registers.lanes);
+    return;
+  }
+  // Register tiles of rows x pixels x channels, or the widest tiles for
+  // most of the row and another for the rest (pixelSegments).
   auto tileRows = [&](linalg::LinalgOp conv, int64_t rows, int64_t pixels, int64_t channels) {
     if (SmallVector<PixelSegment> segments =
             pixelSegments(conv, rows, pixels, channels, registers);

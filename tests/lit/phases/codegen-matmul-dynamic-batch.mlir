@@ -12,7 +12,7 @@
 // CHECK-SAME:      turbine.kernel
 // CHECK:           llvm.intr.fmuladd(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK:           llvm.fadd %{{.*}}, %{{.*}} : vector<32xf32>
-// CHECK:           llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:           llvm.intr.maximum(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK-NOT:     llvm.func @
 func.func @main(%x: tensor<?x64xf32>, %w: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<?x32xf32> {
   %c0 = arith.constant 0 : index

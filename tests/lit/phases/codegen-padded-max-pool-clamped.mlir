@@ -13,14 +13,14 @@
 // CHECK-NOT:    llvm.select
 // CHECK-COUNT-9: llvm.load %{{.*}} : !llvm.ptr -> vector<32xf32>
 // CHECK-NOT:    llvm.select
-// CHECK:        %[[A:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[B:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[C:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[D:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[E:.*]] = llvm.intr.maximum(%{{.*}}, %[[A]]) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[F:.*]] = llvm.intr.maximum(%[[B]], %[[C]]) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[G:.*]] = llvm.intr.maximum(%[[E]], %[[F]]) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
-// CHECK:        %[[H:.*]] = llvm.intr.maximum(%[[G]], %[[D]]) : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[A:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[B:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[C:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[D:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}}) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[E:.*]] = llvm.intr.maximum(%{{.*}}, %[[A]]) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[F:.*]] = llvm.intr.maximum(%[[B]], %[[C]]) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[G:.*]] = llvm.intr.maximum(%[[E]], %[[F]]) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
+// CHECK:        %[[H:.*]] = llvm.intr.maximum(%[[G]], %[[D]]) {fastmathFlags = #llvm.fastmath<nsz>} : (vector<32xf32>, vector<32xf32>) -> vector<32xf32>
 // CHECK-NOT:    llvm.select
 // CHECK:        llvm.store %[[H]], %{{.*}} : vector<32xf32>, !llvm.ptr
 // CHECK-NOT:    llvm.select

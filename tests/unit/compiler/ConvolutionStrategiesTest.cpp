@@ -617,6 +617,42 @@ TEST(ConvolutionStrategies, PixelSegmentsOn16Registers) {
   }
 }
 
+// Rows of a prime pixel count (SqueezeNet 1.0's stem: 109) compiled for an
+// AVX-512 CPU (x86-64-v4, run where the host has AVX-512): the only tile
+// whose pixels divide a 37-pixel row is 1 x 32 (two accumulators, FMA
+// latency-bound); pixel segments make it 8 x 32 tiles for 32 pixels and
+// 5 x 32 for the rest. Few input channels (3, a stem's) are segmented on
+// AVX-512 too. Then a 3 x 3 max pooling of 64 channels after a
+// convolution: its register tiles read 4 registers of each pixel.
+TEST(ConvolutionStrategies, PixelSegmentsOfPrimeRowsOn32Registers) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx512f"))
+    GTEST_SKIP() << "needs AVX-512";
+  ConvCase stem{3, 32, 41, 41, 5, 5, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
+  stem.poolAfter = true;
+  stem.cpu = "x86-64-v4";
+  runCase(stem);
+  std::string lowered, error;
+  turbine::compiler::CompileOptions options;
+  options.targetCpu = "x86-64-v4";
+  ASSERT_TRUE(compileSource(convSource(stem), turbine::compiler::Phase::Codegen, lowered,
+                            nullptr, error, options))
+      << error;
+  int64_t fmas = 0;
+  for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
+    if (kernel.find("conv2d_5x5s1_37x37x3x32") != std::string::npos)
+      fmas += countFma(kernel, "vector<32xf32>");
+  // 8 + 5 FMAs of 32 lanes per step where the 1 x 32 tile had 1.
+  EXPECT_GE(fmas, 13) << lowered;
+
+  ConvCase pooled{64, 64, 15, 15, 3, 3, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true};
+  pooled.poolAfter = true;
+  pooled.poolKernel = 3;
+  pooled.poolStride = 1;
+  pooled.cpu = "x86-64-v4";
+  runCase(pooled);
+}
+
 TEST(ConvolutionStrategies, EpilogueOnRegisterTilesOddChannels) {
   ConvCase c{8, 40, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {3}, false};
   c.poolAfter = true;

@@ -393,7 +393,7 @@ def CpuLowerVectors : Pass<"turbine-cpu-lower-vectors", "mlir::ModuleOp"> {
 }
 
 def CpuApproximateMath : Pass<"turbine-cpu-approximate-math", "mlir::ModuleOp"> {
-  let summary = "Polynomial approximations of math functions on f32 (exp, tanh, erf, ...)";
+  let summary = "Polynomial approximations of math functions on f32 (exp, tanh, erf, ...); float max / min without the sign of zero";
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::vector::VectorDialect", "mlir::math::MathDialect"];
 }
 
