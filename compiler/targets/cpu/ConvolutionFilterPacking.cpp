@@ -213,7 +213,7 @@ int64_t filterTileChannels(int64_t channels) {
   int64_t tile = 0;
   if (channels % kTile == 0)
     tile = kTile;
-  else if (channels % 8 == 0)
+  else if (channels % 8 == 0 && splitChannelsWorkgroupTile(channels) % 8 == 0)
     tile = splitChannelsWorkgroupTile(channels);
   if (tile == 0 && channels % 16 == 0)
     tile = 16;
