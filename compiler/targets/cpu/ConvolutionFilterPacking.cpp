@@ -213,10 +213,16 @@ int64_t filterTileChannels(int64_t channels) {
   int64_t tile = 0;
   if (channels % kTile == 0)
     tile = kTile;
-  else if (channels % 8 == 0 && splitChannelsWorkgroupTile(channels) % 8 == 0)
+  else if (channels % 8 == 0)
     tile = splitChannelsWorkgroupTile(channels);
   if (tile == 0 && channels % 16 == 0)
     tile = 16;
+  // A multiple of 8 that no multiple of 8 from 24 to 256 divides
+  // (ShuffleNetV2 x2.0's 488 = 8 x 61): 8-channel tiles (ymm register
+  // tiles either way), so that a workgroup reads its filter slice as one
+  // contiguous block rather than 32 bytes of every 1952-byte filter row.
+  if (tile == 0 && channels % 8 == 0)
+    tile = 8;
   return channels > tile ? tile : 0;
 }
 

@@ -21,8 +21,8 @@ inline constexpr int64_t kFilterTileChannels = 32;
 /// `channels` (F) output channels, or 0 if its filter stays HWCF: 32 when
 /// it divides F; else, for F a multiple of 8, the workgroup channel tile
 /// of such a convolution (splitChannelsWorkgroupTile: 40 for 1000, 24 for
-/// 888) or 16 (912), so that each workgroup reads one contiguous filter
-/// tile. F must hold more than one tile.
+/// 888), or 16 (912), or 8 (488), so that each workgroup reads one
+/// contiguous filter tile. F must hold more than one tile.
 int64_t filterTileChannels(int64_t channels);
 
 /// True for the linalg.generic turbine-pack-convolution-filters makes of a

@@ -49,9 +49,6 @@ constexpr int64_t kAttentionRowTile = 16;
 /// Most output channels per workgroup of a plain NHWC convolution whose
 /// channels codegen splits into segments (splitChannelsWorkgroupTile).
 constexpr int64_t kSplitChannelsMaxTile = 256;
-/// Fewest output pixels per row for a split tile of channels that is not a
-/// multiple of 8 when F is over kSplitChannelsMaxTile (chooseWorkgroupTiling).
-constexpr int64_t kWideSplitMinRowPixels = 14;
 
 /// What a dispatch region's root is, for tile size choices. Convolution is an
 /// NCHW convolution; ChannelsLastWindow an NHWC convolution or pooling;
@@ -271,15 +268,8 @@ WorkgroupTiling chooseWorkgroupTiling(Value result, RegionKind kind, bool channe
         // 40, 72, 1000): several channel tiles per workgroup, which codegen
         // splits into 32-wide register tiles and a 16 / 8 remainder; the
         // power of two dividing F (8 for 1000) gave 8-channel (ymm) tiles.
-        // A tile that no multiple of 8 divides F by (244 of ShuffleNetV2
-        // x2.0's 488) streams a large filter slice per workgroup row: only
-        // where a row has 14 pixels or more (its 14x14 convolution: 0.82x
-        // the time of 8-channel tiles; its 7x7 ones 1.08x).
         if (plainConvolution && !channelLocal) {
-          int64_t split = splitChannelsWorkgroupTile(extent);
-          bool wideSplit = split % 8 != 0 && extent > kSplitChannelsMaxTile;
-          if (split && !(wideSplit && (rank != 4 || type.isDynamicDim(2) ||
-                                       type.getDimSize(2) < kWideSplitMinRowPixels)))
+          if (int64_t split = splitChannelsWorkgroupTile(extent))
             tile = split;
         }
       }
@@ -432,22 +422,14 @@ int64_t splitChannelsWorkgroupTile(int64_t channels) {
     return 0;
   // Not a multiple of 8 (ShuffleNet's 58 and 116: register tiles of 2 and
   // 4 channels): all of them, up to 256.
-  if (channels % 8 != 0 && channels <= kSplitChannelsMaxTile)
-    return channels;
-  // The smallest multiple of 8 from 40 (32 + 8) up that divides F, so that
-  // a workgroup's filter slice stays small (1000 -> 40); else the largest
-  // (24).
-  if (channels % 8 == 0) {
-    for (int64_t tile = 40; tile <= std::min(channels, kSplitChannelsMaxTile); tile += 8)
-      if (channels % tile == 0)
-        return tile;
-    for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; tile -= 8)
-      if (channels % tile == 0)
-        return tile;
-  }
-  // No multiple of 8 from 24 to 256 divides F (ShuffleNetV2 x2.0's 488 =
-  // 8 x 61): the largest divisor from 24 to 256 (244).
-  for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; --tile)
+  if (channels % 8 != 0)
+    return channels <= kSplitChannelsMaxTile ? channels : 0;
+  // The smallest divisor from 40 (32 + 8) up, so that a workgroup's filter
+  // slice stays small (1000 -> 40); else the largest (24).
+  for (int64_t tile = 40; tile <= std::min(channels, kSplitChannelsMaxTile); tile += 8)
+    if (channels % tile == 0)
+      return tile;
+  for (int64_t tile = std::min(channels, kSplitChannelsMaxTile); tile >= 24; tile -= 8)
     if (channels % tile == 0)
       return tile;
   return 0;

@@ -28,12 +28,11 @@ std::string describeCpuKernelRoot(mlir::Operation *op);
 /// Output channels per workgroup of an NHWC convolution with `channels`
 /// output channels, 24 or more and not a multiple of 16, whose register
 /// tiles would otherwise be 8 channels (ymm) wide or narrower: for a
-/// multiple of 8 (24, 40, 72, 1000) the smallest multiple of 8 dividing
-/// `channels` from 40 up (at most 256; else the largest, 24), else all of
-/// them (58, 116; at most 256); failing those, the largest divisor from 24
-/// to 256 (244 of 488 = 8 x 61). Codegen splits the tile into 32-wide
-/// register tiles and a 16 / 8 / 4 / 2 / 1 remainder
-/// (ConvolutionCodegen.cpp). 0 for other channel counts.
+/// multiple of 8 (24, 40, 72, 1000) the smallest divisor of `channels` from
+/// 40 up (at most 256; else the largest, 24), else all of them (58, 116; at
+/// most 256), which codegen splits into 32-wide register tiles and a 16 /
+/// 8 / 4 / 2 / 1 remainder (ConvolutionCodegen.cpp). 0 for other channel
+/// counts.
 int64_t splitChannelsWorkgroupTile(int64_t channels);
 
 /// Largest divisor of `extent` that is at most `limit` (1 if none larger).

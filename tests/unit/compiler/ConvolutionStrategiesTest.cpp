@@ -755,18 +755,15 @@ TEST(ConvolutionStrategies, ChannelSegmentsNotMultipleOf8) {
 }
 
 // F a multiple of 8 that no multiple of 8 from 24 to 256 divides
-// (ShuffleNetV2 x2.0's 488 = 8 x 61): on 14-pixel rows, workgroups of 244
-// channels split into 32-wide register tiles and a 16 / 4 remainder; on
-// 7-pixel rows the 8-channel workgroups stay (results checked only). Not
-// packed.
-TEST(ConvolutionStrategies, ChannelSegmentsOfHalfOf488) {
-  ConvCase wide{32, 488, 14, 14, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
-  wide.poolAfter = true;
-  wide.expectSegmentedChannels = 244;
-  runCase(wide);
-  ConvCase narrow{32, 488, 7, 7, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, false};
-  narrow.poolAfter = true;
-  runCase(narrow);
+// (ShuffleNetV2 x2.0's 488 = 8 x 61): the filter packed in 8-channel tiles
+// (each workgroup's slice contiguous), on 14- and 7-pixel rows.
+TEST(ConvolutionStrategies, FilterPackedBy8For488Channels) {
+  for (int64_t size : {14, 7}) {
+    ConvCase c{32, 488, size, size, 1, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true};
+    c.packedTile = 8;
+    c.poolAfter = true;
+    runCase(c);
+  }
 }
 
 // SqueezeNet's classifier in small: a 1x1 convolution to 1000 channels
