@@ -338,6 +338,24 @@ int countFma(const std::string &ir, const std::string &vector) {
 
 bool hasFma(const std::string &ir, const std::string &vector) { return countFma(ir, vector) > 0; }
 
+/// FMAs of `vector` type in the kernels of `c` (compiled for c.cpu) whose
+/// name holds `kernel` (a failure to compile fails the test).
+int64_t kernelFmas(const ConvCase &c, const std::string &kernel, const std::string &vector) {
+  std::string lowered, error;
+  turbine::compiler::CompileOptions options;
+  options.targetCpu = c.cpu;
+  if (!compileSource(convSource(c), turbine::compiler::Phase::Codegen, lowered, nullptr, error,
+                     options)) {
+    ADD_FAILURE() << error;
+    return 0;
+  }
+  int64_t count = 0;
+  for (const std::string &text : kernelTexts(lowered, "llvm.func"))
+    if (text.find(kernel) != std::string::npos)
+      count += countFma(text, vector);
+  return count;
+}
+
 void runCase(const ConvCase &c) {
   std::string source = convSource(c), ir, error;
   turbine::compiler::CompileOptions options;
@@ -592,17 +610,7 @@ TEST(ConvolutionStrategies, PixelSegmentsOn16Registers) {
   packed.poolAfter = true;
   packed.cpu = "x86-64-v3";
   runCase(packed);
-  std::string lowered, error;
-  turbine::compiler::CompileOptions options;
-  options.targetCpu = "x86-64-v3";
-  ASSERT_TRUE(compileSource(convSource(packed), turbine::compiler::Phase::Codegen, lowered,
-                            nullptr, error, options))
-      << error;
-  int64_t wide = 0;
-  for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
-    if (kernel.find("conv2d_3x3s1_14x14x64x64") != std::string::npos)
-      wide += countFma(kernel, "vector<16xf32>");
-  EXPECT_GT(wide, 0) << lowered;
+  EXPECT_GT(kernelFmas(packed, "conv2d_3x3s1_14x14x64x64", "vector<16xf32>"), 0);
 
   ConvCase plain{64, 64, 14, 14, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, false, {1, 2}, true};
   ConvCase wider{64, 64, 28, 28, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, false, {1}, true};
@@ -632,18 +640,8 @@ TEST(ConvolutionStrategies, PixelSegmentsOfPrimeRowsOn32Registers) {
   stem.poolAfter = true;
   stem.cpu = "x86-64-v4";
   runCase(stem);
-  std::string lowered, error;
-  turbine::compiler::CompileOptions options;
-  options.targetCpu = "x86-64-v4";
-  ASSERT_TRUE(compileSource(convSource(stem), turbine::compiler::Phase::Codegen, lowered,
-                            nullptr, error, options))
-      << error;
-  int64_t fmas = 0;
-  for (const std::string &kernel : kernelTexts(lowered, "llvm.func"))
-    if (kernel.find("conv2d_5x5s1_37x37x3x32") != std::string::npos)
-      fmas += countFma(kernel, "vector<32xf32>");
   // 8 + 5 FMAs of 32 lanes per step where the 1 x 32 tile had 1.
-  EXPECT_GE(fmas, 13) << lowered;
+  EXPECT_GE(kernelFmas(stem, "conv2d_5x5s1_37x37x3x32", "vector<32xf32>"), 13);
 
   ConvCase pooled{64, 64, 15, 15, 3, 3, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, false, {1, 2}, true};
   pooled.poolAfter = true;
