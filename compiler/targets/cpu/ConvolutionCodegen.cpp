@@ -442,7 +442,7 @@ double registerTileCost(int64_t rows, int64_t pixels, int64_t vectors,
 }
 
 /// Input channels (the innermost reduction loop) below which a row is not
-/// split into pixel segments (pixelSegments).
+/// split into pixel segments on a 16-register CPU (pixelSegments).
 constexpr int64_t kMinSegmentedChannels = 64;
 
 /// A part of an NHWC convolution tile's output row and the register tile
