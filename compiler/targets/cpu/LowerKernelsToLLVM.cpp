@@ -176,8 +176,12 @@ struct CpuApproximateMathPass : impl::CpuApproximateMathBase<CpuApproximateMathP
       getOperation().emitError("codegen: math approximation did not converge");
       signalPassFailure();
     }
-    getOperation().walk([](arith::MaximumFOp op) { ignoreSignedZeros(op); });
-    getOperation().walk([](arith::MinimumFOp op) { ignoreSignedZeros(op); });
+    getOperation().walk([](Operation *op) {
+      if (auto max = dyn_cast<arith::MaximumFOp>(op))
+        ignoreSignedZeros(max);
+      else if (auto min = dyn_cast<arith::MinimumFOp>(op))
+        ignoreSignedZeros(min);
+    });
   }
 };
 
